@@ -1,0 +1,263 @@
+/* convert.c: PyObject <-> pyhost_value.
+ *
+ * Builtin value types (and their subclasses) become C data; anything else becomes an
+ * object value holding a reference.  Nesting is bounded so that a list containing
+ * itself is an error, not a stack overflow.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define MAX_DEPTH 256
+
+char *pyhost__utf8_copy(PyObject *str, size_t *len) {
+  const char *p;
+  Py_ssize_t n;
+  PyObject *bytes = NULL;
+  if (pyhost__runtime_at_least(3, 10)) {
+    if (!(p = PY.PyUnicode_AsUTF8AndSize(str, &n))) return NULL;
+  } else {
+    /* Before 3.10 the stable ABI has no UTF-8 view of a str: encode, then copy. */
+    char *bp;
+    if (!(bytes = PY.PyUnicode_AsUTF8String(str))) return NULL;
+    if (PY.PyBytes_AsStringAndSize(bytes, &bp, &n) < 0) {
+      PY.Py_DecRef(bytes);
+      return NULL;
+    }
+    p = bp;
+  }
+  char *copy = pyhost__memdup(p, (size_t)n);
+  PY.Py_DecRef(bytes);
+  if (!copy) {
+    PY.PyErr_NoMemory();
+    return NULL;
+  }
+  if (len) *len = (size_t)n;
+  return copy;
+}
+
+static int set_subtype_name(pyhost_value *v, PyTypeObject *type, PyTypeObject *exact) {
+  if (type == exact) return 0;
+  char name[256];
+  pyhost__type_name((PyObject *)type, name, sizeof name);
+  if (!(v->type_name = pyhost__strdup(name))) return -1;
+  return 0;
+}
+
+static pyhost_value *from_python(pyhost *h, PyObject *o, int depth);
+
+static pyhost_value *from_sequence(pyhost *h, PyObject *o, pyhost_kind kind, int depth) {
+  int is_list = kind == PYHOST_KIND_LIST;
+  Py_ssize_t n = is_list ? PY.PyList_Size(o) : PY.PyTuple_Size(o);
+  pyhost_value *v = n < 0 ? NULL : pyhost__value_new(kind);
+  if (!v) return NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    /* a list may shrink while its items run Python code (__repr__ is not run here,
+     * but be safe against size changes from other threads) */
+    PyObject *item = is_list ? PY.PyList_GetItem(o, i) : PY.PyTuple_GetItem(o, i);
+    pyhost_value *c = item ? from_python(h, item, depth + 1) : NULL;
+    if (!c || pyhost__value_push(v, c) < 0) {
+      if (c) {
+        pyhost_value_free(c);
+        PY.PyErr_NoMemory();
+      }
+      pyhost_value_free(v);
+      return NULL;
+    }
+  }
+  return v;
+}
+
+static pyhost_value *from_dict(pyhost *h, PyObject *o, int depth) {
+  pyhost_value *v = pyhost__value_new(PYHOST_KIND_DICT);
+  Py_ssize_t pos = 0;
+  PyObject *key, *val;
+  if (!v) return NULL;
+  while (PY.PyDict_Next(o, &pos, &key, &val)) {
+    pyhost_value *k = from_python(h, key, depth + 1);
+    pyhost_value *x = k ? from_python(h, val, depth + 1) : NULL;
+    if (!x || pyhost__value_push(v, k) < 0) {
+      if (x) PY.PyErr_NoMemory();
+      pyhost_value_free(k);
+      pyhost_value_free(x);
+      pyhost_value_free(v);
+      return NULL;
+    }
+    if (pyhost__value_push(v, x) < 0) {
+      v->u.seq.n--;
+      pyhost_value_free(k);
+      pyhost_value_free(x);
+      pyhost_value_free(v);
+      PY.PyErr_NoMemory();
+      return NULL;
+    }
+  }
+  return v;
+}
+
+static pyhost_value *from_int(PyObject *o) {
+  int overflow = 0;
+  long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (i == -1 && !overflow && PY.PyErr_Occurred()) return NULL;
+  pyhost_value *v = pyhost__value_new(PYHOST_KIND_INT);
+  if (!v) return NULL;
+  if (!overflow) {
+    v->u.i = i;
+    return v;
+  }
+  /* Too big for 64 bits: keep the digits so the value can go back to Python intact. */
+  PyObject *s = PY.PyObject_Str(o);
+  v->u.s.p = s ? pyhost__utf8_copy(s, &v->u.s.len) : NULL;
+  PY.Py_DecRef(s);
+  if (!v->u.s.p) {
+    pyhost__free(v);
+    return NULL;
+  }
+  v->big = 1;
+  return v;
+}
+
+static pyhost_value *from_text(PyObject *o, int is_str) {
+  pyhost_value *v = pyhost__value_new(is_str ? PYHOST_KIND_STR : PYHOST_KIND_BYTES);
+  if (!v) return NULL;
+  if (is_str) {
+    v->u.s.p = pyhost__utf8_copy(o, &v->u.s.len);
+  } else {
+    char *p;
+    Py_ssize_t n;
+    if (PY.PyBytes_AsStringAndSize(o, &p, &n) == 0) {
+      v->u.s.p = pyhost__memdup(p, (size_t)n);
+      v->u.s.len = (size_t)n;
+      if (!v->u.s.p) PY.PyErr_NoMemory();
+    }
+  }
+  if (!v->u.s.p) {
+    pyhost__free(v);
+    return NULL;
+  }
+  return v;
+}
+
+static pyhost_value *from_python(pyhost *h, PyObject *o, int depth) {
+  if (depth > MAX_DEPTH) {
+    PY.PyErr_Format(*PY.PyExc_ValueError,
+                    "value nests deeper than %d levels (does it contain itself?)", MAX_DEPTH);
+    return NULL;
+  }
+  PyTypeObject *type = Py_TYPE(o);
+  unsigned long flags = PY.PyType_GetFlags(type);
+  pyhost_value *v;
+  if (o == PY._Py_NoneStruct) {
+    v = pyhost__value_new(PYHOST_KIND_NONE);
+  } else if (type == PY.PyBool_Type) {
+    if ((v = pyhost__value_new(PYHOST_KIND_BOOL))) v->u.b = PY.PyObject_IsTrue(o);
+  } else if (flags & Py_TPFLAGS_LONG_SUBCLASS) {
+    v = from_int(o);
+    if (v && set_subtype_name(v, type, PY.PyLong_Type) < 0) goto nomem;
+    return v;
+  } else if (type == PY.PyFloat_Type || PY.PyType_IsSubtype(type, PY.PyFloat_Type)) {
+    if ((v = pyhost__value_new(PYHOST_KIND_FLOAT))) v->u.d = PY.PyFloat_AsDouble(o);
+    if (v && set_subtype_name(v, type, PY.PyFloat_Type) < 0) goto nomem;
+  } else if (flags & (Py_TPFLAGS_UNICODE_SUBCLASS | Py_TPFLAGS_BYTES_SUBCLASS)) {
+    int is_str = (flags & Py_TPFLAGS_UNICODE_SUBCLASS) != 0;
+    v = from_text(o, is_str);
+    if (v && set_subtype_name(v, type, is_str ? PY.PyUnicode_Type : PY.PyBytes_Type) < 0) goto nomem;
+    return v;
+  } else if (flags & (Py_TPFLAGS_LIST_SUBCLASS | Py_TPFLAGS_TUPLE_SUBCLASS)) {
+    int is_list = (flags & Py_TPFLAGS_LIST_SUBCLASS) != 0;
+    v = from_sequence(h, o, is_list ? PYHOST_KIND_LIST : PYHOST_KIND_TUPLE, depth);
+    if (v && set_subtype_name(v, type, is_list ? PY.PyList_Type : PY.PyTuple_Type) < 0) goto nomem;
+    return v;
+  } else if (flags & Py_TPFLAGS_DICT_SUBCLASS) {
+    v = from_dict(h, o, depth);
+    if (v && set_subtype_name(v, type, PY.PyDict_Type) < 0) goto nomem;
+    return v;
+  } else {
+    if ((v = pyhost__value_new(PYHOST_KIND_OBJECT))) {
+      char name[256];
+      pyhost__type_name((PyObject *)type, name, sizeof name);
+      if (!(v->type_name = pyhost__strdup(name))) goto nomem;
+      PY.Py_IncRef(o);
+      v->u.obj = o;
+    }
+  }
+  if (!v) PY.PyErr_NoMemory();
+  return v;
+nomem:
+  pyhost_value_free(v);
+  PY.PyErr_NoMemory();
+  return NULL;
+}
+
+pyhost_value *pyhost__from_python(pyhost *h, PyObject *o) {
+  return from_python(h, o, 0);
+}
+
+static PyObject *to_python(pyhost *h, const pyhost_value *v, int depth);
+
+static PyObject *seq_to_python(pyhost *h, const pyhost_value *v, int depth) {
+  int is_list = v->kind == PYHOST_KIND_LIST;
+  Py_ssize_t n = (Py_ssize_t)v->u.seq.n;
+  PyObject *o = is_list ? PY.PyList_New(n) : PY.PyTuple_New(n);
+  for (Py_ssize_t i = 0; o && i < n; i++) {
+    PyObject *item = to_python(h, v->u.seq.items[i], depth + 1);
+    /* SetItem steals item, even on failure */
+    if (!item || (is_list ? PY.PyList_SetItem(o, i, item) : PY.PyTuple_SetItem(o, i, item)) < 0) {
+      PY.Py_DecRef(o);
+      return NULL;
+    }
+  }
+  return o;
+}
+
+static PyObject *dict_to_python(pyhost *h, const pyhost_value *v, int depth) {
+  PyObject *d = PY.PyDict_New();
+  for (size_t i = 0; d && i + 1 < v->u.seq.n; i += 2) {
+    PyObject *k = to_python(h, v->u.seq.items[i], depth + 1);
+    PyObject *x = k ? to_python(h, v->u.seq.items[i + 1], depth + 1) : NULL;
+    int rc = x ? PY.PyDict_SetItem(d, k, x) : -1;
+    PY.Py_DecRef(k);
+    PY.Py_DecRef(x);
+    if (rc < 0) {
+      PY.Py_DecRef(d);
+      return NULL;
+    }
+  }
+  return d;
+}
+
+static PyObject *to_python(pyhost *h, const pyhost_value *v, int depth) {
+  if (depth > MAX_DEPTH) {
+    PY.PyErr_Format(*PY.PyExc_ValueError, "value nests deeper than %d levels", MAX_DEPTH);
+    return NULL;
+  }
+  if (!v) {
+    PY.Py_IncRef(PY._Py_NoneStruct);
+    return PY._Py_NoneStruct;
+  }
+  switch ((pyhost_kind)v->kind) {
+  case PYHOST_KIND_NONE:
+    PY.Py_IncRef(PY._Py_NoneStruct);
+    return PY._Py_NoneStruct;
+  case PYHOST_KIND_BOOL: return PY.PyBool_FromLong(v->u.b);
+  case PYHOST_KIND_INT:
+    return v->big ? PY.PyLong_FromString(v->u.s.p, NULL, 10) : PY.PyLong_FromLongLong(v->u.i);
+  case PYHOST_KIND_FLOAT: return PY.PyFloat_FromDouble(v->u.d);
+  case PYHOST_KIND_STR:
+    /* strict: invalid UTF-8 from C is an error (UnicodeDecodeError names the byte) */
+    return PY.PyUnicode_DecodeUTF8(v->u.s.p, (Py_ssize_t)v->u.s.len, "strict");
+  case PYHOST_KIND_BYTES: return PY.PyBytes_FromStringAndSize(v->u.s.p, (Py_ssize_t)v->u.s.len);
+  case PYHOST_KIND_LIST:
+  case PYHOST_KIND_TUPLE: return seq_to_python(h, v, depth);
+  case PYHOST_KIND_DICT: return dict_to_python(h, v, depth);
+  case PYHOST_KIND_OBJECT:
+    PY.Py_IncRef(v->u.obj);
+    return v->u.obj;
+  }
+  PY.PyErr_SetString(*PY.PyExc_TypeError, "corrupt pyhost value");
+  return NULL;
+}
+
+PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v) {
+  return to_python(h, v, 0);
+}

@@ -1,0 +1,133 @@
+/* internal.h: what pyhost's source files share: the handle, the config, the GIL
+ * entry/exit pair, messages and conversions.  Never installed. */
+#ifndef PYHOST_INTERNAL_H
+#define PYHOST_INTERNAL_H
+
+#include "pyapi.h" /* first: Python.h must precede system headers */
+#include "pyhost.h"
+#include "alloc.h"
+#include "strbuf.h"
+
+#include <stdatomic.h>
+
+#define PYHOST__PATH_MAX 4096
+
+struct pyhost_config {
+  char *library, *home, *program_name;
+  char **sys_path;
+  size_t n_sys_path;
+  char **argv;
+  int argc;
+  unsigned long min_python;
+  unsigned flags;
+};
+
+int pyhost__config_copy(pyhost_config *dst, const pyhost_config *src);
+void pyhost__config_clear(pyhost_config *c);
+
+enum pyhost__state {
+  PYHOST__FAILED = 1,   /* init failed; only errmsg and free make sense */
+  PYHOST__RUNNING,      /* Python runs; every call may go */
+  PYHOST__FINALIZED     /* Python was finalized through this handle */
+};
+
+/* A per-thread message slot.  Slots are pushed at the head of a list and never moved
+ * or removed until the handle is freed, so readers need no lock. */
+struct pyhost__msg {
+  const void *thread;        /* address of a _Thread_local: unique per live thread */
+  struct pyhost__msg *next;
+  char *text;
+  size_t cap;
+};
+
+struct pyhost {
+  unsigned magic;            /* PYHOST__MAGIC while the memory is a live handle */
+  _Atomic int state;         /* enum pyhost__state */
+  struct pyhost_config cfg;  /* deep copy of what init was given */
+  void *lib;                 /* the library handle; never closed once Python ran */
+  char library_path[PYHOST__PATH_MAX];
+  char version_text[256];
+  char home[PYHOST__PATH_MAX];
+  wchar_t *w_home, *w_program; /* handed to Py_Set*, kept alive until pyhost_free */
+  unsigned long hexversion;
+  PyThreadState *main_tstate;  /* saved by PyEval_SaveThread after init */
+  int exit_code;
+  _Atomic(struct pyhost__msg *) msgs;
+  PyObject *main_dict;        /* borrowed: __main__.__dict__ lives as long as Python */
+};
+
+#define PYHOST__MAGIC 0x70794854u /* "pyHT" */
+
+/* ---- messages (msg.c) ---- */
+/* Sets this thread's message on h (printf-style); returns status for tail calls. */
+int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Sets this thread's message on h to text of len bytes. */
+void pyhost__set_message(const pyhost *h, const char *text, size_t len);
+/* Empties this thread's message ("not an error"). */
+void pyhost__clear_message(const pyhost *h);
+void pyhost__free_messages(pyhost *h);
+
+/* ---- calls into Python (pyhost.c) ---- */
+/* Checks h and takes the GIL.  Returns PYHOST_OK (then call pyhost__leave) or MISUSE
+ * with the message set. */
+int pyhost__enter(pyhost *h, PyGILState_STATE *gil);
+void pyhost__leave(pyhost *h, PyGILState_STATE gil);
+/* 1 while a Python started by pyhost runs in this process. */
+int pyhost__python_running(void);
+
+/* ---- exceptions (error.c) ---- */
+/* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for
+ * SystemExit (exit code stored in h), PYHOST_NOMEM for MemoryError raised by pyhost
+ * itself, PYHOST_PYEXC otherwise.  `context` prefixes the message when not NULL. */
+int pyhost__take_exception(pyhost *h, const char *context);
+/* The type's display name ("ValueError", "datetime.date") into out. */
+void pyhost__type_name(PyObject *type, char *out, size_t cap);
+
+/* ---- conversions (convert.c) ---- */
+/* new reference, or NULL with a Python exception set */
+PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
+/* own result, or NULL with a Python exception set */
+pyhost_value *pyhost__from_python(pyhost *h, PyObject *o);
+/* UTF-8 text of a str object, copied into a pyhost__malloc'd buffer (own). */
+char *pyhost__utf8_copy(PyObject *str, size_t *len);
+
+/* ---- values (value.c) ---- */
+struct pyhost_value {
+  unsigned char kind;    /* pyhost_kind */
+  unsigned char big;     /* an int beyond 64 bits: its decimal digits are in u.s */
+  union {
+    int b;
+    int64_t i;
+    double d;
+    struct { char *p; size_t len; } s;            /* str, bytes, big int */
+    struct { pyhost_value **items; size_t n, cap; } seq; /* list, tuple; dict: 2n */
+    PyObject *obj;                                 /* strong reference */
+  } u;
+  char *type_name;       /* Python type name when it differs from the kind's */
+  char *repr;            /* cache for pyhost_value_repr */
+};
+pyhost_value *pyhost__value_new(pyhost_kind kind);
+/* Adds to a list/tuple/dict's item array without kind checks; 0 or -1 (no memory). */
+int pyhost__value_push(pyhost_value *seq, pyhost_value *item);
+
+/* ---- home and program name (home.c) ---- */
+/* Decides the home and program name for the library at lib_path (real path) and
+ * checks that a standard library is there.  Fills h->home, h->w_home, h->w_program. */
+int pyhost__choose_home(pyhost *h, unsigned runtime);
+
+/* ---- UTF-8 to wchar_t (wide.c) ---- */
+/* own result; bytes that are not UTF-8 become U+DC80..U+DCFF (surrogateescape), as
+ * Python's own decoding of file names does. */
+wchar_t *pyhost__widen(const char *s);
+
+/* ---- discovery (discover.c) ---- */
+/* Chooses a library when none was configured.  Writes its path into out and a
+ * description of where it came from into origin.  PYHOST_OK or NOTFOUND with the
+ * candidates tried in the message. */
+int pyhost__discover(pyhost *h, char *out, size_t cap, char *origin, size_t origin_cap);
+
+#endif
