@@ -1,0 +1,72 @@
+/* check.h: the tests' tiny harness.  Each test binary holds named cases; CTest runs
+ * one case per process (`binary CASE [LIB [VERSION]]`), because CPython starts only
+ * once per process.  Exit 0 pass, 1 fail, 77 skip. */
+#ifndef PYHOST_CHECK_H
+#define PYHOST_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int check_failures;
+extern const char *check_lib;      /* argv[2]: the Python library under test */
+extern const char *check_version;  /* argv[3]: its "3.X" */
+extern const char *check_arg4;     /* argv[4]: a case-specific extra */
+
+void check_register(const char *name, void (*fn)(void));
+
+#define TEST_CASE(name)                                                   \
+  static void name(void);                                                 \
+  __attribute__((constructor)) static void register_##name(void) {        \
+    check_register(#name, name);                                          \
+  }                                                                       \
+  static void name(void)
+
+#define CHECK(cond)                                                        \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      check_failures++;                                                    \
+    }                                                                      \
+  } while (0)
+
+#define CHECK_RC(expr, want)                                               \
+  do {                                                                     \
+    int rc_ = (expr), want_ = (want);                                      \
+    if (rc_ != want_) {                                                    \
+      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", __FILE__, \
+              __LINE__, #expr, rc_, pyhost_status_name(rc_), want_,         \
+              pyhost_status_name(want_));                                  \
+      check_failures++;                                                    \
+    }                                                                      \
+  } while (0)
+
+#define CHECK_CONTAINS(hay, needle)                                        \
+  do {                                                                     \
+    const char *h_ = (hay), *n_ = (needle);                                \
+    if (!h_ || !strstr(h_, n_)) {                                          \
+      fprintf(stderr, "%s:%d: expected \"%s\" in:\n%s\n", __FILE__, __LINE__, n_, \
+              h_ ? h_ : "(null)");                                         \
+      check_failures++;                                                    \
+    }                                                                      \
+  } while (0)
+
+#define CHECK_STREQ(a, b)                                                  \
+  do {                                                                     \
+    const char *a_ = (a), *b_ = (b);                                       \
+    if (!a_ || !b_ || strcmp(a_, b_) != 0) {                               \
+      fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__,     \
+              a_ ? a_ : "(null)", b_ ? b_ : "(null)");                     \
+      check_failures++;                                                    \
+    }                                                                      \
+  } while (0)
+
+/* Leaves the case as skipped (CTest SKIP_RETURN_CODE 77) with a reason. */
+#define SKIP(...)                                                          \
+  do {                                                                     \
+    fprintf(stderr, "skipped: " __VA_ARGS__);                              \
+    fputc('\n', stderr);                                                   \
+    exit(77);                                                              \
+  } while (0)
+
+#endif

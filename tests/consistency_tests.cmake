@@ -1,0 +1,43 @@
+# Checks that keep the symbol list honest.  Included from tests/CMakeLists.txt.
+
+# nm: the shared library calls no libpython symbol directly and exports only pyhost_*.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  find_program(PYHOST_NM NAMES nm)
+  add_test(NAME consistency.nm COMMAND ${CMAKE_COMMAND} -DNM=${PYHOST_NM}
+    -DLIB=$<TARGET_FILE:pyhost> -P ${CMAKE_CURRENT_SOURCE_DIR}/check_nm.cmake)
+  set_tests_properties(consistency.nm PROPERTIES LABELS unit)
+endif()
+
+# Prototypes: every row is declared by CPython's limited-API headers, at the row's own
+# `added` version, with the type the table gives it; once per header set in the matrix.
+set(_headers ${PYHOST_PYTHON_INCLUDE_DIR} ${PYHOST_TEST_INCLUDES})
+list(REMOVE_ITEM _headers "")
+list(REMOVE_DUPLICATES _headers)
+foreach(inc IN LISTS _headers)
+  string(REGEX MATCH "python3\\.[0-9]+" hv "${inc}")
+  string(REPLACE "python" "" hv "${hv}")
+  if(TARGET pyhost_objects)
+    get_filename_component(_tag "${inc}" DIRECTORY)
+    string(MD5 _h "${inc}")
+    string(SUBSTRING "${_h}" 0 6 _h)
+  endif()
+  add_test(NAME consistency.prototypes.headers${hv}-${_h} COMMAND ${CMAKE_COMMAND}
+    -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DHEADER_VERSION=${hv}
+    -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.cmake)
+  set_tests_properties(consistency.prototypes.headers${hv}-${_h} PROPERTIES LABELS unit TIMEOUT 300)
+endforeach()
+
+# Manifest: every row is in CPython's stable_abi.toml with the same kind and `added`,
+# and every Python in the matrix exports what its version promises.
+add_executable(dump_pyapi dump_pyapi.c)
+target_link_libraries(dump_pyapi PRIVATE pyhost_static)
+target_include_directories(dump_pyapi PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(dump_pyapi SYSTEM PRIVATE ${PYHOST_PYTHON_INCLUDE_DIR})
+target_compile_definitions(dump_pyapi PRIVATE Py_LIMITED_API=${PYHOST_LIMITED_API_HEX})
+if(PYHOST_TEST_PYTHON_EXE)
+  add_test(NAME consistency.manifest COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_manifest.py $<TARGET_FILE:dump_pyapi> ${PYHOST_SHARED_DIR}
+    ${PYHOST_LIMITED_API})
+  set_tests_properties(consistency.manifest PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+endif()
