@@ -349,6 +349,329 @@ PYHOST_API const char *pyhost_errmsg(const pyhost *h);
  * itself, anything else is 1 and its text is in pyhost_errmsg).  Since 0.1. */
 PYHOST_API int pyhost_exit_code(const pyhost *h);
 
+/* ======================================================================
+ * more values (docs/values.md)
+ * ====================================================================== */
+
+/* A deep copy of v (own result): containers are copied item by item; an object value
+ * gets a new strong reference to the same Python object (taking the GIL), so the copy
+ * and the original may be freed in any order.  NULL when out of memory or when v is
+ * NULL.  After pyhost_finalize an object value cannot be copied (NULL).  Since 0.1. */
+PYHOST_API pyhost_value *pyhost_value_copy(const pyhost_value *v);
+
+/* The value stored under the str key `key` in a dict value (for example the kwargs a
+ * host function receives); NULL when absent, when v is not a dict, or for NULL
+ * arguments.  Borrowed from v.  Keys of other kinds are skipped.  Since 0.1. */
+PYHOST_API const pyhost_value *pyhost_value_lookup(const pyhost_value *v, const char *key);
+
+/* ======================================================================
+ * calling Python from C (docs/calling.md)
+ * ====================================================================== */
+
+/* Every function here takes the GIL itself, may be called from any thread and from
+ * inside host functions (re-entrant, to any depth Python's recursion limit allows),
+ * and returns one of: PYHOST_OK; PYHOST_PYEXC with the exception's type, message and
+ * traceback in pyhost_errmsg(h); PYHOST_EXIT for SystemExit; PYHOST_INTERRUPTED;
+ * PYHOST_MISUSE for a NULL or finalized handle or a NULL required argument;
+ * PYHOST_TYPE when an argument value has the wrong kind (the message names the
+ * expected and the actual kind).  Results are converted as pyhost_eval converts them:
+ * none, bool, int, float, str, bytes, list, tuple and dict become C data, anything else
+ * an object value (a strong reference).  On any status but PYHOST_OK, *result is NULL.
+ * `const pyhost_value *` arguments are borrowed and only read. */
+
+/* Imports a module (a dotted name such as "os.path" gives the submodule) and returns
+ * it as an object value (own, *module).  An ImportError gives PYHOST_PYEXC.
+ * Since 0.1. */
+PYHOST_API int pyhost_import(pyhost *h, const char *name, pyhost_value **module);
+
+/* Resolves a dotted name to the object it names, as an object value (or converted,
+ * like any result): the first part is looked up in __main__'s globals, then in
+ * builtins, then imported as a module; each next part is an attribute, and when a
+ * module lacks it, the submodule of that name is imported ("os.path.join",
+ * "json.dumps", "len", "collections.OrderedDict").  Resolve once and pyhost_call the
+ * value to skip the look-up on every call.  Since 0.1. */
+PYHOST_API int pyhost_resolve(pyhost *h, const char *dotted, pyhost_value **result);
+
+/* obj.name (own *result).  obj must be an object value (a module, a host object, any
+ * Python object); other kinds are converted to Python first, so `(1.5).real` works
+ * too.  A missing attribute gives PYHOST_PYEXC (AttributeError).  Since 0.1. */
+PYHOST_API int pyhost_getattr(pyhost *h, const pyhost_value *obj, const char *name,
+                              pyhost_value **result);
+
+/* obj.name = val (val converted to Python; a NULL val deletes the attribute).
+ * Since 0.1. */
+PYHOST_API int pyhost_setattr(pyhost *h, const pyhost_value *obj, const char *name,
+                              const pyhost_value *val);
+
+/* __main__'s global `name` (own *result): what pyhost_exec code defined.  A missing
+ * name gives PYHOST_PYEXC with a NameError message ("name 'x' is not defined"); builtins
+ * are not searched.  Since 0.1. */
+PYHOST_API int pyhost_get_global(pyhost *h, const char *name, pyhost_value **result);
+
+/* Sets (val converted) or, with val NULL, deletes __main__'s global `name`.  Deleting a
+ * missing name gives PYHOST_PYEXC (NameError).  Since 0.1. */
+PYHOST_API int pyhost_set_global(pyhost *h, const char *name, const pyhost_value *val);
+
+/* Calls `callable` (an object value: a function, a class, a bound method, a host
+ * function...).  args: NULL (no positional arguments), or a tuple or list value whose
+ * items are the positional arguments.  kwargs: NULL or a dict value with str keys.
+ * Any other kind gives PYHOST_TYPE.  *result (own) receives the return value.
+ * Since 0.1. */
+PYHOST_API int pyhost_call(pyhost *h, const pyhost_value *callable, const pyhost_value *args,
+                           const pyhost_value *kwargs, pyhost_value **result);
+
+/* As pyhost_call with the positional arguments as a C array of nargs values (argv may
+ * be NULL when nargs is 0; a NULL item is None).  Since 0.1. */
+PYHOST_API int pyhost_callv(pyhost *h, const pyhost_value *callable,
+                            const pyhost_value *const *argv, size_t nargs,
+                            const pyhost_value *kwargs, pyhost_value **result);
+
+/* As pyhost_call and pyhost_callv on the object a dotted name resolves to (see
+ * pyhost_resolve): pyhost_call_name(h, "json.dumps", args, NULL, &r).  A name that does
+ * not resolve gives PYHOST_PYEXC (ImportError, AttributeError or NameError).
+ * Since 0.1. */
+PYHOST_API int pyhost_call_name(pyhost *h, const char *dotted, const pyhost_value *args,
+                                const pyhost_value *kwargs, pyhost_value **result);
+PYHOST_API int pyhost_call_namev(pyhost *h, const char *dotted,
+                                 const pyhost_value *const *argv, size_t nargs,
+                                 const pyhost_value *kwargs, pyhost_value **result);
+
+/* ======================================================================
+ * host functions: C functions Python can call (docs/host-functions.md)
+ * ====================================================================== */
+
+/* A module the host creates in Python, named as the host chooses ("myapp"): registered
+ * in sys.modules, so Python code can `import myapp`.  Owned by the host until
+ * pyhost_module_free.  Not thread-safe: build a module from one thread. */
+typedef struct pyhost_module pyhost_module;
+
+/* A host function.  Called with the GIL held, on the thread running the Python code
+ * that calls it.  args[0..nargs-1] are the positional arguments and kwargs a dict
+ * value of the keyword arguments (NULL when there are none); all are borrowed, valid
+ * until the callback returns (pyhost_value_copy what must outlive it).
+ *
+ * Return PYHOST_OK and set *result (own; leaving it NULL returns None), or fail:
+ *   - return pyhost_raise(h, ...): Python sees that exception;
+ *   - return the status of a pyhost call that failed inside the callback (say
+ *     pyhost_call gave PYHOST_PYEXC): the original Python exception, with its
+ *     traceback, propagates to the Python caller;
+ *   - return any other status: Python sees RuntimeError("<module>.<name>: <status
+ *     name>: <pyhost_errmsg text>").
+ * *result is ignored (and freed) on failure.  The callback may call any pyhost
+ * function on h, recursively, except pyhost_finalize. */
+typedef int (*pyhost_function)(pyhost *h, void *userdata, const pyhost_value *const *args,
+                               size_t nargs, const pyhost_value *kwargs,
+                               pyhost_value **result);
+
+/* Python exception types a host function can raise by code.  Append-only. */
+typedef enum pyhost_exc {
+  PYHOST_EXC_RUNTIME_ERROR,
+  PYHOST_EXC_TYPE_ERROR,
+  PYHOST_EXC_VALUE_ERROR,
+  PYHOST_EXC_KEY_ERROR,
+  PYHOST_EXC_INDEX_ERROR,
+  PYHOST_EXC_ATTRIBUTE_ERROR,
+  PYHOST_EXC_LOOKUP_ERROR,
+  PYHOST_EXC_OS_ERROR,
+  PYHOST_EXC_NOT_IMPLEMENTED_ERROR,
+  PYHOST_EXC_ZERO_DIVISION_ERROR,
+  PYHOST_EXC_OVERFLOW_ERROR,
+  PYHOST_EXC_MEMORY_ERROR,
+  PYHOST_EXC_REFERENCE_ERROR,
+  PYHOST_EXC_EXCEPTION
+} pyhost_exc;
+
+/* Raises a Python exception of the given type with a printf-formatted UTF-8 message
+ * (text that is not UTF-8 is decoded with "replace").  For use inside a host function,
+ * method, getter, setter or constructor: `return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR,
+ * "bad size %d", n);`.  Returns PYHOST_PYEXC, or PYHOST_MISUSE when not called from
+ * inside a callback on this thread (nothing is raised then) or for an unknown type.
+ * Since 0.1. */
+PYHOST_API int pyhost_raise(pyhost *h, pyhost_exc type, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* As pyhost_raise with the exception class named by a dotted name, resolved as
+ * pyhost_resolve does ("KeyError", "json.JSONDecodeError", "myapp.Error").  A name that
+ * does not resolve to a BaseException subclass raises RuntimeError saying so, and
+ * returns PYHOST_PYEXC as well.  Since 0.1. */
+PYHOST_API int pyhost_raise_named(pyhost *h, const char *type_name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Creates module `name` (a plain identifier, or dotted "myapp.sub" when "myapp" is a
+ * host module already; it then becomes an attribute of its parent) with docstring doc
+ * (may be NULL) and registers it in sys.modules.  *out (own) is the handle.  A name that
+ * sys.modules already has gives PYHOST_MISUSE, unless it is a module this host freed.
+ * Since 0.1. */
+PYHOST_API int pyhost_module_new(pyhost *h, const char *name, const char *doc,
+                                 pyhost_module **out);
+
+/* Adds a function `name` to the module, calling fn with userdata (borrowed: it must
+ * stay valid until the function is removed or the module freed).  doc may be NULL.
+ * Replaces an earlier function of that name (the old one is removed as by
+ * pyhost_module_remove).  On 3.10 and later the function uses the METH_FASTCALL
+ * convention (no argument tuple is built), before it uses METH_VARARGS.  Since 0.1. */
+PYHOST_API int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
+                                          pyhost_function fn, void *userdata,
+                                          const char *doc);
+
+/* Sets module attribute `name` to val (converted to Python; an object value is shared).
+ * Since 0.1. */
+PYHOST_API int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name,
+                                       const pyhost_value *val);
+
+/* Creates an exception class `<module>.<name>` deriving from base (NULL: Exception),
+ * stores it as a module attribute, and returns it as an object value in *cls (own; may
+ * be NULL when the caller does not want it).  Raise it with
+ * pyhost_raise_named(h, "myapp.Error", ...).  Since 0.1. */
+PYHOST_API int pyhost_module_add_exception(pyhost *h, pyhost_module *m, const char *name,
+                                           pyhost_exc base, pyhost_value **cls);
+
+/* Unregisters function `name`: it disappears from the module, and any reference Python
+ * code kept (`f = myapp.f`) raises RuntimeError("myapp.f was unregistered by the
+ * host") when called.  After it returns, fn is never called again and userdata is no
+ * longer used.  PYHOST_NOTFOUND when there is no such host function.  Since 0.1. */
+PYHOST_API int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name);
+
+/* The module as an object value (own *module), e.g. to pass to Python code.
+ * Since 0.1. */
+PYHOST_API int pyhost_module_value(pyhost *h, pyhost_module *m, pyhost_value **module);
+
+/* Unregisters every function of the module (as pyhost_module_remove), removes the
+ * module from sys.modules and frees the handle (own parameter).  Host types created in
+ * it stay usable until pyhost_type_free.  Python code that still holds the module
+ * object keeps its non-function attributes.  After pyhost_finalize it frees only C
+ * memory.  NULL m is a no-op.  Since 0.1. */
+PYHOST_API void pyhost_module_free(pyhost *h, pyhost_module *m);
+
+/* ======================================================================
+ * host types: classes backed by C data (docs/host-types.md)
+ * ====================================================================== */
+
+/* A class the host defines, built from a PyType_Spec at run time
+ * (PyType_FromModuleAndSpec on 3.10+, PyType_FromSpecWithBases before).  Every
+ * instance carries a C payload pointer.  Owned by the host until pyhost_type_free. */
+typedef struct pyhost_type pyhost_type;
+
+/* Callbacks of a host type.  All run with the GIL held; `payload` is the instance's C
+ * pointer, `userdata` the spec's userdata.  They fail as host functions fail
+ * (pyhost_raise, a failed pyhost call's status, or another status).  When an instance
+ * was invalidated (pyhost_object_invalidate), no callback runs: Python gets
+ * ReferenceError("<type> object was invalidated by the host"). */
+typedef int (*pyhost_method)(pyhost *h, void *payload, void *userdata,
+                             const pyhost_value *const *args, size_t nargs,
+                             const pyhost_value *kwargs, pyhost_value **result);
+/* A property read: set *result (own; NULL means None). */
+typedef int (*pyhost_getter)(pyhost *h, void *payload, void *userdata, pyhost_value **result);
+/* A property write (`obj.x = value`); value is borrowed.  `del obj.x` raises
+ * AttributeError without calling it. */
+typedef int (*pyhost_setter)(pyhost *h, void *payload, void *userdata,
+                             const pyhost_value *value);
+/* The constructor Python calls as `myapp.Buffer(...)`: set *payload (it may be NULL) and
+ * return PYHOST_OK, or fail.  Without a constructor Python cannot create instances
+ * (TypeError); the host makes them with pyhost_object_new. */
+typedef int (*pyhost_constructor)(pyhost *h, void *userdata, const pyhost_value *const *args,
+                                  size_t nargs, const pyhost_value *kwargs, void **payload);
+/* Runs when Python drops the last reference to an instance that still has a payload
+ * (not after pyhost_object_invalidate).  Also runs during pyhost_finalize for instances
+ * that die then; it must not call pyhost functions (they would answer PYHOST_MISUSE
+ * during finalize).  Instances that Python never frees at finalize (CPython does not
+ * promise to free everything) never get it. */
+typedef void (*pyhost_destructor)(void *payload, void *userdata);
+/* For payloads that hold object values (pyhost_value of kind OBJECT, possibly inside
+ * containers): call visit(v, arg) on each, so that Python's cycle collector sees them.
+ * With a traverse callback the type supports GC: an instance in an unreachable cycle
+ * is cleared by running its destructor early (the payload is then gone and the
+ * instance invalidated) — so the destructor must free those values. */
+typedef void (*pyhost_visit)(const pyhost_value *v, void *arg);
+typedef void (*pyhost_traverse)(void *payload, void *userdata, pyhost_visit visit, void *arg);
+
+typedef struct pyhost_method_def {
+  const char *name;
+  pyhost_method fn;
+  const char *doc;          /* may be NULL */
+} pyhost_method_def;
+
+typedef struct pyhost_property_def {
+  const char *name;
+  pyhost_getter get;        /* NULL: write-only (reading raises AttributeError) */
+  pyhost_setter set;        /* NULL: read-only */
+  const char *doc;          /* may be NULL */
+} pyhost_property_def;
+
+/* Type flags, or-ed into pyhost_type_spec.flags. */
+enum pyhost_type_flag {
+  /* Let Python code subclass the type.  Honoured on 3.8 and later only: on 3.6 and
+   * 3.7 the runtime decrefs a heap type twice when a Python subclass instance dies
+   * (bpo-37879), so there the type stays final (`class X(myapp.T)` raises TypeError). */
+  PYHOST_TYPE_SUBCLASSABLE = 1u << 0,
+  /* Instances support weak references (weakref.ref(obj)).  Honoured on 3.9 and later
+   * only (the stable ABI's __weaklistoffset__ member is ignored before): on 3.6-3.8
+   * weakref.ref(obj) raises TypeError.  pyhost_type_has_weakrefs tells. */
+  PYHOST_TYPE_WEAKREF = 1u << 1
+};
+
+/* Everything pyhost_type_new needs.  pyhost copies the strings and the arrays: the spec
+ * may be temporary. */
+typedef struct pyhost_type_spec {
+  const char *name;                      /* "Buffer": the class is <module>.Buffer */
+  const char *doc;                       /* may be NULL */
+  const pyhost_method_def *methods;      /* n_methods entries, may be NULL */
+  size_t n_methods;
+  const pyhost_property_def *properties; /* n_properties entries, may be NULL */
+  size_t n_properties;
+  pyhost_constructor constructor;        /* NULL: not instantiable from Python */
+  pyhost_destructor destructor;          /* NULL: the payload is the host's business */
+  pyhost_traverse traverse;              /* NULL: payloads hold no object values */
+  void *userdata;                        /* passed to every callback; borrowed */
+  unsigned flags;                        /* pyhost_type_flag values */
+} pyhost_type_spec;
+
+/* Creates the class and stores it as attribute spec->name of module m.  *out (own) is
+ * the handle.  PYHOST_MISUSE for a NULL or invalid spec (no name, a method without fn,
+ * a property with neither get nor set), PYHOST_PYEXC when Python refuses it.
+ * Since 0.1. */
+PYHOST_API int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec,
+                               pyhost_type **out);
+
+/* 1 when instances of t support weak references on this runtime (see
+ * PYHOST_TYPE_WEAKREF), else 0.  Since 0.1. */
+PYHOST_API int pyhost_type_has_weakrefs(const pyhost_type *t);
+
+/* The class as an object value (own *cls).  Since 0.1. */
+PYHOST_API int pyhost_type_value(pyhost *h, pyhost_type *t, pyhost_value **cls);
+
+/* Drops the host's handle on the class (own parameter).  The class and its instances
+ * live on while Python holds them, and their callbacks keep being called: free the type
+ * only when the userdata and callbacks stay valid, or invalidate the instances first.
+ * After pyhost_finalize it frees only C memory.  NULL t is a no-op.  Since 0.1. */
+PYHOST_API void pyhost_type_free(pyhost *h, pyhost_type *t);
+
+/* Creates an instance of t carrying payload (may be NULL) and returns it as an object
+ * value (own *obj).  The destructor runs on payload when Python drops the last
+ * reference (freeing *obj drops the host's).  The constructor is not called.
+ * Since 0.1. */
+PYHOST_API int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhost_value **obj);
+
+/* The payload of an instance of t (or of a Python subclass of it) into *payload.
+ * PYHOST_TYPE (naming the expected and actual type) when obj is something else;
+ * PYHOST_MISUSE ("... was invalidated by the host") when it was invalidated.  Needs no
+ * GIL.  Since 0.1. */
+PYHOST_API int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_type *t,
+                                     void **payload);
+
+/* Detaches the payload from an instance of t while Python may still hold it: the
+ * destructor does not run (the host destroys the C object itself), and every later
+ * method call, property access or pyhost_object_payload on it fails with
+ * ReferenceError / PYHOST_MISUSE.  Invalidating twice is PYHOST_OK.  PYHOST_TYPE when
+ * obj is not an instance of t.  Since 0.1. */
+PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t);
+
 #ifdef __cplusplus
 }
 #endif
