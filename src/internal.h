@@ -62,7 +62,7 @@ struct pyhost {
 /* Sets this thread's message on h (printf-style); returns status for tail calls. */
 int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
 #endif
     ;
 /* Sets this thread's message on h to text of len bytes. */

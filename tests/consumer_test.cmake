@@ -1,0 +1,78 @@
+# consumer_test.cmake: one way of adopting pyhost, end to end.
+#   cmake -DMODE=install|find_package|pkg-config|add_subdirectory -DSRC=<pyhost source>
+#         -DBUILD=<pyhost build> -DWORK=<scratch dir> -DCC=<C compiler>
+#         -DGEN=<generator> -DLIBS=<python libs, "@@"-separated> -DVERSIONS=<"3.X"@@...>
+#         -P consumer_test.cmake
+# install: `cmake --install BUILD --prefix WORK/prefix` (the fixture of the next two).
+# The others configure and build tests/consumer in WORK/<MODE> from nothing, then run
+# each executable it made on each Python and check what it prints.
+string(REPLACE "@@" ";" LIBS "${LIBS}")
+string(REPLACE "@@" ";" VERSIONS "${VERSIONS}")
+set(prefix "${WORK}/prefix")
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}")
+  endif()
+endfunction()
+
+if(MODE STREQUAL "install")
+  file(REMOVE_RECURSE "${prefix}")
+  run(${CMAKE_COMMAND} --install "${BUILD}" --prefix "${prefix}")
+  include(GNUInstallDirs) # the same relative places the build used
+  foreach(f include/pyhost.h include/pyhost/version.h)
+    if(NOT EXISTS "${prefix}/${f}")
+      message(FATAL_ERROR "install did not put ${f}")
+    endif()
+  endforeach()
+  file(GLOB_RECURSE found RELATIVE "${prefix}" "${prefix}/*")
+  foreach(re "lib[^/]*/libpyhost\\.so\\.0$" "lib[^/]*/libpyhost\\.a$" "lib[^/]*/pkgconfig/pyhost\\.pc$"
+             "lib[^/]*/cmake/pyhost/pyhostConfig\\.cmake$" "lib[^/]*/cmake/pyhost/pyhostConfigVersion\\.cmake$")
+    set(hit "")
+    foreach(f IN LISTS found)
+      if(f MATCHES "${re}")
+        set(hit "${f}")
+      endif()
+    endforeach()
+    if(NOT hit)
+      message(FATAL_ERROR "install put nothing matching ${re}; it put:\n${found}")
+    endif()
+  endforeach()
+  message(STATUS "installed ${prefix}: ${found}")
+  return()
+endif()
+
+set(bin "${WORK}/${MODE}")
+file(REMOVE_RECURSE "${bin}")
+set(cfg -S "${SRC}/tests/consumer" -B "${bin}" -G "${GEN}" -DCMAKE_C_COMPILER=${CC}
+    -DPYHOST_CONSUMER_MODE=${MODE} -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+set(exes consumer)
+if(MODE STREQUAL "find_package")
+  list(APPEND cfg "-DCMAKE_PREFIX_PATH=${prefix}")
+  list(APPEND exes consumer_static)
+elseif(MODE STREQUAL "pkg-config")
+  file(GLOB pcdirs LIST_DIRECTORIES true "${prefix}/lib*/pkgconfig" "${prefix}/lib/*/pkgconfig")
+  string(REPLACE ";" ":" pcpath "${pcdirs}")
+  set(ENV{PKG_CONFIG_PATH} "${pcpath}")
+  set(ENV{PKG_CONFIG_LIBDIR} "${pcpath}") # only this prefix, never a pyhost.pc of the system
+elseif(MODE STREQUAL "add_subdirectory")
+  list(APPEND cfg "-DPYHOST_SOURCE_DIR=${SRC}")
+endif()
+run(${CMAKE_COMMAND} ${cfg})
+run(${CMAKE_COMMAND} --build "${bin}" -j2)
+
+list(LENGTH LIBS n)
+math(EXPR last "${n} - 1")
+foreach(exe IN LISTS exes)
+  foreach(i RANGE ${last})
+    list(GET LIBS ${i} lib)
+    list(GET VERSIONS ${i} ver)
+    execute_process(COMMAND "${bin}/${exe}" "${lib}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(REPLACE "." "\\." ver_re "${ver}")
+    if(rc OR NOT out MATCHES "^consumer: pyhost [0-9]+\\.[0-9]+\\.[0-9]+, Python ${ver_re}: 45\n$")
+      message(FATAL_ERROR "${exe} on ${lib}: exit ${rc}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
+    endif()
+    message(STATUS "${MODE}: ${exe} on Python ${ver}: ${out}")
+  endforeach()
+endforeach()

@@ -1,0 +1,75 @@
+# Tests of a cross build (Windows, mingw-w64), run through CMAKE_CROSSCOMPILING_EMULATOR
+# (wine64; see cmake/toolchain-mingw-w64-x86_64.cmake).  Included from
+# tests/CMakeLists.txt instead of the native tests: no Python for Windows is on the
+# build machine, so this covers what needs none.  The unit cases run as they are; the
+# loader is driven through the CLI with fixture DLLs: LoadLibraryExW, its error text,
+# the UTF-8 to UTF-16 path conversion (a non-ASCII directory) and the checks pyhost
+# makes before Python starts.
+if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  message(STATUS "pyhost: cross build without an emulator: tests are built, not run")
+endif()
+
+pyhost_test_binary(test_unit test_unit.c)
+pyhost_unit_tests(unit test_unit test_unit.c)
+
+if(NOT PYHOST_BUILD_CLI OR NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  return()
+endif()
+
+set(FIX "${CMAKE_CURRENT_BINARY_DIR}/fixtures")
+set(UNI "${FIX}/pyhöst-ünïcode") # a directory whose name is not ASCII
+file(MAKE_DIRECTORY "${FIX}/python399.dll" "${UNI}")
+file(WRITE "${FIX}/textfile.dll" "This is a text file with a library's name, long enough that the loader reads its header and rejects it.\n")
+# Wine maps drive Z: to the Unix root: Z:/work/... is an absolute Windows path.
+set(WFIX "Z:${FIX}")
+set(WUNI "Z:${UNI}")
+
+function(pyhost_fake_dll name)
+  cmake_parse_arguments(F "" "VERSION;OUTPUT_DIR" "DEFS" ${ARGN})
+  add_library(${name} SHARED fixtures/fakepython.c)
+  set(defs ${F_DEFS})
+  if(F_VERSION)
+    list(APPEND defs "FAKE_VERSION=\"${F_VERSION}\"")
+  endif()
+  target_compile_definitions(${name} PRIVATE ${defs})
+  if(NOT F_OUTPUT_DIR)
+    set(F_OUTPUT_DIR "${FIX}")
+  endif()
+  set_target_properties(${name} PROPERTIES PREFIX "" RUNTIME_OUTPUT_DIRECTORY "${F_OUTPUT_DIR}")
+  add_dependencies(pyhost_cli ${name})
+endfunction()
+pyhost_fake_dll(notpython)
+pyhost_fake_dll(fake_missing VERSION "3.11.4 (fake, main) [MSC v.1937 64 bit (AMD64)]" DEFS FAKE_SOME)
+pyhost_fake_dll(fake_old VERSION "3.5.10 (default) [MSC v.1900 64 bit (AMD64)]")
+pyhost_fake_dll(fake_unicode VERSION "3.12.1 (fake) [MSC]" DEFS FAKE_SOME OUTPUT_DIR "${UNI}")
+
+# win32.<name>: `wine64 pyhost.exe ARGS`, exit code and stderr checked by expect.cmake.
+function(pyhost_win32_cli_test name exit)
+  cmake_parse_arguments(T "" "STDOUT;STDERR" "ARGS" ${ARGN})
+  set(args -DEXIT=${exit})
+  if(DEFINED T_STDOUT)
+    list(APPEND args "-DSTDOUT=${T_STDOUT}")
+  endif()
+  if(DEFINED T_STDERR)
+    list(APPEND args "-DSTDERR=${T_STDERR}")
+  endif()
+  string(REPLACE ";" "@@" cmd "${CMAKE_CROSSCOMPILING_EMULATOR};$<TARGET_FILE:pyhost_cli>;${T_ARGS}")
+  add_test(NAME win32.${name} COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}"
+           "-DENVS=WINEDEBUG=-all" ${args} -P ${CMAKE_CURRENT_SOURCE_DIR}/expect.cmake)
+  set_tests_properties(win32.${name} PROPERTIES LABELS "unit;win32" TIMEOUT 300)
+endfunction()
+
+pyhost_win32_cli_test(version 0 ARGS --version
+  STDOUT "^pyhost [0-9]+\\.[0-9]+\\.[0-9]+ \\(stable ABI floor 3\\.6\\)")
+pyhost_win32_cli_test(missing_library 1 ARGS --python ${WFIX}/python311.dll -e 1
+  STDERR "python311\\.dll: no such file")
+pyhost_win32_cli_test(directory 1 ARGS --python ${WFIX}/python399.dll -e 1 STDERR "is a directory")
+pyhost_win32_cli_test(text_file 1 ARGS --python ${WFIX}/textfile.dll -e 1
+  STDERR "textfile\\.dll.*system loader says.*\\(error [0-9]+\\)")
+pyhost_win32_cli_test(not_python 1 ARGS --python ${WFIX}/notpython.dll -e 1 STDERR "not a CPython library")
+pyhost_win32_cli_test(missing_symbols 1 ARGS --python ${WFIX}/fake_missing.dll -e 1
+  STDERR "stable-ABI symbols are missing for Python 3\\.11")
+pyhost_win32_cli_test(too_old 1 ARGS --python ${WFIX}/fake_old.dll -e 1 STDERR "Python 3\\.5, older than 3\\.6")
+# The library is found and loaded through its UTF-16 path, and the message names it in UTF-8.
+pyhost_win32_cli_test(unicode_path 1 ARGS --python ${WUNI}/fake_unicode.dll -e 1
+  STDERR "pyhöst-ünïcode.fake_unicode\\.dll.*stable-ABI symbols are missing for Python 3\\.12")
