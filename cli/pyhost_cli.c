@@ -8,6 +8,7 @@
  * FILE, SystemExit's code as python itself would exit.
  */
 #include "pyhost.h"
+#include "doctor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@ static void usage(FILE *to) {
   fputs("usage: pyhost [--python LIB] [-c CODE | -e EXPR | FILE [ARGS...]]\n"
         "       pyhost [--python LIB] --info\n"
         "       pyhost --version\n"
+        "       pyhost --list [--json]\n"
+        "       pyhost --check LIB\n"
         "\n"
         "  --python LIB  the libpython3.X shared library to load (default:\n"
         "                $PYHOST_PYTHON_LIBRARY, then discovery)\n"
@@ -24,7 +27,10 @@ static void usage(FILE *to) {
         "  -e EXPR       evaluate an expression (sys is imported) and print its repr()\n"
         "  FILE ARGS     run a script with sys.argv = [FILE, ARGS...]\n"
         "  --info        print the runtime's version, library path and build\n"
-        "  --version     print pyhost's version and stable-ABI floor\n",
+        "  --version     print pyhost's version and stable-ABI floor\n"
+        "  --list        every Python discovery examines, taken or passed over and why\n"
+        "                (docs/discovery.md); --json for tools\n"
+        "  --check LIB   what pyhost knows about a library, then whether it starts\n",
         to);
 }
 
@@ -56,7 +62,7 @@ static void print_info(pyhost *h) {
 
 int main(int argc, char **argv) {
   const char *lib = NULL, *code = NULL, *expr = NULL, *file = NULL;
-  int info = 0, i = 1;
+  int info = 0, list = 0, json = 0, i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--version")) {
@@ -71,6 +77,12 @@ int main(int argc, char **argv) {
       lib = argv[++i];
     } else if (!strcmp(a, "--info")) {
       info = 1;
+    } else if (!strcmp(a, "--list")) {
+      list = 1;
+    } else if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--check") && i + 1 < argc) {
+      return pyhost_cli_check(argv[i + 1]);
     } else if (!strcmp(a, "-c") && i + 1 < argc) {
       code = argv[++i];
       i++;
@@ -87,6 +99,13 @@ int main(int argc, char **argv) {
       file = a;
       break;
     }
+  }
+  if (list) {
+    pyhost_config *lc = pyhost_config_new();
+    if (lib) pyhost_config_set_library(lc, lib);
+    int st = pyhost_cli_list(lc, json);
+    pyhost_config_free(lc);
+    return st;
   }
   if (!info && !code && !expr && !file) {
     usage(stderr);

@@ -13,7 +13,11 @@
  *    an own result passes it to the caller.  Every other pointer is borrowed.
  *  - Strings are UTF-8, paths included, on every OS.
  *  - Threads: every function that takes a pyhost * may be called from any thread;
- *    pyhost takes Python's GIL itself for the length of the call.
+ *    pyhost takes Python's GIL itself for the length of the call (unless the thread
+ *    holds it through pyhost_gil_enter).  The initializing thread releases the GIL
+ *    when pyhost_init returns; pyhost_finalize waits for calls in flight on other
+ *    threads (and interrupts them first); pyhost_free must come after every other
+ *    thread is done with the handle.  docs/threads.md has the whole model.
  *  - "Since" is the pyhost version that added the declaration.
  */
 #ifndef PYHOST_H
@@ -66,7 +70,9 @@ extern "C" {
   X(NOHOME, 14, "the Python home has no standard library")                         \
   X(EXIT, 15, "Python code raised SystemExit")                                     \
   X(TYPE, 16, "a value has another type than the one asked for")                   \
-  X(RANGE, 17, "a number does not fit the C type")
+  X(RANGE, 17, "a number does not fit the C type")                                 \
+  X(INTERRUPTED, 18, "the call was stopped by pyhost_interrupt")                  \
+  X(NOHOOK, 19, "the plugin has no such hook")
 
 enum pyhost_status {
 #define PYHOST_STATUS_ENUM_(name, code, text) PYHOST_##name = code,
@@ -162,6 +168,110 @@ enum pyhost_init_flag {
 /* Sets the init flags (pyhost_init_flag values or-ed).  Since 0.1. */
 PYHOST_API int pyhost_config_set_flags(pyhost_config *cfg, unsigned flags);
 
+/* ---- which Python: discovery and version policy (docs/discovery.md) ----
+ * The policy setters apply to discovery, and max/exact also to a configured library
+ * (min_python above applies to both).  A configured library is otherwise never
+ * second-guessed: debug builds are accepted there, only discovery passes them over. */
+
+/* An interpreter (python3, a venv's bin/python, a pyenv shim) whose library discovery
+ * takes first, as PYHOST_PYTHON does; a venv's interpreter makes sys.prefix the venv.
+ * Must be absolute.  Default: none.  Since 0.1. */
+PYHOST_API int pyhost_config_set_interpreter(pyhost_config *cfg, const char *path);
+
+/* The newest Python the host accepts, PY_VERSION_HEX form; only major.minor count
+ * (PYHOST_PY(3, 12) accepts every 3.12.x).  Default 0: no limit.  Since 0.1. */
+PYHOST_API int pyhost_config_set_max_python(pyhost_config *cfg, unsigned long hexversion);
+
+/* Accept only this major.minor (PYHOST_PY(3, 11)); 0 (the default) accepts any minor
+ * within min/max.  Since 0.1. */
+PYHOST_API int pyhost_config_set_python_minor(pyhost_config *cfg, unsigned long hexversion);
+
+/* 1: among all acceptable candidates take the newest (the earliest in the search order
+ * among equals).  0 (default): take the first acceptable one in the search order, so
+ * an active venv or python3 on PATH wins over a newer library elsewhere.  Since 0.1. */
+PYHOST_API int pyhost_config_set_prefer_newest(pyhost_config *cfg, int on);
+
+/* 1: discovery may take a debug build (Py_DEBUG, libpython3.Xd).  Default 0: passed
+ * over with reason "debug".  Free-threaded builds are always passed over: they have
+ * no stable ABI before 3.15.  Since 0.1. */
+PYHOST_API int pyhost_config_set_allow_debug(pyhost_config *cfg, int on);
+
+/* 1: never run an interpreter to ask for its library; discovery reads files only and
+ * reports such candidates as "unresolved".  Default 0: running `python -E -s -c ...` is
+ * the last resort for interpreters whose files say nothing.  Since 0.1. */
+PYHOST_API int pyhost_config_set_no_subprocess(pyhost_config *cfg, int on);
+
+/* 1: start Python isolated from the user's environment as far as the stable ABI
+ * allows: every PYTHON* variable (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE,
+ * ...) is hidden from Python's initialization and from its os.environ, and the user
+ * site directory is off (sys.flags.no_user_site is 1, site.ENABLE_USER_SITE False).
+ * The host's own environment is restored right after init; because the environment is
+ * process-wide, no other thread may read or change it during pyhost_init.  pyhost's
+ * own PYHOST_* variables keep working.  What it covers per Python version:
+ * docs/discovery.md.  Default 0.  Since 0.1. */
+PYHOST_API int pyhost_config_set_isolated(pyhost_config *cfg, int on);
+
+/* One Python that discovery examined.  Every string is owned by pyhost and valid only
+ * during the callback; "" when not known. */
+typedef struct pyhost_candidate {
+  int index;                /* 1, 2, ... in the order examined */
+  const char *source;       /* where it came from: "configured", "PYHOST_PYTHON_LIBRARY",
+                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "PATH python3",
+                               "PATH python", "standard location", "pyenv", "framework",
+                               "registry" */
+  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script" */
+  const char *interpreter;  /* the interpreter it was reached from */
+  const char *resolved;     /* that interpreter after shims, venvs and symlinks */
+  const char *venv;         /* the virtual environment's prefix */
+  const char *library;      /* the library path (real path when it exists) */
+  const char *how;          /* how the library was found from the interpreter */
+  unsigned long hexversion; /* PY_VERSION_HEX when known (from the library), else 0 */
+  int free_threaded, debug; /* build flags when known */
+  int taken;                /* 1 for the one pyhost_init would load */
+  /* "taken", "acceptable" (fine, but another was taken), or why it was passed over:
+   * "missing", "unreadable", "relative-path", "not-python", "python2", "out-of-range",
+   * "free-threaded", "debug", "trace-refs", "missing-symbols", "no-shared-library",
+   * "wrong-architecture", "unresolved", "duplicate", "no-home" */
+  const char *reason_code;
+  const char *reason;       /* one line of English saying the same, with details */
+} pyhost_candidate;
+
+/* Called once per candidate, in order, after the choice is made. */
+typedef void (*pyhost_candidate_fn)(void *ctx, const pyhost_candidate *c);
+
+/* Runs the discovery pyhost_init would run for cfg (NULL: defaults), without starting
+ * Python, and reports every candidate to fn (may be NULL).  Libraries are opened with
+ * RTLD_LOCAL to read their version and symbols, and closed again.  Returns PYHOST_OK
+ * when one was taken, PYHOST_NOTFOUND when none is acceptable, PYHOST_NOMEM.  Not
+ * thread-safe against a concurrent pyhost_init.  Since 0.1. */
+PYHOST_API int pyhost_discover(const pyhost_config *cfg, pyhost_candidate_fn fn, void *ctx);
+
+/* What pyhost can tell about one library before starting it (`pyhost --check`). */
+typedef struct pyhost_library_info {
+  int status;               /* PYHOST_OK when pyhost_init would accept it, else why not */
+  const char *message;      /* the reason for status, "" when OK */
+  const char *real_path;    /* symlinks resolved; "" when missing */
+  unsigned long hexversion; /* 0 when unknown */
+  const char *version_text; /* Py_GetVersion(), "" when unknown */
+  int free_threaded, debug, trace_refs;
+  const char *architecture; /* "x86_64 (ELF64)", "" when not ELF */
+  int architecture_ok;      /* 1 when it matches this process */
+  size_t required, required_missing;  /* REQ table rows, and how many are absent */
+  size_t optional, optional_missing;  /* OPT rows due on this version, and absent */
+  size_t optional_later;              /* OPT rows added after this version */
+  const char *missing;      /* the absent names, space-separated, "" when none */
+  const char *home;         /* the derived home with a standard library, "" when none */
+  const char *home_probe;   /* where the standard library was looked for */
+} pyhost_library_info;
+
+/* Examines the library at path (opened RTLD_LOCAL, closed again, nothing run but
+ * Py_GetVersion).  *out (own result) is filled even when the library is unusable; its
+ * status says why.  Returns PYHOST_OK when the examination itself worked (whatever
+ * the verdict), PYHOST_NOMEM or PYHOST_MISUSE.  Free with pyhost_library_info_free.
+ * Since 0.1. */
+PYHOST_API int pyhost_inspect_library(const char *path, pyhost_library_info **out);
+PYHOST_API void pyhost_library_info_free(pyhost_library_info *info);
+
 /* ======================================================================
  * lifecycle
  * ====================================================================== */
@@ -190,8 +300,12 @@ PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
 /* Finalizes Python (Py_FinalizeEx).  The handle stays valid for pyhost_errmsg and
  * answers PYHOST_MISUSE to every later call; free it with pyhost_free.  Returns
  * PYHOST_OK, PYHOST_ERROR when Python reported an error while finalizing, or
- * PYHOST_MISUSE for a NULL or already finalized handle.  Call it from the thread that
- * called pyhost_init.  The library is never unloaded (Python's threads and atexit
+ * PYHOST_MISUSE for a NULL or already finalized handle, or when called from inside a
+ * pyhost call on this thread (from a host function).  Call it from the thread that
+ * called pyhost_init.  Calls racing it from other threads are safe: new calls get
+ * PYHOST_MISUSE, calls already running are interrupted as by pyhost_interrupt, and
+ * finalize waits until they have returned (code that swallows the interrupt with
+ * `except BaseException` keeps it waiting).  The library is never unloaded (Python's threads and atexit
  * hooks may still point into it).  Since 0.1. */
 PYHOST_API int pyhost_finalize(pyhost *h);
 
@@ -333,6 +447,129 @@ PYHOST_API int pyhost_exec_file(pyhost *h, const char *path);
  * On any other status *result is NULL and the states are as for pyhost_exec.
  * Since 0.1. */
 PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
+
+/* ======================================================================
+ * holding the GIL across calls
+ * ====================================================================== */
+
+/* Takes Python's GIL for the calling thread and keeps it until the matching
+ * pyhost_gil_leave, so that the pyhost calls in between skip taking it themselves
+ * (PyGILState_Ensure/Release on every call): a tight loop of calls pays for the GIL
+ * once.  Scopes nest (a counter per thread); the outermost enter takes the GIL and the
+ * outermost leave releases it.  Python's own thread switching still runs inside a
+ * scope (the interpreter drops and retakes the GIL between bytecodes), but C code
+ * between pyhost calls runs with the GIL held: keep scopes around short loops, and
+ * leave before blocking or waiting for a thread that calls pyhost.
+ *
+ * A scope belongs to the thread that opened it: leave on the same thread.  Close every
+ * scope before pyhost_finalize (which answers PYHOST_MISUSE inside one) or
+ * pyhost_free.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL, failed or finalized
+ * handle.  Since 0.1. */
+PYHOST_API int pyhost_gil_enter(pyhost *h);
+
+/* Closes the innermost pyhost_gil_enter scope of this thread; the outermost releases
+ * the GIL.  Returns PYHOST_OK, or PYHOST_MISUSE (message set) when this thread has no
+ * open scope on h, or h is NULL or not a handle.  Since 0.1. */
+PYHOST_API int pyhost_gil_leave(pyhost *h);
+
+/* ======================================================================
+ * interrupting running code
+ * ====================================================================== */
+
+/* Stops the Python code that pyhost calls are running right now, on every thread:
+ * each such call (pyhost_exec, pyhost_eval, ...) returns PYHOST_INTERRUPTED, with
+ * "interrupted by pyhost_interrupt" and the traceback of where it stopped in
+ * pyhost_errmsg, and the runtime stays usable.  Python code is stopped between two
+ * bytecodes by raising pyhost.Interrupted, a BaseException subclass (so
+ * `except Exception` does not catch it); it cannot stop code that catches
+ * BaseException and carries on, nor a blocking C call (time.sleep, a socket read)
+ * before it returns.  An interrupt reaching a call that has already finished its
+ * Python code is dropped: it never hits the thread's next call.  Calls made after
+ * pyhost_interrupt are not affected.
+ *
+ * May be called from any thread, including from inside a host function (then the
+ * calling thread's own running call is interrupted too, once the host function
+ * returns).  It takes the GIL, so it is not async-signal-safe: from a signal handler,
+ * wake a thread that calls it.  Returns PYHOST_OK (also when nothing was running), or
+ * PYHOST_MISUSE for a NULL, failed or finalized handle.  Since 0.1. */
+PYHOST_API int pyhost_interrupt(pyhost *h);
+
+/* ======================================================================
+ * plugins
+ * ====================================================================== */
+
+/* A Python plugin: a .py file or a package directory loaded into a namespace of its
+ * own (docs/plugins.md).  Each load gets fresh, unique module names
+ * ("_pyhost_plugin_<name>_<n>"), so two plugins defining the same names never
+ * collide.  A plugin reaches its sibling files by relative imports only
+ * (`from . import helper`, `from .util import f`): for a file d/x.py they resolve in
+ * d/, for a package in the package, and each plugin gets its own copy.  Plugin code
+ * is compiled from source on every load, never from __pycache__.  A plugin that fails
+ * (to load, or in a hook) only returns an error: other plugins and the host go on.
+ * Not thread-safe: one thread at a time per plugin. */
+typedef struct pyhost_plugin pyhost_plugin;
+
+/* Loads the plugin at path (a .py file, or a directory with __init__.py) and runs its
+ * top-level code; it calls no hook.  On PYHOST_OK *out is the plugin (own result:
+ * release with pyhost_plugin_unload).  Otherwise *out is NULL and the status is
+ * PYHOST_PYEXC (the code raised, or the path is missing or not a plugin: the message
+ * starts "loading plugin NAME from PATH failed" and has the traceback, whose frames
+ * start in the plugin's file; a SyntaxError names file, line and column),
+ * PYHOST_EXIT (SystemExit at top level), PYHOST_NOMEM or PYHOST_MISUSE (NULL
+ * arguments, handle not running).  Since 0.1. */
+PYHOST_API int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out);
+
+/* The plugin's name (file name without ".py", or the directory's name), the absolute
+ * path it was loaded from, and the name of its module in sys.modules.  Owned by p:
+ * name and path until pyhost_plugin_unload, the module name until the next successful
+ * pyhost_plugin_reload.  "" for NULL.  Since 0.1. */
+PYHOST_API const char *pyhost_plugin_name(const pyhost_plugin *p);
+PYHOST_API const char *pyhost_plugin_path(const pyhost_plugin *p);
+PYHOST_API const char *pyhost_plugin_module_name(const pyhost_plugin *p);
+
+/* PYHOST_OK when the plugin's module has a callable attribute named hook;
+ * PYHOST_NOHOOK ("plugin NAME has no hook HOOK") when it has none or it is not
+ * callable; PYHOST_PYEXC when a module __getattr__ raised something else than
+ * AttributeError; PYHOST_MISUSE for NULL arguments or a plugin of another handle.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook);
+
+/* *names (own result) is a list value of str: the plugin's public hooks, i.e. the
+ * callables in its namespace whose names do not start with "_" and that its own files
+ * define (classes and imported functions are left out), in definition order.
+ * PYHOST_OK, PYHOST_MISUSE, PYHOST_NOMEM or PYHOST_PYEXC.  Since 0.1. */
+PYHOST_API int pyhost_plugin_hooks(pyhost *h, pyhost_plugin *p, pyhost_value **names);
+
+/* Calls hook(*args, **kwargs) in the plugin.  args is a list or tuple value or NULL
+ * (no arguments); kwargs a dict value with str keys or NULL; both stay the caller's.
+ * On PYHOST_OK *result (own result; result may be NULL to discard it) is the returned
+ * value, converted as pyhost_eval converts.  Errors: PYHOST_NOHOOK (as
+ * pyhost_plugin_has_hook), PYHOST_TYPE (args or kwargs of another kind),
+ * PYHOST_PYEXC ("plugin NAME: hook HOOK raised: " and the traceback), PYHOST_EXIT
+ * (the hook raised SystemExit; the host keeps running), PYHOST_MISUSE, PYHOST_NOMEM.
+ * The plugin stays loaded whatever the hook did.  Since 0.1. */
+PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
+                                  const pyhost_value *args, const pyhost_value *kwargs,
+                                  pyhost_value **result);
+
+/* *module (own result) is an object value referencing the plugin's module, for the
+ * calls that take an object.  Since 0.1. */
+PYHOST_API int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module);
+
+/* Loads the plugin's path again, for development: edits to its file and to its
+ * sibling files are picked up.  The new code runs in new modules; on PYHOST_OK they
+ * replace the old ones (removed from sys.modules; objects Python still holds from
+ * the old code keep working).  On failure (statuses as pyhost_plugin_load) the plugin
+ * keeps its previous module and hooks, so a typo while editing does not disable it.
+ * No hook is called: a host with on_unload/on_load hooks calls them around it.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
+
+/* Removes the plugin's modules from sys.modules, drops pyhost's reference and frees
+ * p (own parameter).  Calls no hook.  Objects Python still holds (a callback the
+ * plugin registered) stay alive.  After pyhost_finalize only the C memory is freed;
+ * unload plugins before pyhost_free.  NULL is a no-op.  Since 0.1. */
+PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
 
 /* ======================================================================
  * errors

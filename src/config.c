@@ -16,6 +16,7 @@ static void config_clear(pyhost_config *c) {
   pyhost__free(c->library);
   pyhost__free(c->home);
   pyhost__free(c->program_name);
+  pyhost__free(c->interpreter);
   free_list(c->sys_path, c->n_sys_path);
   free_list(c->argv, (size_t)c->argc);
   memset(c, 0, sizeof *c);
@@ -108,13 +109,20 @@ int pyhost__config_copy(pyhost_config *dst, const pyhost_config *src) {
   int rc = PYHOST_OK;
   if ((src->library && !(dst->library = pyhost__strdup(src->library))) ||
       (src->home && !(dst->home = pyhost__strdup(src->home))) ||
-      (src->program_name && !(dst->program_name = pyhost__strdup(src->program_name))))
+      (src->program_name && !(dst->program_name = pyhost__strdup(src->program_name))) ||
+      (src->interpreter && !(dst->interpreter = pyhost__strdup(src->interpreter))))
     rc = PYHOST_NOMEM;
   if (!rc && !(rc = copy_list(&dst->sys_path, src->sys_path, src->n_sys_path)))
     dst->n_sys_path = src->n_sys_path;
   if (!rc && !(rc = copy_list(&dst->argv, src->argv, (size_t)src->argc))) dst->argc = src->argc;
   dst->min_python = src->min_python;
   dst->flags = src->flags;
+  dst->max_python = src->max_python;
+  dst->python_minor = src->python_minor;
+  dst->prefer_newest = src->prefer_newest;
+  dst->allow_debug = src->allow_debug;
+  dst->no_subprocess = src->no_subprocess;
+  dst->isolated = src->isolated;
   if (rc) config_clear(dst);
   return rc;
 }

@@ -39,21 +39,26 @@ static int parent_dir(char *path) {
   return cut != path;
 }
 
-static int derive_home(pyhost *h, unsigned runtime, char *tried, size_t tcap) {
+int pyhost__find_home(const char *library, unsigned runtime, char *home, size_t cap, char *tried,
+                      size_t tcap) {
   char dir[PYHOST__PATH_MAX], probe[PYHOST__PATH_MAX];
   struct pyhost__strbuf sb;
   pyhost__strbuf_init(&sb, tried, tcap);
-  pyhost__fmt(dir, sizeof dir, "%s", h->library_path);
+  pyhost__fmt(dir, sizeof dir, "%s", library);
   /* the library's directory, then up to three parents: lib/, lib/<multiarch>/,
    * Python.framework/Versions/3.X/ and a Windows install dir are all covered */
   for (int up = 0; up < 4 && parent_dir(dir); up++) {
     if (has_stdlib(dir, runtime, probe, sizeof probe)) {
-      pyhost__fmt(h->home, sizeof h->home, "%s", dir);
+      pyhost__fmt(home, cap, "%s", dir);
       return 1;
     }
     pyhost__strbuf_printf(&sb, "%s%s", up ? ", " : "", probe);
   }
   return 0;
+}
+
+static int derive_home(pyhost *h, unsigned runtime, char *tried, size_t tcap) {
+  return pyhost__find_home(h->library_path, runtime, h->home, sizeof h->home, tried, tcap);
 }
 
 static void choose_program(pyhost *h, unsigned runtime, char *out, size_t cap) {
@@ -68,7 +73,8 @@ static void choose_program(pyhost *h, unsigned runtime, char *out, size_t cap) {
 
 int pyhost__choose_home(pyhost *h, unsigned runtime) {
   char probe[PYHOST__PATH_MAX];
-  const char *env = getenv("PYTHONHOME");
+  /* isolated: PYTHONHOME is one of the PYTHON* variables Python must not see */
+  const char *env = h->cfg.isolated ? NULL : getenv("PYTHONHOME");
   int set_home = 1;
   if (h->cfg.home) {
     pyhost__fmt(h->home, sizeof h->home, "%s", h->cfg.home);

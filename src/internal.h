@@ -20,6 +20,10 @@ struct pyhost_config {
   int argc;
   unsigned long min_python;
   unsigned flags;
+  /* discovery and version policy (discover.c) */
+  char *interpreter;
+  unsigned long max_python, python_minor;
+  int prefer_newest, allow_debug, no_subprocess, isolated;
 };
 
 int pyhost__config_copy(pyhost_config *dst, const pyhost_config *src);
@@ -76,8 +80,38 @@ void pyhost__free_messages(pyhost *h);
  * with the message set. */
 int pyhost__enter(pyhost *h, PyGILState_STATE *gil);
 void pyhost__leave(pyhost *h, PyGILState_STATE gil);
+/* What pyhost__enter stores when this thread's pyhost_gil_enter scope already holds
+ * the GIL: pyhost__leave then releases nothing.  Neither PyGILState value. */
+#define PYHOST__GIL_SCOPED ((PyGILState_STATE)2)
+/* 1 when this thread holds a pyhost_gil_enter scope on h (gil.c). */
+int pyhost__gil_scoped(const pyhost *h);
 /* 1 while a Python started by pyhost runs in this process. */
 int pyhost__python_running(void);
+
+/* ---- calls in flight and interrupts (inflight.c) ---- */
+/* With the GIL, once Python runs: creates pyhost.Interrupted and lets calls in.  0/-1
+ * (Python exception set). */
+int pyhost__inflight_open(void);
+/* Counts a call and takes the GIL: 0, or -1 (nothing held) once finalize has begun.
+ * pyhost__enter's core; value_free uses it directly (it has no handle). */
+int pyhost__inflight_begin(PyGILState_STATE *gil);
+void pyhost__inflight_end(PyGILState_STATE gil);
+/* How many pyhost calls this thread is inside (0 outside any). */
+int pyhost__inflight_depth(void);
+/* With the GIL: refuses new calls and interrupts the running ones; returns how many. */
+int pyhost__inflight_close(void);
+/* Without the GIL: waits until no call is in flight. */
+void pyhost__inflight_drain(void);
+/* With the GIL, before Py_FinalizeEx: drops pyhost.Interrupted. */
+void pyhost__inflight_forget(void);
+/* 1 when type is pyhost.Interrupted (what pyhost_interrupt raises). */
+int pyhost__is_interrupt(PyObject *type);
+
+/* ---- the compiled-expression cache (eval.c) ---- */
+/* Drops every cached code object; called with the GIL before Py_FinalizeEx. */
+void pyhost__eval_cache_clear(void);
+/* Cache hits and misses since the last clear (for white-box tests). */
+void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
 
 /* ---- exceptions (error.c) ---- */
 /* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for
@@ -118,6 +152,10 @@ int pyhost__value_push(pyhost_value *seq, pyhost_value *item);
 /* Decides the home and program name for the library at lib_path (real path) and
  * checks that a standard library is there.  Fills h->home, h->w_home, h->w_program. */
 int pyhost__choose_home(pyhost *h, unsigned runtime);
+/* The nearest ancestor of library (a real path) with a standard library for runtime
+ * (PYHOST__V form) into home: 1, or 0 with the places looked at in tried. */
+int pyhost__find_home(const char *library, unsigned runtime, char *home, size_t cap, char *tried,
+                      size_t tcap);
 
 /* ---- UTF-8 to wchar_t (wide.c) ---- */
 /* own result; bytes that are not UTF-8 become U+DC80..U+DCFF (surrogateescape), as
@@ -129,5 +167,15 @@ wchar_t *pyhost__widen(const char *s);
  * description of where it came from into origin.  PYHOST_OK or NOTFOUND with the
  * candidates tried in the message. */
 int pyhost__discover(pyhost *h, char *out, size_t cap, char *origin, size_t origin_cap);
+/* The policy checks a configured library gets too (max, exact minor): PYHOST_OK or
+ * PYHOST_VERSION with the message set. */
+int pyhost__check_policy(pyhost *h, const char *path, unsigned long hexversion);
+
+/* ---- isolated init (isolate.c) ---- */
+struct pyhost__env_saved;
+/* Before Py_InitializeEx: hides PYTHON* variables (see isolate.c).  PYHOST_OK/NOMEM. */
+int pyhost__isolate_begin(pyhost *h, struct pyhost__env_saved **saved);
+/* After it, with the GIL: tidies os.environ and site, restores the environment. */
+int pyhost__isolate_finish(pyhost *h, struct pyhost__env_saved *saved);
 
 #endif

@@ -101,7 +101,7 @@ static int check_build(pyhost *h, const char *path, const struct pyapi_probe *pr
     return pyhost__set_error(h, PYHOST_VERSION,
                              "%s is Python %u.%u, older than %lu.%lu, the oldest the host accepts",
                              path, major, minor, min >> 24, (min >> 16) & 0xFF);
-  return PYHOST_OK;
+  return pyhost__check_policy(h, path, v);
 }
 
 /* Opens, probes and resolves the library; on success h->lib is open RTLD_LOCAL and
@@ -188,7 +188,10 @@ static int start_python(pyhost *h) {
 
   if (h->w_home) PY.Py_SetPythonHome(h->w_home);
   if (h->w_program) PY.Py_SetProgramName(h->w_program);
+  struct pyhost__env_saved *env = NULL;
+  if (h->cfg.isolated && pyhost__isolate_begin(h, &env) != PYHOST_OK) return PYHOST_NOMEM;
   PY.Py_InitializeEx((h->cfg.flags & PYHOST_INIT_SIGNALS) ? 1 : 0);
+  int isolated_rc = h->cfg.isolated ? pyhost__isolate_finish(h, env) : PYHOST_OK;
   if (!(h->cfg.flags & PYHOST_INIT_KEEP_LOCALE)) setlocale(LC_CTYPE, saved_ctype);
   if (!PY.Py_IsInitialized())
     return pyhost__set_error(h, PYHOST_ERROR, "Py_InitializeEx did not initialize %s",
@@ -196,10 +199,10 @@ static int start_python(pyhost *h) {
   /* 3.6 creates the GIL lazily: without this, PyGILState from other threads fails. */
   if (!pyhost__runtime_at_least(3, 7)) PY.PyEval_InitThreads();
 
-  int rc = PYHOST_OK;
+  int rc = isolated_rc;
   PyObject *main = PY.PyImport_AddModule("__main__"); /* borrowed */
   h->main_dict = main ? PY.PyModule_GetDict(main) : NULL;
-  if (!h->main_dict || set_argv(h) < 0 || prepend_sys_path(h) < 0)
+  if (!h->main_dict || set_argv(h) < 0 || prepend_sys_path(h) < 0 || pyhost__inflight_open() < 0)
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
   h->main_tstate = PY.PyEval_SaveThread();
   return rc;
@@ -302,25 +305,44 @@ int pyhost__enter(pyhost *h, PyGILState_STATE *gil) {
                                  ? "this pyhost was finalized; Python no longer runs"
                                  : "this pyhost failed to initialize; only pyhost_errmsg and "
                                    "pyhost_free may be called on it");
-  *gil = PY.PyGILState_Ensure();
+  if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
+  else if (pyhost__inflight_begin(gil) != 0)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "this pyhost is being finalized; Python no longer takes calls");
   pyhost__clear_message(h);
   return PYHOST_OK;
 }
 
 void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
   (void)h;
-  PY.PyGILState_Release(gil);
+  if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
 }
 
 int pyhost_finalize(pyhost *h) {
   if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (pyhost__gil_scoped(h))
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_finalize inside a pyhost_gil_enter scope; leave it first");
+  if (pyhost__inflight_depth() > 0)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_finalize called from inside a pyhost call on this thread "
+                             "(a host function?); finalize after the call returns");
   int expected = PYHOST__RUNNING;
   if (!atomic_compare_exchange_strong(&h->state, &expected, PYHOST__FINALIZED))
     return pyhost__set_error(h, PYHOST_MISUSE,
                              expected == PYHOST__FINALIZED ? "this pyhost was already finalized"
                                                            : "this pyhost never started Python");
   atomic_store(&process_state, PROCESS_DONE);
+  /* Refuse new calls and interrupt running ones (one GIL hold, see inflight.c), then
+   * wait without the GIL until every call in flight on another thread has returned:
+   * Python must not be finalized under a thread that is about to use it. */
   PY.PyEval_RestoreThread(h->main_tstate);
+  pyhost__inflight_close();
+  h->main_tstate = PY.PyEval_SaveThread();
+  pyhost__inflight_drain();
+  PY.PyEval_RestoreThread(h->main_tstate);
+  pyhost__inflight_forget();
+  pyhost__eval_cache_clear();
   int rc = PY.Py_FinalizeEx();
   h->main_tstate = NULL;
   h->main_dict = NULL;

@@ -1,0 +1,197 @@
+/* doctor.c: `pyhost --list [--json]` and `pyhost --check LIB`, built only on the public
+ * API (pyhost_discover, pyhost_inspect_library), so a host can do the same. */
+#include "doctor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+struct row {
+  char *num, *status, *version, *kind, *source, *path, *reason;
+};
+
+struct table {
+  struct row *rows;
+  size_t n, cap;
+  int json, first, oom;
+};
+
+static void version_text(unsigned long v, int ft, int dbg, char *out, size_t cap) {
+  if (!v) snprintf(out, cap, "?");
+  else if ((v >> 8 & 0xFF) || (v & 0xFF))
+    snprintf(out, cap, "%lu.%lu.%lu%s%s", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, ft ? "t" : "",
+             dbg ? "d" : "");
+  else snprintf(out, cap, "%lu.%lu%s%s", v >> 24, (v >> 16) & 0xFF, ft ? "t" : "", dbg ? "d" : "");
+}
+
+/* JSON string with the escapes RFC 8259 requires; bytes >= 0x80 pass (UTF-8 paths). */
+static void json_str(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') printf("\\%c", *p);
+    else if (*p < 0x20) printf("\\u%04x", *p);
+    else putchar(*p);
+  }
+  putchar('"');
+}
+
+static const char *path_of(const pyhost_candidate *c) {
+  return c->interpreter[0] ? c->interpreter : c->library;
+}
+
+static void on_candidate(void *ctx, const pyhost_candidate *c) {
+  struct table *t = ctx;
+  char ver[32];
+  version_text(c->hexversion, c->free_threaded, c->debug, ver, sizeof ver);
+  if (t->json) {
+    printf("%s\n  {\"index\": %d, \"taken\": %s, \"reason_code\": ", t->first ? "" : ",", c->index,
+           c->taken ? "true" : "false");
+    t->first = 0;
+    json_str(c->reason_code);
+    printf(", \"reason\": ");
+    json_str(c->reason);
+    printf(", \"version\": ");
+    json_str(c->hexversion ? ver : "");
+    printf(", \"hexversion\": %lu, \"free_threaded\": %s, \"debug\": %s, \"source\": ", c->hexversion,
+           c->free_threaded ? "true" : "false", c->debug ? "true" : "false");
+    json_str(c->source);
+    const char *keys[] = {"kind", "interpreter", "resolved", "venv", "library", "how"};
+    const char *vals[] = {c->kind, c->interpreter, c->resolved, c->venv, c->library, c->how};
+    for (int i = 0; i < 6; i++) {
+      printf(", \"%s\": ", keys[i]);
+      json_str(vals[i]);
+    }
+    printf("}");
+    return;
+  }
+  if (t->n == t->cap) {
+    size_t ncap = t->cap ? t->cap * 2 : 16;
+    struct row *grown = realloc(t->rows, ncap * sizeof *grown);
+    if (!grown) {
+      t->oom = 1;
+      return;
+    }
+    t->rows = grown;
+    t->cap = ncap;
+  }
+  char num[16], reason[2048], path[8400];
+  snprintf(num, sizeof num, "%d", c->index);
+  snprintf(reason, sizeof reason, "%s%s%s", c->reason_code,
+           strcmp(c->reason_code, c->reason) ? ": " : "", strcmp(c->reason_code, c->reason) ? c->reason : "");
+  if (c->interpreter[0] && c->library[0]) snprintf(path, sizeof path, "%s -> %s", c->interpreter, c->library);
+  else snprintf(path, sizeof path, "%s", path_of(c));
+  struct row r = {dup_str(num), dup_str(c->taken ? "taken" : "passed over"), dup_str(ver),
+                  dup_str(c->kind), dup_str(c->source), dup_str(path), dup_str(reason)};
+  t->rows[t->n++] = r;
+}
+
+static size_t width(const struct table *t, size_t off, const char *head) {
+  size_t w = strlen(head);
+  for (size_t i = 0; i < t->n; i++) {
+    const char *s = *(char *const *)((const char *)&t->rows[i] + off);
+    if (s && strlen(s) > w) w = strlen(s);
+  }
+  return w;
+}
+
+static void cell(int column, size_t w, const char *s) {
+  if (column < 6) printf("%-*s  ", (int)w, s);
+  else printf("%s\n", s);
+}
+
+static void print_table(const struct table *t) {
+  static const char *const heads[] = {"#", "STATUS", "VERSION", "KIND", "SOURCE", "PATH", "REASON"};
+  static const size_t offs[] = {offsetof(struct row, num), offsetof(struct row, status),
+                                offsetof(struct row, version), offsetof(struct row, kind),
+                                offsetof(struct row, source), offsetof(struct row, path),
+                                offsetof(struct row, reason)};
+  size_t w[7];
+  for (int c = 0; c < 7; c++) w[c] = width(t, offs[c], heads[c]);
+  for (int c = 0; c < 7; c++) cell(c, w[c], heads[c]);
+  for (size_t i = 0; i < t->n; i++)
+    for (int c = 0; c < 7; c++) {
+      const char *s = *(char *const *)((const char *)&t->rows[i] + offs[c]);
+      cell(c, w[c], s ? s : "");
+    }
+}
+
+int pyhost_cli_list(const pyhost_config *cfg, int json) {
+  struct table t = {NULL, 0, 0, json, 1, 0};
+  if (json) printf("{\"candidates\": [");
+  int rc = pyhost_discover(cfg, on_candidate, &t);
+  if (json) {
+    printf("%s], \"status\": ", t.first ? "" : "\n");
+    json_str(pyhost_status_name(rc));
+    printf("}\n");
+  } else {
+    print_table(&t);
+    if (rc == PYHOST_NOTFOUND) printf("no candidate is acceptable\n");
+  }
+  for (size_t i = 0; i < t.n; i++) {
+    struct row *r = &t.rows[i];
+    free(r->num), free(r->status), free(r->version), free(r->kind), free(r->source), free(r->path),
+        free(r->reason);
+  }
+  free(t.rows);
+  if (t.oom || rc == PYHOST_NOMEM) {
+    fprintf(stderr, "pyhost: out of memory\n");
+    return 1;
+  }
+  return rc == PYHOST_OK ? 0 : 1;
+}
+
+int pyhost_cli_check(const char *lib) {
+  pyhost_library_info *in = NULL;
+  int rc = pyhost_inspect_library(lib, &in);
+  if (rc != PYHOST_OK) {
+    fprintf(stderr, "pyhost: %s\n", pyhost_errstr(rc));
+    return 1;
+  }
+  char ver[32];
+  version_text(in->hexversion, 0, 0, ver, sizeof ver);
+  printf("library        %s\n", lib);
+  printf("real path      %s\n", in->real_path[0] ? in->real_path : "-");
+  printf("version        %s%s%s\n", in->hexversion ? ver : "unknown", in->version_text[0] ? "  " : "",
+         in->version_text);
+  printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
+         in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
+  printf("architecture   %s%s\n", in->architecture[0] ? in->architecture : "not ELF",
+         in->architecture_ok ? "" : "  (not this process's)");
+  printf("required       %zu symbols, %zu missing\n", in->required, in->required_missing);
+  printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
+         in->optional_missing, in->optional_later);
+  if (in->missing[0]) printf("missing        %s\n", in->missing);
+  printf("stdlib         %s\n", in->home[0] ? in->home : (in->home_probe[0] ? "none found" : "-"));
+  if (!in->home[0] && in->home_probe[0]) printf("               looked for %s\n", in->home_probe);
+  int ok = in->status == PYHOST_OK;
+  printf("verdict        %s%s%s\n", ok ? "usable" : pyhost_status_name(in->status), ok ? "" : ": ",
+         in->message);
+  pyhost_library_info_free(in);
+  fflush(stdout);
+  if (!ok) return 1;
+  /* and now for real: does it start? */
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost *h = NULL;
+  pyhost_config_set_library(cfg, lib);
+  rc = pyhost_init(cfg, &h);
+  pyhost_config_free(cfg);
+  if (rc == PYHOST_OK) {
+    pyhost_value *v = NULL;
+    rc = pyhost_eval(h, "__import__('sys').prefix", &v);
+    const char *prefix = NULL;
+    if (rc == PYHOST_OK) pyhost_value_to_str(h, v, &prefix, NULL);
+    printf("initializes    yes (sys.prefix %s)\n", prefix ? prefix : "?");
+    pyhost_value_free(v);
+  } else {
+    printf("initializes    no: %s\n", pyhost_errmsg(h));
+  }
+  pyhost_free(h);
+  return rc == PYHOST_OK ? 0 : 1;
+}

@@ -1,0 +1,316 @@
+/* discover_posix.c: discover_sys.h on Linux, the BSDs and macOS. */
+#define _GNU_SOURCE
+#include "discover_sys.h"
+#include "alloc.h"
+#include "strbuf.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char pyhost__sys_list_sep = ':';
+const char *const pyhost__sys_exe_suffix = "";
+
+int pyhost__sys_is_absolute(const char *path) {
+  return path[0] == '/';
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pyhost__sys_list_dir(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (n == cap) {
+      size_t ncap = cap ? cap * 2 : 32;
+      char **grown = pyhost__realloc(names, ncap * sizeof *grown);
+      if (!grown) break;
+      names = grown;
+      cap = ncap;
+    }
+    if (!(names[n] = pyhost__strdup(e->d_name))) break;
+    n++;
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, cmp_names);
+  for (size_t i = 0; i < n; i++) {
+    fn(ctx, names[i]);
+    pyhost__free(names[i]);
+  }
+  pyhost__free(names);
+  return 0;
+}
+
+int pyhost__sys_is_executable(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* libpython3.11.so.1.0, libpython3.11.so, libpython3.6m.so.1.0, libpython3.13t.so,
+ * libpython3.12.dylib */
+int pyhost__sys_lib_name(const char *name, unsigned *major, unsigned *minor, char *flags,
+                         size_t flags_cap) {
+  if (strncmp(name, "libpython", 9) != 0) return 0;
+  const char *p = name + 9;
+  if (*p < '0' || *p > '9') return 0;
+  *major = (unsigned)strtoul(p, (char **)&p, 10);
+  if (*p++ != '.' || *p < '0' || *p > '9') return 0;
+  *minor = (unsigned)strtoul(p, (char **)&p, 10);
+  size_t nf = 0;
+  while (*p >= 'a' && *p <= 'z' && nf + 1 < flags_cap) flags[nf++] = *p++;
+  flags[nf] = '\0';
+  return !strcmp(p, ".so") || !strcmp(p, ".so.1.0") || !strcmp(p, ".so.1") ||
+         !strcmp(p, ".dylib");
+}
+
+void pyhost__sys_lib_names_for(unsigned major, unsigned minor, char *out, size_t cap) {
+  /* 3.6 and 3.7 carry the pymalloc ABI flag 'm' in the name; later versions do not */
+  const char *m = (major == 3 && minor < 8) ? "m" : "";
+  struct pyhost__strbuf sb;
+  pyhost__strbuf_init(&sb, out, cap);
+  static const char *const forms[] = {"libpython%u.%u%s.so.1.0", "libpython%u.%u%s.so",
+                                      "libpython%u.%u%s.dylib"};
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    pyhost__strbuf_printf(&sb, forms[i], major, minor, m);
+    pyhost__strbuf_printf(&sb, "%c", '\0');
+  }
+  if (sb.len + 1 < cap) out[sb.len + 1] = '\0';
+  else if (cap >= 2) out[cap - 2] = out[cap - 1] = '\0';
+}
+
+/* The directory of the C library, such as /lib/x86_64-linux-gnu, names the multiarch
+ * triple without a compile-time table. */
+static int multiarch(char *out, size_t cap) {
+  Dl_info info;
+  if (!dladdr((void *)&fopen, &info) || !info.dli_fname) return -1;
+  const char *f = info.dli_fname, *slash = strrchr(f, '/');
+  if (!slash) return -1;
+  const char *prev = slash;
+  while (prev > f && prev[-1] != '/') prev--;
+  size_t n = (size_t)(slash - prev);
+  if (!memchr(prev, '-', n) || n + 1 > cap) return -1; /* plain /lib64: no triple */
+  memcpy(out, prev, n);
+  out[n] = '\0';
+  return 0;
+}
+
+void pyhost__sys_prefix_lib_dirs(const char *prefix, void (*fn)(void *ctx, const char *dir),
+                                 void *ctx) {
+  char dir[4096], triple[128];
+  if (multiarch(triple, sizeof triple) == 0) {
+    pyhost__fmt(dir, sizeof dir, "%s/lib/%s", prefix, triple);
+    fn(ctx, dir);
+  }
+  pyhost__fmt(dir, sizeof dir, "%s/lib", prefix);
+  fn(ctx, dir);
+  pyhost__fmt(dir, sizeof dir, "%s/lib64", prefix);
+  fn(ctx, dir);
+}
+
+void pyhost__sys_std_places(const char *pyenv_root,
+                            void (*fn)(void *ctx, const char *dir, const char *kind), void *ctx) {
+  char dir[4096], triple[128];
+  int have_triple = multiarch(triple, sizeof triple) == 0;
+  /* LD_LIBRARY_PATH is part of the loader's default search: absolute entries only */
+  const char *ld = getenv("LD_LIBRARY_PATH");
+  while (ld && *ld) {
+    const char *end = strchr(ld, ':');
+    size_t n = end ? (size_t)(end - ld) : strlen(ld);
+    if (n && ld[0] == '/' && n < sizeof dir) {
+      memcpy(dir, ld, n);
+      dir[n] = '\0';
+      fn(ctx, dir, "dir");
+    }
+    ld = end ? end + 1 : NULL;
+  }
+  static const char *const roots[] = {"/usr/local/lib", "/usr/lib", "/lib"};
+  for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+    if (have_triple) {
+      pyhost__fmt(dir, sizeof dir, "%s/%s", roots[i], triple);
+      fn(ctx, dir, "dir");
+    }
+    fn(ctx, roots[i], "dir");
+  }
+  fn(ctx, "/usr/lib64", "dir");
+  fn(ctx, "/usr/local/lib64", "dir");
+  if (pyenv_root && pyenv_root[0]) {
+    pyhost__fmt(dir, sizeof dir, "%s/versions", pyenv_root);
+    fn(ctx, dir, "prefixes");
+  }
+  /* macOS: python.org installers, Homebrew (Apple silicon and Intel), Xcode tools */
+  fn(ctx, "/Library/Frameworks/Python.framework/Versions", "framework");
+  char home[4096];
+  if (pyhost__sys_home(home, sizeof home) == 0) {
+    pyhost__fmt(dir, sizeof dir, "%s/Library/Frameworks/Python.framework/Versions", home);
+    fn(ctx, dir, "framework");
+  }
+  fn(ctx, "/opt/homebrew/Frameworks/Python.framework/Versions", "framework");
+  fn(ctx, "/usr/local/Frameworks/Python.framework/Versions", "framework");
+  fn(ctx, "/opt/homebrew/lib", "dir");
+  fn(ctx, "/Library/Developer/CommandLineTools/Library/Frameworks/Python3.framework/Versions",
+     "framework");
+}
+
+unsigned pyhost__sys_machine(char *name, size_t cap) {
+  /* The ELF header of the file that holds this code: its e_machine is ours. */
+  Dl_info info;
+  unsigned char hdr[20];
+  unsigned m = 0;
+  if (dladdr((void *)&pyhost__sys_machine, &info) && info.dli_fname) {
+    const char *self = info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe";
+    FILE *f = fopen(self, "rb");
+    if (f) {
+      if (fread(hdr, 1, sizeof hdr, f) == sizeof hdr && !memcmp(hdr, "\177ELF", 4))
+        m = hdr[5] == 2 ? (unsigned)hdr[18] << 8 | hdr[19] : (unsigned)hdr[19] << 8 | hdr[18];
+      fclose(f);
+    }
+  }
+  const char *n = m == 62 ? "x86_64" : m == 3 ? "i386" : m == 183 ? "aarch64" : m == 40 ? "arm"
+                : m == 243 ? "riscv" : m == 21 ? "ppc64" : m == 22 ? "s390x" : "unknown";
+  pyhost__fmt(name, cap, "%s", n);
+  return m;
+}
+
+int pyhost__sys_home(char *out, size_t cap) {
+  const char *h = getenv("HOME");
+  if (!h || h[0] != '/') return -1;
+  pyhost__fmt(out, cap, "%s", h);
+  return 0;
+}
+
+int pyhost__sys_cwd(char *out, size_t cap) {
+  return getcwd(out, cap) ? 0 : -1;
+}
+
+int pyhost__sys_run(const char *const *argv, int timeout_ms, char *out, size_t cap, char *err,
+                    size_t errlen) {
+  int fds[2];
+  if (cap) out[0] = '\0';
+  if (pipe(fds) != 0) {
+    pyhost__fmt(err, errlen, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    pyhost__fmt(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
+    return -1;
+  }
+  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  size_t len = 0;
+  int status = 0, exited = 0, waited = 0;
+  for (;;) {
+    char buf[512];
+    ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got > 0) {
+      size_t take = (size_t)got < cap - 1 - len ? (size_t)got : cap - 1 - len;
+      memcpy(out + len, buf, take);
+      len += take;
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got == 0 && exited) break; /* exited and the pipe is drained */
+    if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+      exited = 1;
+      continue;
+    }
+    if (waited >= timeout_ms) {
+      if (!exited) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+      }
+      close(fds[0]);
+      pyhost__fmt(err, errlen, "%s did not answer within %d ms", argv[0], timeout_ms);
+      return -1;
+    }
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    waited += 5;
+  }
+  close(fds[0]);
+  out[len] = '\0';
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  pyhost__fmt(err, errlen, "%s was killed by signal %d", argv[0], WTERMSIG(status));
+  return -1;
+}
+
+void pyhost__sys_registry(void (*fn)(void *ctx, const char *company, const char *tag,
+                                     const char *install_path, const char *executable),
+                          void *ctx) {
+  (void)fn;
+  (void)ctx;
+}
+
+struct pyhost__env_saved {
+  int applied;    /* the environment was changed */
+  size_t n;
+  char **entries; /* "NAME=value" copies */
+};
+
+int pyhost__sys_env_isolate(struct pyhost__env_saved **out, const char *userbase) {
+  struct pyhost__env_saved *s = pyhost__calloc(1, sizeof *s);
+  *out = s;
+  if (!s) return -1;
+  size_t count = 0;
+  for (char **e = environ; *e; e++)
+    if (!strncmp(*e, "PYTHON", 6)) count++;
+  if (count && !(s->entries = pyhost__calloc(count, sizeof *s->entries))) return -1;
+  for (char **e = environ; *e && s->n < count; e++)
+    if (!strncmp(*e, "PYTHON", 6) && !(s->entries[s->n++] = pyhost__strdup(*e))) return -1;
+  s->applied = 1;
+  for (size_t i = 0; i < s->n; i++) {
+    char name[256];
+    const char *eq = strchr(s->entries[i], '=');
+    size_t n = eq ? (size_t)(eq - s->entries[i]) : strlen(s->entries[i]);
+    if (n >= sizeof name) continue;
+    memcpy(name, s->entries[i], n);
+    name[n] = '\0';
+    unsetenv(name);
+  }
+  return setenv("PYTHONNOUSERSITE", "1", 1) == 0 && setenv("PYTHONUSERBASE", userbase, 1) == 0 ? 0 : -1;
+}
+
+void pyhost__sys_env_restore(struct pyhost__env_saved *s) {
+  if (!s) return;
+  if (s->applied) {
+    unsetenv("PYTHONNOUSERSITE");
+    unsetenv("PYTHONUSERBASE");
+  }
+  for (size_t i = 0; i < s->n; i++) {
+    char *eq = s->entries[i] ? strchr(s->entries[i], '=') : NULL;
+    if (eq && s->applied) {
+      *eq = '\0';
+      setenv(s->entries[i], eq + 1, 1);
+    }
+    pyhost__free(s->entries[i]);
+  }
+  pyhost__free(s->entries);
+  pyhost__free(s);
+}
