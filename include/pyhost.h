@@ -74,6 +74,7 @@ extern "C" {
   X(INTERRUPTED, 18, "the call was stopped by pyhost_interrupt")                  \
   X(NOHOOK, 19, "the plugin has no such hook")
 
+/* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
 #define PYHOST_STATUS_ENUM_(name, code, text) PYHOST_##name = code,
   PYHOST_STATUS_MAP(PYHOST_STATUS_ENUM_)
@@ -253,7 +254,7 @@ typedef struct pyhost_library_info {
   const char *real_path;    /* symlinks resolved; "" when missing */
   unsigned long hexversion; /* 0 when unknown */
   const char *version_text; /* Py_GetVersion(), "" when unknown */
-  int free_threaded, debug, trace_refs;
+  int free_threaded, debug, trace_refs; /* build flags: 1 when set, 0 when not or unknown */
   const char *architecture; /* "x86_64 (ELF64)", "" when not ELF */
   int architecture_ok;      /* 1 when it matches this process */
   size_t required, required_missing;  /* REQ table rows, and how many are absent */
@@ -343,6 +344,7 @@ PYHOST_API const char *pyhost_python_home(const pyhost *h);
  * releases (taking the GIL itself).  Not thread-safe: one thread at a time per value. */
 typedef struct pyhost_value pyhost_value;
 
+/* What a value holds (pyhost_value_kind). */
 typedef enum pyhost_kind {
   PYHOST_KIND_NONE,
   PYHOST_KIND_BOOL,
@@ -828,14 +830,16 @@ typedef void (*pyhost_destructor)(void *payload, void *userdata);
 typedef void (*pyhost_visit)(const pyhost_value *v, void *arg);
 typedef void (*pyhost_traverse)(void *payload, void *userdata, pyhost_visit visit, void *arg);
 
+/* One method of a host type: obj.name(...) calls fn with the instance's payload. */
 typedef struct pyhost_method_def {
-  const char *name;
-  pyhost_method fn;
+  const char *name;         /* the method's name */
+  pyhost_method fn;         /* never NULL */
   const char *doc;          /* may be NULL */
 } pyhost_method_def;
 
+/* One property of a host type: reading obj.name calls get, writing it calls set. */
 typedef struct pyhost_property_def {
-  const char *name;
+  const char *name;         /* the attribute's name */
   pyhost_getter get;        /* NULL: write-only (reading raises AttributeError) */
   pyhost_setter set;        /* NULL: read-only */
   const char *doc;          /* may be NULL */
@@ -859,9 +863,9 @@ typedef struct pyhost_type_spec {
   const char *name;                      /* "Buffer": the class is <module>.Buffer */
   const char *doc;                       /* may be NULL */
   const pyhost_method_def *methods;      /* n_methods entries, may be NULL */
-  size_t n_methods;
+  size_t n_methods;                      /* entries in methods */
   const pyhost_property_def *properties; /* n_properties entries, may be NULL */
-  size_t n_properties;
+  size_t n_properties;                   /* entries in properties */
   pyhost_constructor constructor;        /* NULL: not instantiable from Python */
   pyhost_destructor destructor;          /* NULL: the payload is the host's business */
   pyhost_traverse traverse;              /* NULL: payloads hold no object values */
