@@ -75,6 +75,7 @@ extern "C" {
   X(NOHOOK, 19, "the plugin has no such hook")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
+/* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
 #define PYHOST_STATUS_ENUM_(name, code, text) PYHOST_##name = code,
   PYHOST_STATUS_MAP(PYHOST_STATUS_ENUM_)
@@ -344,6 +345,7 @@ PYHOST_API const char *pyhost_python_home(const pyhost *h);
  * releases (taking the GIL itself).  Not thread-safe: one thread at a time per value. */
 typedef struct pyhost_value pyhost_value;
 
+/* What a value holds (pyhost_value_kind). */
 /* What a value holds (pyhost_value_kind). */
 typedef enum pyhost_kind {
   PYHOST_KIND_NONE,

@@ -4,6 +4,7 @@
 #ifndef PYHOST_VERSION_H
 #define PYHOST_VERSION_H
 
+/* This header's version: semantic versioning (docs/versions-and-abi.md). */
 #define PYHOST_VERSION_MAJOR 0
 #define PYHOST_VERSION_MINOR 1
 #define PYHOST_VERSION_PATCH 0
