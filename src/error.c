@@ -87,6 +87,7 @@ int pyhost__take_exception(pyhost *h, const char *context) {
                                       context ? context : "Python");
   PY.PyErr_NormalizeException(&type, &value, &tb);
   if (tb && value) PY.PyException_SetTraceback(value, tb);
+  pyhost__callback_keep(type, value, tb);
 
   char head[4096];
   struct pyhost__strbuf sb;

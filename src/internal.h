@@ -121,6 +121,10 @@ int pyhost__take_exception(pyhost *h, const char *context);
 /* The type's display name ("ValueError", "datetime.date") into out. */
 void pyhost__type_name(PyObject *type, char *out, size_t cap);
 
+/* Inside a host callback on this thread (callback.c), keeps a new reference to the
+ * exception being taken so the callback's Python caller can get it back; else no-op. */
+void pyhost__callback_keep(PyObject *type, PyObject *value, PyObject *tb);
+
 /* ---- conversions (convert.c) ---- */
 /* new reference, or NULL with a Python exception set */
 PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);

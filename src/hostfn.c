@@ -1,0 +1,346 @@
+/* hostfn.c: host modules and host functions (see pyhost.h, "host functions").
+ *
+ * A host function is a builtin function object whose self is a capsule holding its
+ * C record.  The record outlives both sides: the capsule (Python's references) and
+ * the module's list (the host's) each count as one reference, so a function Python
+ * keeps after the host unregistered it still finds its record, sees fn == NULL and
+ * raises instead of calling into freed host state.
+ *
+ * Calling convention: METH_FASTCALL | METH_KEYWORDS (no argument tuple) from 3.10, where
+ * it is stable ABI; METH_VARARGS | METH_KEYWORDS before.  The floor's headers do not
+ * define METH_FASTCALL, hence the local constant (its value never changed).
+ */
+#include "bridge.h"
+
+#include <string.h>
+
+#define HOSTFN_METH_FASTCALL 0x0080
+#define CAPSULE_NAME "pyhost.function"
+
+struct hostfn {
+  PyMethodDef def;         /* points at name and doc below; lives as long as the record */
+  pyhost *h;
+  pyhost_function fn;      /* NULL once unregistered */
+  void *userdata;
+  char *name, *qualname, *doc;
+  PyObject *func;          /* the module list's reference to the function object */
+  int crefs;               /* capsule + module list; freed at 0 (GIL held) */
+  struct hostfn *next;
+};
+
+struct pyhost_module {
+  pyhost *h;
+  char *name;
+  PyObject *mod;           /* strong */
+  struct hostfn *fns;
+};
+
+static void record_free(struct hostfn *f) {
+  pyhost__free(f->name);
+  pyhost__free(f->qualname);
+  pyhost__free(f->doc);
+  pyhost__free(f);
+}
+
+static void record_unref(struct hostfn *f) {
+  if (--f->crefs == 0) record_free(f);
+}
+
+static void capsule_gone(PyObject *cap) {
+  struct hostfn *f = PY.PyCapsule_GetPointer(cap, CAPSULE_NAME);
+  if (f) record_unref(f);
+  else PY.PyErr_Clear();
+}
+
+/* ---- calls from Python ---- */
+
+static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
+  PyObject *r = NULL;
+  if (!f->fn) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
+  } else if (!pyhost__handle_running(f->h)) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError,
+                    "%s called while Python is being finalized; the host no longer takes calls",
+                    f->qualname);
+  } else {
+    struct pyhost__frame frame;
+    pyhost_value *result = NULL;
+    pyhost__frame_push(&frame);
+    int rc = f->fn(f->h, f->userdata, (const pyhost_value *const *)a->argv, a->nargs,
+                   a->kwargs, &result);
+    pyhost__frame_pop(&frame);
+    if (pyhost__frame_finish(f->h, &frame, rc, f->qualname) < 0) pyhost_value_free(result);
+    else r = pyhost__result_to_python(f->h, result);
+  }
+  pyhost__args_clear(a);
+  return r;
+}
+
+static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  struct hostfn *f = PY.PyCapsule_GetPointer(self, CAPSULE_NAME);
+  struct pyhost__args a;
+  if (!f || pyhost__args_from_vector(&a, args, (size_t)nargs, kwnames) < 0) return NULL;
+  return run(f, &a);
+}
+
+static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs) {
+  struct hostfn *f = PY.PyCapsule_GetPointer(self, CAPSULE_NAME);
+  struct pyhost__args a;
+  if (!f || pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return NULL;
+  return run(f, &a);
+}
+
+/* ---- the module handle ---- */
+
+static int check_module(pyhost *h, pyhost_module *m, const char *fn) {
+  if (!m) return pyhost__set_error(h, PYHOST_MISUSE, "%s: module is NULL", fn);
+  if (m->h != h) return pyhost__set_error(h, PYHOST_MISUSE, "%s: the module belongs to another pyhost", fn);
+  return PYHOST_OK;
+}
+
+static int check_name(pyhost *h, const char *name, const char *fn) {
+  if (!name || !name[0]) return pyhost__set_error(h, PYHOST_MISUSE, "%s: empty or NULL name", fn);
+  return PYHOST_OK;
+}
+
+int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_module **out) {
+  PyGILState_STATE gil;
+  if (out) *out = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if ((rc = check_name(h, name, "pyhost_module_new"))) goto done;
+  if (!out) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_new: out is NULL");
+    goto done;
+  }
+  PyObject *modules = PY.PyImport_GetModuleDict(); /* borrowed */
+  if (PY.PyDict_GetItemString(modules, name)) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE,
+                           "pyhost_module_new: a module named %s is already in sys.modules", name);
+    goto done;
+  }
+  PyObject *parent = NULL;
+  const char *dot = strrchr(name, '.');
+  if (dot) {
+    char pname[512];
+    pyhost__fmt(pname, sizeof pname, "%.*s", (int)(dot - name), name);
+    if (!(parent = PY.PyDict_GetItemString(modules, pname))) {
+      rc = pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_module_new: %s needs its parent module %s to exist first",
+                             name, pname);
+      goto done;
+    }
+  }
+  pyhost_module *m = pyhost__calloc(1, sizeof *m);
+  if (!m || !(m->name = pyhost__strdup(name))) {
+    pyhost__free(m);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating module %s", name);
+    goto done;
+  }
+  m->h = h;
+  PyObject *d = doc ? PY.PyUnicode_FromString(doc) : NULL;
+  if (!(m->mod = PY.PyModule_New(name)) || (doc && !d) ||
+      (d && PY.PyObject_SetAttrString(m->mod, "__doc__", d) < 0) ||
+      PY.PyDict_SetItemString(modules, name, m->mod) < 0 ||
+      (parent && PY.PyObject_SetAttrString(parent, dot + 1, m->mod) < 0)) {
+    rc = pyhost__take_exception(h, "creating the module failed");
+    if (m->mod) PY.PyDict_DelItemString(modules, name);
+    PY.PyErr_Clear();
+    PY.Py_DecRef(m->mod);
+    pyhost__free(m->name);
+    pyhost__free(m);
+  } else {
+    *out = m;
+  }
+  PY.Py_DecRef(d);
+done:
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+/* Unregisters f (on m's list at *link).  GIL held. */
+static void unregister(struct hostfn **link) {
+  struct hostfn *f = *link;
+  *link = f->next;
+  f->fn = NULL;
+  f->userdata = NULL;
+  PY.Py_DecRef(f->func);
+  f->func = NULL;
+  record_unref(f);
+}
+
+static struct hostfn **find(pyhost_module *m, const char *name) {
+  for (struct hostfn **l = &m->fns; *l; l = &(*l)->next)
+    if (strcmp((*l)->name, name) == 0) return l;
+  return NULL;
+}
+
+/* Removes module attribute name when it is still f's function object. */
+static void drop_attr(pyhost_module *m, struct hostfn *f) {
+  PyObject *cur = PY.PyObject_GetAttrString(m->mod, f->name);
+  if (cur == f->func) PY.PyObject_SetAttrString(m->mod, f->name, NULL);
+  PY.Py_DecRef(cur);
+  PY.PyErr_Clear();
+}
+
+int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
+                               pyhost_function fn, void *userdata, const char *doc) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if ((rc = check_module(h, m, "pyhost_module_add_function")) ||
+      (rc = check_name(h, name, "pyhost_module_add_function")))
+    goto done;
+  if (!fn) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_add_function: fn is NULL for %s", name);
+    goto done;
+  }
+  struct hostfn *f = pyhost__calloc(1, sizeof *f);
+  size_t qlen = strlen(m->name) + strlen(name) + 2;
+  if (!f || !(f->name = pyhost__strdup(name)) || (doc && !(f->doc = pyhost__strdup(doc))) ||
+      !(f->qualname = pyhost__malloc(qlen))) {
+    if (f) record_free(f);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory adding %s.%s", m->name, name);
+    goto done;
+  }
+  pyhost__fmt(f->qualname, qlen, "%s.%s", m->name, name);
+  f->h = h;
+  f->fn = fn;
+  f->userdata = userdata;
+  f->def.ml_name = f->name;
+  f->def.ml_doc = f->doc;
+  if (pyhost__runtime_at_least(3, 10)) {
+    f->def.ml_flags = HOSTFN_METH_FASTCALL | METH_KEYWORDS;
+    f->def.ml_meth = (PyCFunction)(void (*)(void))entry_fast;
+  } else {
+    f->def.ml_flags = METH_VARARGS | METH_KEYWORDS;
+    f->def.ml_meth = (PyCFunction)(void (*)(void))entry_varargs;
+  }
+  f->crefs = 1; /* the capsule's */
+  PyObject *cap = PY.PyCapsule_New(f, CAPSULE_NAME, capsule_gone);
+  if (!cap) {
+    record_free(f);
+    rc = pyhost__take_exception(h, "creating the function failed");
+    goto done;
+  }
+  PyObject *modname = PY.PyUnicode_FromString(m->name);
+  f->func = modname ? PY.PyCFunction_NewEx(&f->def, cap, modname) : NULL;
+  PY.Py_DecRef(modname);
+  PY.Py_DecRef(cap); /* the function holds it now (or it is freed with f) */
+  if (!f->func) {
+    rc = pyhost__take_exception(h, "creating the function failed");
+    goto done;
+  }
+  f->crefs++; /* the module list's */
+  struct hostfn **old = find(m, name);
+  if (old) unregister(old);
+  f->next = m->fns;
+  m->fns = f;
+  if (PY.PyObject_SetAttrString(m->mod, name, f->func) < 0) {
+    rc = pyhost__take_exception(h, "adding the function to the module failed");
+    unregister(&m->fns);
+  }
+done:
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_remove")) &&
+      !(rc = check_name(h, name, "pyhost_module_remove"))) {
+    struct hostfn **l = find(m, name);
+    if (!l) {
+      rc = pyhost__set_error(h, PYHOST_NOTFOUND, "%s has no host function %s", m->name, name);
+    } else {
+      drop_attr(m, *l);
+      unregister(l);
+    }
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name, const pyhost_value *val) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_add_value")) &&
+      !(rc = check_name(h, name, "pyhost_module_add_value"))) {
+    PyObject *x = pyhost__to_python(h, val);
+    if (!x || PY.PyObject_SetAttrString(m->mod, name, x) < 0) rc = pyhost__take_exception(h, NULL);
+    PY.Py_DecRef(x);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_add_exception(pyhost *h, pyhost_module *m, const char *name, pyhost_exc base,
+                                pyhost_value **cls) {
+  PyGILState_STATE gil;
+  if (cls) *cls = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_add_exception")) &&
+      !(rc = check_name(h, name, "pyhost_module_add_exception"))) {
+    PyObject *b = pyhost__exc_type(base);
+    char full[512];
+    pyhost__fmt(full, sizeof full, "%s.%s", m->name, name);
+    PyObject *t = b ? PY.PyErr_NewException(full, b, NULL) : NULL;
+    if (!b) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_add_exception: unknown base %d", (int)base);
+    else if (!t || PY.PyObject_SetAttrString(m->mod, name, t) < 0) rc = pyhost__take_exception(h, NULL);
+    else if (cls && !(*cls = pyhost__from_python(h, t))) rc = pyhost__take_exception(h, NULL);
+    PY.Py_DecRef(t);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_value(pyhost *h, pyhost_module *m, pyhost_value **module) {
+  PyGILState_STATE gil;
+  if (module) *module = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_value"))) {
+    if (!module) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_value: module is NULL");
+    else if (!(*module = pyhost__from_python(h, m->mod))) rc = pyhost__take_exception(h, NULL);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+PyObject *pyhost__module_object(pyhost_module *m) { return m->mod; }
+const char *pyhost__module_name(pyhost_module *m) { return m->name; }
+
+void pyhost_module_free(pyhost *h, pyhost_module *m) {
+  if (!m) return;
+  PyGILState_STATE gil;
+  if (m->h != h) {
+    pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_free: the module belongs to another pyhost");
+    return;
+  }
+  if (pyhost__enter(h, &gil) == PYHOST_OK) {
+    while (m->fns) {
+      drop_attr(m, m->fns);
+      unregister(&m->fns);
+    }
+    PyObject *modules = PY.PyImport_GetModuleDict();
+    if (PY.PyDict_GetItemString(modules, m->name) == m->mod)
+      PY.PyDict_DelItemString(modules, m->name);
+    PY.PyErr_Clear();
+    PY.Py_DecRef(m->mod);
+    pyhost__leave(h, gil);
+  } else if (!pyhost__python_running()) {
+    /* Python is gone: no capsule destructor runs any more, so the records are ours. */
+    while (m->fns) {
+      struct hostfn *f = m->fns;
+      m->fns = f->next;
+      record_free(f);
+    }
+  }
+  pyhost__free(m->name);
+  pyhost__free(m);
+}
