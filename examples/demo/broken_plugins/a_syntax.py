@@ -1,0 +1,5 @@
+"""Does not load: a syntax error on line 4."""
+
+
+def on_line(line)
+    pass

@@ -1,0 +1,2 @@
+def phrase(kind, n):
+    return "%s #%d" % (kind, n)

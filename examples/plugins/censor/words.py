@@ -1,0 +1,2 @@
+"""The words the censor plugin hides."""
+BANNED = frozenset(["darn", "heck", "blasted"])
