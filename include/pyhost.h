@@ -42,6 +42,17 @@
 #  define PYHOST_API
 #endif
 
+/* PYHOST_PRINTF_FORMAT(f, a) lets gcc and clang check the printf-style arguments of
+ * pyhost's formatting functions.  They take C99 formats (%zu, %lld) on every OS: on
+ * mingw-w64, whose gcc checks "printf" as Microsoft's dialect, the GNU one is named. */
+#if defined(__MINGW32__)
+#  define PYHOST_PRINTF_FORMAT(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
+#  define PYHOST_PRINTF_FORMAT(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define PYHOST_PRINTF_FORMAT(f, a)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -74,7 +85,6 @@ extern "C" {
   X(INTERRUPTED, 18, "the call was stopped by pyhost_interrupt")                  \
   X(NOHOOK, 19, "the plugin has no such hook")
 
-/* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
 #define PYHOST_STATUS_ENUM_(name, code, text) PYHOST_##name = code,
@@ -206,7 +216,8 @@ PYHOST_API int pyhost_config_set_no_subprocess(pyhost_config *cfg, int on);
 /* 1: start Python isolated from the user's environment as far as the stable ABI
  * allows: every PYTHON* variable (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE,
  * ...) is hidden from Python's initialization and from its os.environ, and the user
- * site directory is off (sys.flags.no_user_site is 1, site.ENABLE_USER_SITE False).
+ * site directory is off (site.ENABLE_USER_SITE False, no user site on sys.path; sys.flags.no_user_site is 1
+ * from 3.7).
  * The host's own environment is restored right after init; because the environment is
  * process-wide, no other thread may read or change it during pyhost_init.  pyhost's
  * own PYHOST_* variables keep working.  What it covers per Python version:
@@ -345,7 +356,6 @@ PYHOST_API const char *pyhost_python_home(const pyhost *h);
  * releases (taking the GIL itself).  Not thread-safe: one thread at a time per value. */
 typedef struct pyhost_value pyhost_value;
 
-/* What a value holds (pyhost_value_kind). */
 /* What a value holds (pyhost_value_kind). */
 typedef enum pyhost_kind {
   PYHOST_KIND_NONE,
@@ -729,20 +739,14 @@ typedef enum pyhost_exc {
  * inside a callback on this thread (nothing is raised then) or for an unknown type.
  * Since 0.1. */
 PYHOST_API int pyhost_raise(pyhost *h, pyhost_exc type, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    PYHOST_PRINTF_FORMAT(3, 4);
 
 /* As pyhost_raise with the exception class named by a dotted name, resolved as
  * pyhost_resolve does ("KeyError", "json.JSONDecodeError", "myapp.Error").  A name that
  * does not resolve to a BaseException subclass raises RuntimeError saying so, and
  * returns PYHOST_PYEXC as well.  Since 0.1. */
 PYHOST_API int pyhost_raise_named(pyhost *h, const char *type_name, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    PYHOST_PRINTF_FORMAT(3, 4);
 
 /* Creates module `name` (a plain identifier, or dotted "myapp.sub" when "myapp" is a
  * host module already; it then becomes an attribute of its parent) with docstring doc

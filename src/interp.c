@@ -53,13 +53,14 @@ static int fail(struct pyhost__interp *o, const char *code, const char *fmt, con
   return -1;
 }
 
-/* "python3.11" -> 3, 11; "python3" -> 3, 0; "python" -> 0, 0 */
+/* "python3.11" -> 3, 11; "python3" and "python" say nothing: 0, 0 */
 static void version_of_name(const char *name, unsigned *major, unsigned *minor) {
   if (strncmp(name, "python", 6) != 0 || name[6] < '0' || name[6] > '9') return;
   char *end;
-  *major = (unsigned)strtoul(name + 6, &end, 10);
-  if (*end == '.' && end[1] >= '0' && end[1] <= '9') *minor = (unsigned)strtoul(end + 1, NULL, 10);
-  else *minor = 0;
+  unsigned ma = (unsigned)strtoul(name + 6, &end, 10);
+  if (*end != '.' || end[1] < '0' || end[1] > '9') return;
+  *major = ma;
+  *minor = (unsigned)strtoul(end + 1, NULL, 10);
 }
 
 /* ---- lib directories ---- */
@@ -98,6 +99,47 @@ int pyhost__prefix_library(const char *prefix, unsigned major, unsigned minor, c
   }
   pyhost__sys_prefix_lib_dirs(prefix, try_lib_dir, &s);
   return s.found ? 0 : -1;
+}
+
+struct anysearch {
+  unsigned major, minor, versions;
+  char *out;
+  size_t cap;
+  const char *dir;
+};
+
+static void any_entry(void *ctx, const char *name) {
+  struct anysearch *s = ctx;
+  unsigned ma, mi;
+  char flags[8];
+  if (!pyhost__sys_lib_name(name, &ma, &mi, flags, sizeof flags) || ma != 3 || flags[0] == 't' ||
+      (flags[0] == 'd' && !flags[1]))
+    return;
+  if (s->versions && mi == s->minor) return;
+  s->versions++;
+  s->minor = mi;
+  s->major = ma;
+  pyhost__fmt(s->out, s->cap, "%s%c%s", s->dir, pyhost__fs_sep, name);
+}
+
+static void any_dir(void *ctx, const char *dir) {
+  struct anysearch *s = ctx;
+  s->dir = dir;
+  pyhost__sys_list_dir(dir, any_entry, s);
+}
+
+/* An interpreter named only python3: its installation's lib directories decide, when
+ * they hold the library of exactly one Python 3 version. */
+static int prefix_only_library(const char *prefix, struct pyhost__interp *o) {
+  struct anysearch s = {0, 0, 0, o->library, sizeof o->library, NULL};
+  pyhost__sys_prefix_lib_dirs(prefix, any_dir, &s);
+  if (s.versions != 1) {
+    o->library[0] = '\0';
+    return -1;
+  }
+  o->major = s.major;
+  o->minor = s.minor;
+  return 0;
 }
 
 /* Looks for the DT_NEEDED name in each absolute DT_RUNPATH entry ($ORIGIN expanded). */
@@ -481,8 +523,9 @@ static int via_executable(const char *path, int allow_sub, struct pyhost__interp
       how(o, "DT_NEEDED %s in its installation", e.needed_python);
       return 0;
     }
-  } else if (o->major) {
-    if (pyhost__prefix_library(prefix, o->major, o->minor, o->library, sizeof o->library) == 0) {
+  } else if (o->major || (e.is_elf && prefix_only_library(prefix, o) == 0)) {
+    if (o->library[0] ||
+        pyhost__prefix_library(prefix, o->major, o->minor, o->library, sizeof o->library) == 0) {
       how(o, "%s", e.is_elf ? "statically linked interpreter; the shared library its installation "
                               "ships for the same version"
                             : "its installation's lib directory");
@@ -507,10 +550,8 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
   if (!pyhost__sys_is_absolute(path))
     return fail(o, "relative-path", "%s is a relative path; pyhost never runs or loads from "
                 "the current directory%s", path, NULL);
-  enum pyhost__fs_kind k = pyhost__fs_kind(path);
-  if (k == PYHOST__FS_MISSING) return fail(o, "missing", "%s does not exist%s", path, NULL);
-  if (k != PYHOST__FS_FILE) return fail(o, "missing", "%s is not a file%s", path, NULL);
-  if (!pyhost__fs_readable(path)) return fail(o, "unreadable", "%s is not readable%s", path, NULL);
+  /* a venv first: its bin/python may be a link to a base installation that is gone,
+   * and pyvenv.cfg then says which */
   char venv[PYHOST__IPATH];
   char *cfg = o->venv[0] ? NULL : find_pyvenv(path, venv, sizeof venv);
   if (cfg) {
@@ -519,6 +560,10 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
     pyhost__free(cfg);
     return rc;
   }
+  enum pyhost__fs_kind k = pyhost__fs_kind(path);
+  if (k == PYHOST__FS_MISSING) return fail(o, "missing", "%s does not exist%s", path, NULL);
+  if (k != PYHOST__FS_FILE) return fail(o, "missing", "%s is not a file%s", path, NULL);
+  if (!pyhost__fs_readable(path)) return fail(o, "unreadable", "%s is not readable%s", path, NULL);
   struct pyhost__elf e;
   if (pyhost__elf_read(path, &e) != 0) return fail(o, "unreadable", "%s cannot be read%s", path, NULL);
   if (e.is_script) {

@@ -2,8 +2,8 @@
  *
  * The limited API has neither PyConfig nor Py_IgnoreEnvironmentFlag, so isolation works
  * on what Python reads: during Py_InitializeEx the process environment holds no PYTHON*
- * variable but two of pyhost's own.  PYTHONNOUSERSITE=1 turns the user site off on 3.8+
- * (sys.flags.no_user_site); 3.6 and 3.7 read that variable only in python's main(), so
+ * variable but two of pyhost's own.  PYTHONNOUSERSITE=1 turns the user site off on 3.7+
+ * (sys.flags.no_user_site); 3.6 reads that variable only in python's main(), so
  * PYTHONUSERBASE is pointed below a regular file (a path that can never exist), and
  * site finds no user site directory on every version.  Right after init the two are
  * dropped from os.environ, site.ENABLE_USER_SITE is set False, and the host's

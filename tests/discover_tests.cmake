@@ -1,0 +1,41 @@
+# Discovery (issue 4): tests/test_discover.c builds PATH directories, pyenv roots,
+# venvs and wrapper scripts at test time; tests/test_isolated.c runs on the matrix.
+add_executable(static_python_fixture fixtures/static_python.c)
+set_target_properties(static_python_fixture PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${FIX}")
+pyhost_fake_python(fake_debug_name VERSION "3.12.0 (main) [GCC]" OUTPUT_DIR dbg OUTPUT_NAME libpython3.12d)
+
+set(_discover_pyenv "$ENV{PYENV_ROOT}")
+if(NOT _discover_pyenv)
+  set(_discover_pyenv "$ENV{HOME}/.pyenv")
+endif()
+pyhost_test_binary(test_discover test_discover.c)
+add_dependencies(test_discover ${PYHOST_FIXTURE_TARGETS} fake_debug_name static_python_fixture)
+pyhost_unit_tests(discover test_discover test_discover.c "${FIX}" "${_discover_pyenv}"
+                  "$<TARGET_FILE:static_python_fixture>")
+string(REPLACE ";" ":" _discover_libs "${PYHOST_TEST_LIBS}")
+set_tests_properties(discover.lists_every_python PROPERTIES ENVIRONMENT "PYHOST_TEST_LIBS=${_discover_libs}")
+
+pyhost_test_binary(test_isolated test_isolated.c)
+pyhost_python_tests(isolated test_isolated test_isolated.c)
+
+if(PYHOST_BUILD_CLI)
+  # the doctor, as a user runs it
+  pyhost_cli_test(list_table 0 ARGS --list STDOUT "^#  +STATUS +VERSION +KIND +SOURCE +PATH +REASON\n1  +taken ")
+  pyhost_cli_test(list_json 0 ARGS --list --json STDOUT "^{\"candidates\": \\[\n  {\"index\": 1, \"taken\": true.*\"status\": \"PYHOST_OK\"}")
+  pyhost_cli_test(check_missing 1 ARGS --check ${FIX}/nope.so STDOUT "verdict +PYHOST_NOTFOUND")
+  pyhost_cli_test(check_symbols 1 ARGS --check ${FIX}/libfake_missing.so STDOUT "required +[0-9]+ symbols, [1-9][0-9]* missing")
+  list(LENGTH PYHOST_TEST_LIBS _n)
+  if(_n GREATER 0)
+    math(EXPR _last "${_n} - 1")
+    foreach(i RANGE ${_last})
+      list(GET PYHOST_TEST_LIBS ${i} lib)
+      list(GET PYHOST_TEST_TAGS ${i} tag)
+      list(GET PYHOST_TEST_VERSIONS ${i} ver)
+      string(REPLACE "." "\\." vre "${ver}")
+      pyhost_cli_test(check.${tag} 0 ARGS --check ${lib}
+                      STDOUT "version +${vre}\\.[0-9]+.*optional +[0-9]+ due on this version, 0 missing.*verdict +usable.*initializes +yes")
+      # --list names this library with its version
+      pyhost_cli_test(list.${tag} 0 ARGS --list STDOUT "${vre}\\.[0-9]+ [^\n]*${lib}")
+    endforeach()
+  endif()
+endif()

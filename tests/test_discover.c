@@ -1,0 +1,726 @@
+/* test_discover.c: discovery, interpreter resolution, policy, isolation, the doctor API.
+ * Arguments: CASE FIXTURE_DIR PYENV_ROOT STATIC_PYTHON_FIXTURE.
+ * The environment variable PYHOST_TEST_LIBS holds the matrix (lib:lib:...).  Cases
+ * build their own trees (PATH directories, pyenv roots, venvs, wrapper scripts) in a
+ * fresh temporary directory and point the environment at them. */
+#define _GNU_SOURCE
+#include "pyhost.h"
+#include "check.h"
+
+#include <glob.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *fix_dir(void) { return check_lib; }
+static const char *pyenv_root(void) { return check_version; }
+static const char *static_fixture(void) { return check_arg4; }
+
+#define PATHBUF 8192
+
+/* snprintf without gcc's truncation guesses: test paths are short, and a cut one
+ * fails the case visibly anyway */
+static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, cap, fmt, ap);
+  va_end(ap);
+}
+
+static char tmp[256];
+
+static void remove_tmp(void) {
+  char cmd[512];
+  if (!tmp[0]) return;
+  fmtbuf(cmd, sizeof cmd, "/bin/rm -rf '%s'", tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+}
+
+/* A fresh temporary directory and an environment without discovery settings. */
+static const char *setup(void) {
+  fmtbuf(tmp, sizeof tmp, "/tmp/pyhost-discover-XXXXXX");
+  if (!mkdtemp(tmp)) {
+    perror("mkdtemp");
+    exit(1);
+  }
+  atexit(remove_tmp);
+  static const char *const vars[] = {"PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV",
+                                     "PYENV_VERSION", "PYENV_DIR", "PYTHONHOME", "PYTHONPATH",
+                                     "LD_LIBRARY_PATH"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+  return tmp;
+}
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...) {
+  char cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  /* the cases change PATH: the shell's tools are found through the usual one */
+  size_t n = (size_t)sprintf(cmd, "PATH=/usr/bin:/bin; ");
+  vsnprintf(cmd + n, sizeof cmd - n, fmt, ap);
+  va_end(ap);
+  if (system(cmd) != 0) {
+    fprintf(stderr, "command failed: %s\n", cmd);
+    exit(1);
+  }
+}
+
+static void write_file(const char *path, const char *text, mode_t mode) {
+  FILE *f = fopen(path, "w");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+    perror(path);
+    exit(1);
+  }
+  chmod(path, mode);
+}
+
+/* The installed pyenv version whose name starts with minor ("3.11" -> "3.11.7"), as a
+ * path under PYENV_ROOT/versions; skips the case when there is none. */
+static const char *pyenv_version(const char *minor, char *out, size_t cap) {
+  char pattern[PATHBUF];
+  glob_t g;
+  fmtbuf(pattern, sizeof pattern, "%s/versions/%s.*/bin/python%s", pyenv_root(), minor, minor);
+  if (glob(pattern, 0, NULL, &g) != 0 || g.gl_pathc == 0) SKIP("no pyenv Python %s", minor);
+  fmtbuf(out, cap, "%s", g.gl_pathv[g.gl_pathc - 1]);
+  globfree(&g);
+  char *bin = strstr(out, "/bin/python");
+  *bin = '\0';
+  return out;
+}
+
+/* ---- recording what pyhost_discover reports ---- */
+
+struct seen_one {
+  char code[32], source[40], kind[16], library[4096], interpreter[4096], venv[4096], how[512];
+  char reason[1024];
+  unsigned long hex;
+  int taken;
+};
+static struct seen_one seen[128];
+static int n_seen, taken_at;
+
+static void record(void *ctx, const pyhost_candidate *c) {
+  (void)ctx;
+  if (n_seen >= 128) return;
+  struct seen_one *s = &seen[n_seen];
+  fmtbuf(s->code, sizeof s->code, "%s", c->reason_code);
+  fmtbuf(s->source, sizeof s->source, "%s", c->source);
+  fmtbuf(s->kind, sizeof s->kind, "%s", c->kind);
+  fmtbuf(s->library, sizeof s->library, "%s", c->library);
+  fmtbuf(s->interpreter, sizeof s->interpreter, "%s", c->interpreter);
+  fmtbuf(s->venv, sizeof s->venv, "%s", c->venv);
+  fmtbuf(s->how, sizeof s->how, "%s", c->how);
+  fmtbuf(s->reason, sizeof s->reason, "%s", c->reason);
+  s->hex = c->hexversion;
+  s->taken = c->taken;
+  CHECK(c->index == n_seen + 1);
+  CHECK(c->reason[0] != '\0');
+  if (c->taken) {
+    CHECK(taken_at < 0); /* exactly one */
+    taken_at = n_seen;
+  }
+  n_seen++;
+}
+
+static int discover(pyhost_config *cfg) {
+  n_seen = 0;
+  taken_at = -1;
+  int rc = pyhost_discover(cfg, record, NULL);
+  CHECK((rc == PYHOST_OK) == (taken_at >= 0));
+  return rc;
+}
+
+static const struct seen_one *taken(void) {
+  if (taken_at < 0) {
+    fprintf(stderr, "nothing taken; candidates:\n");
+    for (int i = 0; i < n_seen; i++)
+      fprintf(stderr, "  %s %s %s: %s\n", seen[i].source, seen[i].interpreter, seen[i].library,
+              seen[i].reason);
+    check_failures++;
+    static struct seen_one none;
+    return &none;
+  }
+  return &seen[taken_at];
+}
+
+/* The first candidate whose interpreter or library contains needle, or NULL. */
+static const struct seen_one *find(const char *needle) {
+  for (int i = 0; i < n_seen; i++)
+    if (strstr(seen[i].interpreter, needle) || strstr(seen[i].library, needle)) return &seen[i];
+  return NULL;
+}
+
+static void dump(void) {
+  for (int i = 0; i < n_seen; i++)
+    fprintf(stderr, "  #%d %-8s %-18s %s %s [%s] %s\n", i + 1, seen[i].code, seen[i].source,
+            seen[i].interpreter, seen[i].library, seen[i].how, seen[i].reason);
+}
+
+static unsigned minor_of(unsigned long hex) { return (unsigned)((hex >> 16) & 0xFF); }
+
+/* A PATH of only dir (plus /bin for the shell that wrapper scripts need, which holds
+ * no python on the test machines' images or is passed over as a duplicate). */
+static void only_path(const char *dir) {
+  setenv("PATH", dir, 1);
+}
+
+/* ---- the headline: no configuration picks what `python3` on PATH runs ---- */
+
+TEST_CASE(picks_python3_on_path) {
+  setup();
+  FILE *p = popen("python3 -c \"import sys, os, sysconfig as s; "
+                  "print(os.path.realpath(os.path.join(s.get_config_var('LIBDIR'), "
+                  "s.get_config_var('INSTSONAME')))); print(sys.version)\"",
+                  "r");
+  char lib[PATHBUF] = "", version[512] = "";
+  if (!p || !fgets(lib, sizeof lib, p) || !fgets(version, sizeof version, p)) SKIP("no python3 on PATH");
+  pclose(p);
+  lib[strcspn(lib, "\n")] = '\0';
+  version[strcspn(version, "\n")] = '\0';
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_STREQ(taken()->library, lib);
+  CHECK(!strncmp(taken()->source, "PATH python3", 12));
+  pyhost *h = NULL;
+  CHECK_RC(pyhost_init(NULL, &h), PYHOST_OK);
+  CHECK_STREQ(pyhost_library_path(h), lib);
+  pyhost_value *v = NULL;
+  const char *s = NULL;
+  CHECK_RC(pyhost_eval(h, "__import__('sys').version", &v), PYHOST_OK);
+  CHECK_RC(pyhost_value_to_str(h, v, &s, NULL), PYHOST_OK);
+  CHECK_STREQ(s, version);
+  pyhost_value_free(v);
+  pyhost_free(h);
+}
+
+/* Every Python 3 of the matrix is listed, with its version. */
+TEST_CASE(lists_every_python) {
+  setup();
+  const char *libs = getenv("PYHOST_TEST_LIBS");
+  if (!libs || !libs[0]) SKIP("no matrix");
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  char copy[16384];
+  fmtbuf(copy, sizeof copy, "%s", libs);
+  for (char *lib = strtok(copy, ":"); lib; lib = strtok(NULL, ":")) {
+    const struct seen_one *c = NULL;
+    for (int i = 0; i < n_seen && !c; i++)
+      if (!strcmp(seen[i].library, lib)) c = &seen[i];
+    if (!c) {
+      fprintf(stderr, "%s is not listed\n", lib);
+      dump();
+      check_failures++;
+      continue;
+    }
+    /* "libpython3.11.so.1.0" and "/versions/3.11.7/": the version reported matches */
+    unsigned want = (unsigned)atoi(strstr(lib, "libpython3.") + 11);
+    CHECK(c->hex >> 24 == 3);
+    CHECK(minor_of(c->hex) == want);
+  }
+}
+
+/* ---- PATH ---- */
+
+TEST_CASE(path_symlink_and_relative_entries) {
+  const char *t = setup();
+  char v39[PATHBUF], v312[PATHBUF];
+  pyenv_version("3.9", v39, sizeof v39);
+  pyenv_version("3.12", v312, sizeof v312);
+  /* bin/python3 -> ../opt/bin/python3 -> the real 3.9: a chain of symlinks */
+  sh("mkdir -p %s/bin %s/opt/bin %s/cwd && ln -s %s/bin/python3.9 %s/opt/bin/python3 && "
+     "ln -s ../opt/bin/python3 %s/bin/python3 && ln -s %s/bin/python3.12 %s/cwd/python3",
+     t, t, t, v39, t, t, v312, t);
+  char path[PATHBUF], dir[PATHBUF];
+  /* "." and "cwd" (relative) come first and hold a 3.12: never used */
+  fmtbuf(path, sizeof path, ".:cwd::%s/bin", t);
+  setenv("PATH", path, 1);
+  fmtbuf(dir, sizeof dir, "%s/cwd", t);
+  CHECK(chdir(dir) == 0);
+  setenv("PYENV_ROOT", t, 1); /* no versions/ there */
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_CONTAINS(taken()->interpreter, "/bin/python3");
+  CHECK_CONTAINS(taken()->library, "libpython3.9");
+  CHECK_STREQ(taken()->source, "PATH python3");
+  CHECK(find("/cwd/") == NULL);
+}
+
+TEST_CASE(path_python2_passed_over) {
+  const char *t = setup();
+  char v27[PATHBUF], v310[PATHBUF];
+  pyenv_version("2.7", v27, sizeof v27);
+  pyenv_version("3.10", v310, sizeof v310);
+  sh("mkdir -p %s/a %s/b && ln -s %s/bin/python2.7 %s/a/python && ln -s %s/bin/python3.10 %s/b/python3",
+     t, t, v27, t, v310, t);
+  char path[PATHBUF];
+  fmtbuf(path, sizeof path, "%s/a:%s/b", t, t);
+  setenv("PATH", path, 1);
+  setenv("PYENV_ROOT", t, 1);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_CONTAINS(taken()->library, "libpython3.10");
+  const struct seen_one *py2 = find("/a/python");
+  CHECK(py2 != NULL);
+  if (py2) CHECK_STREQ(py2->code, "python2");
+}
+
+/* ---- pyenv ---- */
+
+/* A pyenv root of our own: shims/python3 is pyenv's shim text, versions/ links to the
+ * real installations. */
+static void fake_pyenv(const char *t, const char *const *versions, size_t n) {
+  char shim[4 * PATHBUF], path[PATHBUF];
+  sh("mkdir -p %s/pyenv/shims %s/pyenv/versions", t, t);
+  for (size_t i = 0; i < n; i++) {
+    char real[PATHBUF];
+    pyenv_version(versions[i], real, sizeof real);
+    sh("ln -s %s %s/pyenv/versions/%s", real, t, strrchr(real, '/') + 1);
+  }
+  fmtbuf(shim, sizeof shim,
+           "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n\nprogram=\"${0##*/}\"\n\n"
+           "export PYENV_ROOT=\"%s/pyenv\"\nexec \"%s/pyenv/libexec/pyenv\" exec \"$program\" \"$@\"\n",
+           t, t);
+  fmtbuf(path, sizeof path, "%s/pyenv/shims/python3", t);
+  write_file(path, shim, 0755);
+  fmtbuf(path, sizeof path, "%s/pyenv/shims", t);
+  setenv("PATH", path, 1);
+  unsetenv("PYENV_ROOT"); /* the shim's own export names the root */
+}
+
+TEST_CASE(pyenv_shim_global_version) {
+  const char *t = setup();
+  static const char *const vs[] = {"3.8", "3.12"};
+  fake_pyenv(t, vs, 2);
+  char file[PATHBUF], v[PATHBUF];
+  fmtbuf(file, sizeof file, "%s/pyenv/version", t);
+  pyenv_version("3.8", v, sizeof v);
+  char text[PATHBUF];
+  fmtbuf(text, sizeof text, "# the global version\n%s\n", strrchr(v, '/') + 1);
+  write_file(file, text, 0644);
+  CHECK(chdir(t) == 0);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_STREQ(taken()->kind, "pyenv shim");
+  CHECK_CONTAINS(taken()->library, "libpython3.8");
+  CHECK_CONTAINS(taken()->how, "pyenv/version");
+}
+
+TEST_CASE(pyenv_local_file_and_env) {
+  const char *t = setup();
+  static const char *const vs[] = {"3.8", "3.10", "3.12"};
+  fake_pyenv(t, vs, 3);
+  char v[PATHBUF], dir[PATHBUF], file[PATHBUF], text[PATHBUF];
+  pyenv_version("3.8", v, sizeof v);
+  fmtbuf(file, sizeof file, "%s/pyenv/version", t);
+  fmtbuf(text, sizeof text, "%s\n", strrchr(v, '/') + 1);
+  write_file(file, text, 0644);
+  /* .python-version in a parent of the current directory wins over the global one */
+  pyenv_version("3.12", v, sizeof v);
+  fmtbuf(file, sizeof file, "%s/project/.python-version", t);
+  sh("mkdir -p %s/project/src/deep", t);
+  fmtbuf(text, sizeof text, "%s\n", strrchr(v, '/') + 1);
+  write_file(file, text, 0644);
+  fmtbuf(dir, sizeof dir, "%s/project/src/deep", t);
+  CHECK(chdir(dir) == 0);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_CONTAINS(taken()->library, "libpython3.12");
+  CHECK_CONTAINS(taken()->how, ".python-version");
+  /* PYENV_VERSION wins over both; a bare minor names the newest patch release */
+  setenv("PYENV_VERSION", "3.10", 1);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_CONTAINS(taken()->library, "libpython3.10");
+  CHECK_CONTAINS(taken()->how, "PYENV_VERSION");
+  /* a version pyenv does not have: the shim leads nowhere */
+  setenv("PYENV_VERSION", "3.99.1", 1);
+  discover(NULL);
+  const struct seen_one *shim = find("shims/python3");
+  CHECK(shim != NULL);
+  if (shim) CHECK_STREQ(shim->code, "missing");
+}
+
+TEST_CASE(pyenv_system_version) {
+  const char *t = setup();
+  static const char *const vs[] = {"3.8"};
+  fake_pyenv(t, vs, 1);
+  char v[PATHBUF], path[PATHBUF];
+  pyenv_version("3.11", v, sizeof v);
+  /* "system": the next python3 on PATH after the shims */
+  sh("mkdir -p %s/sys && ln -s %s/bin/python3.11 %s/sys/python3", t, v, t);
+  fmtbuf(path, sizeof path, "%s/pyenv/shims:%s/sys", t, t);
+  setenv("PATH", path, 1);
+  setenv("PYENV_VERSION", "system", 1);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_CONTAINS(taken()->library, "libpython3.11");
+  CHECK_CONTAINS(taken()->how, "system");
+}
+
+TEST_CASE(pyenv_versions_are_standard_places) {
+  const char *t = setup();
+  static const char *const vs[] = {"3.9", "3.13", "2.7"};
+  fake_pyenv(t, vs, 3);
+  setenv("PATH", "/nonexistent", 1);
+  char root[PATHBUF];
+  fmtbuf(root, sizeof root, "%s/pyenv", t);
+  setenv("PYENV_ROOT", root, 1);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_prefer_newest(cfg, 1);
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  pyhost_config_free(cfg);
+  CHECK_CONTAINS(taken()->library, "libpython3.13");
+  const struct seen_one *a = find("libpython3.9"), *b = find("libpython2.7");
+  CHECK(a && !strcmp(a->source, "pyenv") && !strcmp(a->code, "acceptable"));
+  CHECK(b && !strcmp(b->code, "python2"));
+}
+
+/* ---- wrapper scripts ---- */
+
+TEST_CASE(wrapper_script_exec_line) {
+  const char *t = setup();
+  char v[PATHBUF], path[PATHBUF], text[PATHBUF];
+  pyenv_version("3.8", v, sizeof v);
+  fmtbuf(text, sizeof text, "#!/bin/sh\n# a site's wrapper\nexport FOO=1\nexec \"%s/bin/python3.8\" \"$@\"\n", v);
+  sh("mkdir -p %s/bin", t);
+  fmtbuf(path, sizeof path, "%s/bin/python3", t);
+  write_file(path, text, 0755);
+  fmtbuf(path, sizeof path, "%s/bin", t);
+  only_path(path);
+  setenv("PYENV_ROOT", t, 1);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_no_subprocess(cfg, 1); /* read, never run */
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  pyhost_config_free(cfg);
+  CHECK_STREQ(taken()->kind, "script");
+  CHECK_CONTAINS(taken()->library, "libpython3.8");
+  CHECK_CONTAINS(taken()->how, "wrapper script");
+}
+
+TEST_CASE(wrapper_script_needs_subprocess) {
+  const char *t = setup();
+  char v[PATHBUF], path[PATHBUF], text[PATHBUF];
+  pyenv_version("3.9", v, sizeof v);
+  /* the target is in a variable: only running it tells */
+  fmtbuf(text, sizeof text, "#!/bin/sh\nPY=%s/bin/python3.9\nexec \"$PY\" \"$@\"\n", v);
+  sh("mkdir -p %s/bin", t);
+  fmtbuf(path, sizeof path, "%s/bin/python3", t);
+  write_file(path, text, 0755);
+  char dirs[PATHBUF];
+  fmtbuf(dirs, sizeof dirs, "%s/bin:/bin:/usr/bin", t);
+  setenv("PATH", dirs, 1);
+  setenv("PYENV_ROOT", t, 1);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_no_subprocess(cfg, 1);
+  pyhost_config_set_python_minor(cfg, PYHOST_PY(3, 9));
+  discover(cfg);
+  const struct seen_one *w = find("/bin/python3");
+  CHECK(w && !strcmp(w->code, "unresolved"));
+  if (w) CHECK_CONTAINS(w->reason, "switched off");
+  pyhost_config_set_no_subprocess(cfg, 0);
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  pyhost_config_free(cfg);
+  CHECK_CONTAINS(taken()->interpreter, t);
+  CHECK_CONTAINS(taken()->library, "libpython3.9");
+  CHECK_CONTAINS(taken()->how, "asked the interpreter");
+}
+
+/* ---- a fake installation prefix ---- */
+
+TEST_CASE(fake_prefix_lib_dir) {
+  const char *t = setup();
+  /* a copied (not linked) executable: its RUNPATH still names the real lib dir */
+  char v[PATHBUF], path[PATHBUF];
+  pyenv_version("3.10", v, sizeof v);
+  sh("mkdir -p %s/prefix/bin && cp %s/bin/python3.10 %s/prefix/bin/python3.10 && "
+     "ln -s python3.10 %s/prefix/bin/python3",
+     t, v, t, t);
+  fmtbuf(path, sizeof path, "%s/prefix/bin", t);
+  only_path(path);
+  setenv("PYENV_ROOT", t, 1);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_CONTAINS(taken()->library, "libpython3.10");
+  CHECK_CONTAINS(taken()->how, "RUNPATH");
+}
+
+TEST_CASE(static_interpreter_with_shared_library) {
+  const char *t = setup();
+  /* Debian's /usr/bin/python3.11 links libpython statically, and the distribution also
+   * ships libpython3.11.so.1.0: a copy of it in a fake prefix finds the prefix's lib */
+  if (access("/usr/bin/python3.11", X_OK) != 0 || access("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", R_OK) != 0)
+    SKIP("no Debian python3.11");
+  char path[PATHBUF];
+  sh("mkdir -p %s/usr/bin %s/usr/lib && cp /usr/bin/python3.11 %s/usr/bin/python3 && "
+     "ln -s /usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0 %s/usr/lib/libpython3.11.so.1.0",
+     t, t, t, t);
+  fmtbuf(path, sizeof path, "%s/usr/bin/python3", t);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_interpreter(cfg, path);
+  pyhost_config_set_no_subprocess(cfg, 1);
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  pyhost_config_free(cfg);
+  /* the name says python3 only; the version comes from the lib directory's contents */
+  CHECK_STREQ(taken()->library, "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0");
+  CHECK_CONTAINS(taken()->how, "statically linked");
+}
+
+TEST_CASE(static_interpreter_fixture) {
+  const char *t = setup();
+  char path[PATHBUF];
+  sh("mkdir -p %s/static/bin && cp %s %s/static/bin/python3.12", t, static_fixture(), t);
+  fmtbuf(path, sizeof path, "%s/static/bin/python3.12", t);
+  setenv("PYHOST_PYTHON", path, 1);
+  CHECK_RC(discover(NULL), PYHOST_NOTFOUND);
+  CHECK(n_seen >= 1);
+  CHECK_STREQ(seen[0].code, "no-shared-library");
+  CHECK_CONTAINS(seen[0].reason, "statically linked");
+  CHECK_CONTAINS(seen[0].reason, "--enable-shared");
+  /* PYHOST_PYTHON is binding: init reports it and loads nothing else */
+  pyhost *h = NULL;
+  CHECK_RC(pyhost_init(NULL, &h), PYHOST_NOTFOUND);
+  CHECK_CONTAINS(pyhost_errmsg(h), "statically linked");
+  CHECK_CONTAINS(pyhost_errmsg(h), "PYHOST_PYTHON");
+  pyhost_free(h);
+}
+
+/* ---- venvs, from VIRTUAL_ENV and as a configured interpreter ---- */
+
+static void venv_case(const char *minor, int through_config) {
+  const char *t = setup();
+  char v[PATHBUF], venv[PATHBUF], pkg[PATHBUF], path[PATHBUF];
+  pyenv_version(minor, v, sizeof v);
+  fmtbuf(venv, sizeof venv, "%s/venv%s", t, minor);
+  sh("%s/bin/python%s -m venv --without-pip %s", v, minor, venv);
+  fmtbuf(pkg, sizeof pkg, "%s/lib/python%s/site-packages/pyhost_venv_pkg", venv, minor);
+  sh("mkdir -p %s", pkg);
+  fmtbuf(path, sizeof path, "%s/__init__.py", pkg);
+  write_file(path, "WHERE = 'venv'\n", 0644);
+  only_path("/nonexistent");
+  setenv("PYENV_ROOT", t, 1);
+  pyhost_config *cfg = pyhost_config_new();
+  fmtbuf(path, sizeof path, "%s/bin/python", venv);
+  if (through_config) pyhost_config_set_interpreter(cfg, path);
+  else setenv("VIRTUAL_ENV", venv, 1);
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  CHECK_STREQ(taken()->kind, "venv");
+  CHECK_STREQ(taken()->venv, venv);
+  CHECK_STREQ(taken()->source, through_config ? "interpreter" : "VIRTUAL_ENV");
+  char want_lib[64];
+  fmtbuf(want_lib, sizeof want_lib, "libpython%s", minor);
+  CHECK_CONTAINS(taken()->library, want_lib);
+  pyhost *h = NULL;
+  int rc = pyhost_init(cfg, &h);
+  pyhost_config_free(cfg);
+  CHECK_RC(rc, PYHOST_OK);
+  if (rc != PYHOST_OK) {
+    fprintf(stderr, "%s\n", pyhost_errmsg(h));
+    pyhost_free(h);
+    return;
+  }
+  pyhost_value *val = NULL;
+  const char *s = NULL;
+  CHECK_RC(pyhost_eval(h, "__import__('sys').prefix", &val), PYHOST_OK);
+  CHECK_RC(pyhost_value_to_str(h, val, &s, NULL), PYHOST_OK);
+  CHECK_STREQ(s, venv);
+  pyhost_value_free(val);
+  CHECK_RC(pyhost_eval(h, "__import__('pyhost_venv_pkg').WHERE", &val), PYHOST_OK);
+  CHECK_RC(pyhost_value_to_str(h, val, &s, NULL), PYHOST_OK);
+  CHECK_STREQ(s, "venv");
+  pyhost_value_free(val);
+  char expr[128], want[32];
+  fmtbuf(expr, sizeof expr, "'%%d.%%d' %% __import__('sys').version_info[:2]");
+  fmtbuf(want, sizeof want, "%s", minor);
+  CHECK_RC(pyhost_eval(h, expr, &val), PYHOST_OK);
+  CHECK_RC(pyhost_value_to_str(h, val, &s, NULL), PYHOST_OK);
+  CHECK_STREQ(s, want);
+  pyhost_value_free(val);
+  pyhost_free(h);
+}
+
+TEST_CASE(venv_3_8) { venv_case("3.8", 0); }
+TEST_CASE(venv_3_11) { venv_case("3.11", 0); }
+TEST_CASE(venv_3_13) { venv_case("3.13", 0); }
+TEST_CASE(venv_configured_interpreter) { venv_case("3.11", 1); }
+
+TEST_CASE(venv_base_gone) {
+  const char *t = setup();
+  char path[PATHBUF];
+  sh("mkdir -p %s/venv/bin && ln -s %s/nowhere/python3.12 %s/venv/bin/python", t, t, t);
+  fmtbuf(path, sizeof path, "%s/venv/pyvenv.cfg", t);
+  char text[PATHBUF];
+  fmtbuf(text, sizeof text, "home = %s/nowhere\nversion = 3.12.1\n", t);
+  write_file(path, text, 0644);
+  fmtbuf(path, sizeof path, "%s/venv", t);
+  setenv("VIRTUAL_ENV", path, 1);
+  only_path("/nonexistent");
+  setenv("PYENV_ROOT", t, 1);
+  discover(NULL);
+  CHECK(n_seen >= 1);
+  CHECK_STREQ(seen[0].source, "VIRTUAL_ENV");
+  CHECK_STREQ(seen[0].code, "missing");
+  CHECK_CONTAINS(seen[0].reason, "pyvenv.cfg home");
+}
+
+/* ---- version policy and rejections ---- */
+
+static void pyenv_only(const char *t) {
+  only_path("/nonexistent");
+  setenv("PYENV_ROOT", pyenv_root(), 1);
+  (void)t;
+}
+
+TEST_CASE(policy_exact_min_max_newest) {
+  const char *t = setup();
+  char v[PATHBUF];
+  pyenv_version("3.9", v, sizeof v);
+  pyenv_version("3.12", v, sizeof v);
+  pyenv_only(t);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_python_minor(cfg, PYHOST_PY(3, 9));
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  CHECK_CONTAINS(taken()->library, "libpython3.9");
+  const struct seen_one *o = find("libpython3.12");
+  CHECK(o && !strcmp(o->code, "out-of-range"));
+  if (o) CHECK_CONTAINS(o->reason, "not 3.9");
+  pyhost_config_set_python_minor(cfg, 0);
+  pyhost_config_set_max_python(cfg, PYHOST_PY(3, 10));
+  pyhost_config_set_prefer_newest(cfg, 1);
+  CHECK_RC(discover(cfg), PYHOST_OK);
+  CHECK(minor_of(taken()->hex) == 10);
+  o = find("libpython3.12");
+  CHECK(o && strstr(o->reason, "newer than 3.10"));
+  pyhost_config_set_max_python(cfg, 0);
+  pyhost_config_set_min_python(cfg, PYHOST_PY(3, 14));
+  CHECK_RC(discover(cfg), PYHOST_NOTFOUND);
+  /* init says the same, candidate by candidate */
+  pyhost *h = NULL;
+  CHECK_RC(pyhost_init(cfg, &h), PYHOST_NOTFOUND);
+  CHECK_CONTAINS(pyhost_errmsg(h), "no usable Python 3 found");
+  CHECK_CONTAINS(pyhost_errmsg(h), "older than 3.14");
+  pyhost_free(h);
+  pyhost_config_free(cfg);
+}
+
+TEST_CASE(policy_configured_library_max) {
+  setup();
+  char v[PATHBUF], lib[PATHBUF];
+  pyenv_version("3.12", v, sizeof v);
+  fmtbuf(lib, sizeof lib, "%s/lib/libpython3.12.so.1.0", v);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_library(cfg, lib);
+  pyhost_config_set_max_python(cfg, PYHOST_PY(3, 11));
+  pyhost *h = NULL;
+  CHECK_RC(pyhost_init(cfg, &h), PYHOST_VERSION);
+  CHECK_CONTAINS(pyhost_errmsg(h), "newer than 3.11");
+  pyhost_free(h);
+  pyhost_config_set_max_python(cfg, 0);
+  pyhost_config_set_python_minor(cfg, PYHOST_PY(3, 8));
+  CHECK_RC(pyhost_init(cfg, &h), PYHOST_VERSION);
+  CHECK_CONTAINS(pyhost_errmsg(h), "not 3.8");
+  pyhost_free(h);
+  pyhost_config_free(cfg);
+}
+
+/* Free-threaded, debug, another architecture, not Python, missing symbols: each
+ * passed over with its own reason, from LD_LIBRARY_PATH (a standard place). */
+TEST_CASE(rejections_have_reasons) {
+  const char *t = setup();
+  char path[PATHBUF], ld[PATHBUF];
+  sh("mkdir -p %s/arch && cp %s/ft/libpython3.13t.so %s/arch/ && cp %s/dbg/libpython3.12d.so %s/arch/ && "
+     "cp %s/libfake_missing.so %s/arch/libpython3.11.so && cp %s/libnotpython.so %s/arch/libpython3.10.so",
+     t, fix_dir(), t, fix_dir(), t, fix_dir(), t, fix_dir(), t);
+  /* the ELF header of this test binary with another e_machine is all the check reads */
+  unsigned char hdr[64] = {0};
+  FILE *self = fopen("/proc/self/exe", "rb");
+  CHECK(self && fread(hdr, 1, sizeof hdr, self) == sizeof hdr);
+  if (self) fclose(self);
+  hdr[18] = hdr[18] == 62 ? 183 : 62; /* x86_64 <-> aarch64 */
+  hdr[19] = 0;
+  fmtbuf(path, sizeof path, "%s/arch/libpython3.9.so.1.0", t);
+  FILE *f = fopen(path, "wb");
+  CHECK(f && fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr);
+  if (f) fclose(f);
+  fmtbuf(ld, sizeof ld, "%s/arch:relative/dir", t);
+  setenv("LD_LIBRARY_PATH", ld, 1);
+  only_path("/nonexistent");
+  setenv("PYENV_ROOT", t, 1);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_min_python(cfg, PYHOST_PY(3, 9));
+  discover(cfg);
+  struct { const char *lib, *code; } want[] = {
+      {"libpython3.13t.so", "free-threaded"}, {"libpython3.12d.so", "debug"},
+      {"libpython3.11.so", "missing-symbols"}, {"libpython3.10.so", "not-python"},
+      {"libpython3.9.so.1.0", "wrong-architecture"}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const struct seen_one *c = find(want[i].lib);
+    if (!c || strcmp(c->code, want[i].code) != 0) {
+      fprintf(stderr, "%s: expected %s\n", want[i].lib, want[i].code);
+      dump();
+      check_failures++;
+    }
+  }
+  /* allow_debug lets the debug build through to the next check (its symbols) */
+  pyhost_config_set_allow_debug(cfg, 1);
+  discover(cfg);
+  const struct seen_one *d = find("libpython3.12d.so");
+  CHECK(d && !strcmp(d->code, "missing-symbols"));
+  pyhost_config_free(cfg);
+}
+
+TEST_CASE(configured_interpreter_problems) {
+  setup();
+  only_path("/nonexistent");
+  setenv("PYHOST_PYTHON", "bin/python3", 1);
+  discover(NULL);
+  CHECK(n_seen >= 1 && !strcmp(seen[0].code, "relative-path"));
+  setenv("PYHOST_PYTHON", "/nonexistent/python3", 1);
+  CHECK_RC(discover(NULL), PYHOST_NOTFOUND);
+  CHECK(n_seen >= 1 && !strcmp(seen[0].code, "missing"));
+  /* a configured library wins over everything and is reported first */
+  char v[PATHBUF], lib[PATHBUF];
+  pyenv_version("3.8", v, sizeof v);
+  fmtbuf(lib, sizeof lib, "%s/lib/libpython3.8.so.1.0", v);
+  setenv("PYHOST_PYTHON_LIBRARY", lib, 1);
+  CHECK_RC(discover(NULL), PYHOST_OK);
+  CHECK_STREQ(seen[0].source, "PYHOST_PYTHON_LIBRARY");
+  CHECK(seen[0].taken);
+}
+
+TEST_CASE(setters_misuse) {
+  CHECK_RC(pyhost_config_set_interpreter(NULL, "/x"), PYHOST_MISUSE);
+  CHECK_RC(pyhost_config_set_max_python(NULL, 0), PYHOST_MISUSE);
+  CHECK_RC(pyhost_config_set_python_minor(NULL, 0), PYHOST_MISUSE);
+  CHECK_RC(pyhost_config_set_prefer_newest(NULL, 1), PYHOST_MISUSE);
+  CHECK_RC(pyhost_config_set_allow_debug(NULL, 1), PYHOST_MISUSE);
+  CHECK_RC(pyhost_config_set_no_subprocess(NULL, 1), PYHOST_MISUSE);
+  CHECK_RC(pyhost_config_set_isolated(NULL, 1), PYHOST_MISUSE);
+  pyhost_config *cfg = pyhost_config_new();
+  CHECK_RC(pyhost_config_set_interpreter(cfg, "/x"), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_interpreter(cfg, NULL), PYHOST_OK);
+  pyhost_config_free(cfg);
+  pyhost_library_info *info = NULL;
+  CHECK_RC(pyhost_inspect_library(NULL, &info), PYHOST_MISUSE);
+  CHECK_RC(pyhost_inspect_library("/x", NULL), PYHOST_MISUSE);
+  pyhost_library_info_free(NULL);
+}
+
+/* ---- pyhost_inspect_library ---- */
+
+TEST_CASE(inspect_library) {
+  setup();
+  char v[PATHBUF], lib[PATHBUF];
+  pyenv_version("3.12", v, sizeof v);
+  fmtbuf(lib, sizeof lib, "%s/lib/libpython3.12.so", v);
+  pyhost_library_info *in = NULL;
+  CHECK_RC(pyhost_inspect_library(lib, &in), PYHOST_OK);
+  CHECK_RC(in->status, PYHOST_OK);
+  CHECK(minor_of(in->hexversion) == 12);
+  CHECK_CONTAINS(in->real_path, "libpython3.12.so.1.0");
+  CHECK(in->required > 100 && in->required_missing == 0 && in->optional_missing == 0);
+  CHECK(in->architecture_ok);
+  CHECK_STREQ(in->home, v);
+  pyhost_library_info_free(in);
+  char fake[PATHBUF];
+  fmtbuf(fake, sizeof fake, "%s/libfake_missing.so", fix_dir());
+  CHECK_RC(pyhost_inspect_library(fake, &in), PYHOST_OK);
+  CHECK_RC(in->status, PYHOST_NOSYM);
+  CHECK(in->required_missing > 0 && in->missing[0]);
+  pyhost_library_info_free(in);
+  CHECK_RC(pyhost_inspect_library("/nonexistent/libpython3.12.so", &in), PYHOST_OK);
+  CHECK_RC(in->status, PYHOST_NOTFOUND);
+  pyhost_library_info_free(in);
+}
