@@ -75,7 +75,7 @@ static struct cand *add(struct disc *d, const char *source, const char *kind) {
 
 static void reject(struct cand *c, const char *code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
 #endif
     ;
 static void reject(struct cand *c, const char *code, const char *fmt, ...) {

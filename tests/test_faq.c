@@ -1,0 +1,65 @@
+/* test_faq.c: the behaviours docs/faq.md answers with, one case each, on every Python
+ * of the matrix.  Arguments: CASE LIB VERSION. */
+#include "pyhost.h"
+#include "check.h"
+
+static pyhost *start_flags(unsigned flags) {
+  pyhost_config *c = pyhost_config_new();
+  pyhost_config_set_library(c, check_lib);
+  pyhost_config_set_flags(c, flags);
+  pyhost *h = NULL;
+  int rc = pyhost_init(c, &h);
+  pyhost_config_free(c);
+  if (rc != PYHOST_OK) {
+    fprintf(stderr, "pyhost_init(%s): %s\n", check_lib, pyhost_errmsg(h));
+    exit(1);
+  }
+  return h;
+}
+
+/* Imports the first C extension module (a .so) of the installation's lib-dynload, by
+ * name; sets it in __main__.name.  Skips when the installation has none. */
+static int import_first_extension(pyhost *h) {
+  int rc = pyhost_exec(h,
+      "import os, sys\n"
+      "d = [p for p in sys.path if p.endswith('lib-dynload') and os.path.isdir(p)]\n"
+      "so = sorted(f for f in os.listdir(d[0]) if f.endswith('.so')) if d else []\n"
+      "name = so[0].split('.')[0] if so else ''\n", NULL);
+  if (rc != PYHOST_OK) {
+    fprintf(stderr, "%s\n", pyhost_errmsg(h));
+    exit(1);
+  }
+  pyhost_value *v = NULL;
+  const char *name = "";
+  CHECK_RC(pyhost_eval(h, "name", &v), PYHOST_OK);
+  pyhost_value_to_str(h, v, &name, NULL);
+  if (!name[0]) {
+    pyhost_value_free(v);
+    SKIP("no C extension module in lib-dynload");
+  }
+  rc = pyhost_exec(h, "import importlib\nm = importlib.import_module(name)", NULL);
+  pyhost_value_free(v);
+  return rc;
+}
+
+/* FAQ "import numpy fails": by default libpython is loaded RTLD_GLOBAL and C extension
+ * modules import. */
+TEST_CASE(c_extensions_import_by_default) {
+  pyhost *h = start_flags(0);
+  CHECK_RC(import_first_extension(h), PYHOST_OK);
+  pyhost_free(h);
+}
+
+/* ... and with PYHOST_INIT_RTLD_LOCAL they do not, from 3.8 on (extension modules are
+ * no longer linked to libpython): the "undefined symbol" of the FAQ. */
+TEST_CASE(rtld_local_breaks_c_extensions) {
+  pyhost *h = start_flags(PYHOST_INIT_RTLD_LOCAL);
+  int rc = import_first_extension(h);
+  if (pyhost_python_version(h) >= 0x03080000UL) {
+    CHECK_RC(rc, PYHOST_PYEXC);
+    CHECK_CONTAINS(pyhost_errmsg(h), "undefined symbol");
+  } else {
+    CHECK_RC(rc, PYHOST_OK); /* 3.6 and 3.7 link their extensions to libpython */
+  }
+  pyhost_free(h);
+}
