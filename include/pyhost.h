@@ -53,17 +53,6 @@
 #  define PYHOST_PRINTF_FORMAT(f, a)
 #endif
 
-/* PYHOST_PRINTF_FORMAT(f, a) lets gcc and clang check the printf-style arguments of
- * pyhost's formatting functions.  They take C99 formats (%zu, %lld) on every OS: on
- * mingw-w64, whose gcc checks "printf" as Microsoft's dialect, the GNU one is named. */
-#if defined(__MINGW32__)
-#  define PYHOST_PRINTF_FORMAT(f, a) __attribute__((format(gnu_printf, f, a)))
-#elif defined(__GNUC__)
-#  define PYHOST_PRINTF_FORMAT(f, a) __attribute__((format(printf, f, a)))
-#else
-#  define PYHOST_PRINTF_FORMAT(f, a)
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
