@@ -55,10 +55,10 @@ static char *dup_text(const char *s, size_t n) {
 /* Reads args[i] as str into *s, or raises TypeError naming the function. */
 static int str_arg(pyhost *h, const char *fn, const pyhost_value *const *args, size_t nargs,
                    size_t i, const char **s) {
-  if (i >= nargs) return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() missing argument %zu", fn, i + 1);
+  if (i >= nargs) return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() missing argument %d", fn, (int)i + 1);
   if (pyhost_value_to_str(h, args[i], s, NULL) != PYHOST_OK)
-    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() argument %zu must be str, not %s", fn,
-                        i + 1, pyhost_value_type_name(args[i]));
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() argument %d must be str, not %s", fn,
+                        (int)i + 1, pyhost_value_type_name(args[i]));
   return PYHOST_OK;
 }
 
