@@ -216,9 +216,8 @@ PYHOST_API int pyhost_config_set_no_subprocess(pyhost_config *cfg, int on);
 /* 1: start Python isolated from the user's environment as far as the stable ABI
  * allows: every PYTHON* variable (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE,
  * ...) is hidden from Python's initialization and from its os.environ, and the user
- * site directory is off (site.ENABLE_USER_SITE False, no user site on sys.path; sys.flags.no_user_site is 1
- * from 3.7).
- * The host's own environment is restored right after init; because the environment is
+ * site directory is off (site.ENABLE_USER_SITE False, no user site on sys.path;
+ * sys.flags.no_user_site is 1 from 3.7).  The host's own environment is restored right after init; because the environment is
  * process-wide, no other thread may read or change it during pyhost_init.  pyhost's
  * own PYHOST_* variables keep working.  What it covers per Python version:
  * docs/discovery.md.  Default 0.  Since 0.1. */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "discover_sys.h"
 #include "alloc.h"
+#include "names.h"
 #include "strbuf.h"
 
 #include <dirent.h>
@@ -27,35 +28,16 @@ int pyhost__sys_is_absolute(const char *path) {
   return path[0] == '/';
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int pyhost__sys_list_dir(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx) {
   DIR *d = opendir(dir);
   if (!d) return -1;
-  char **names = NULL;
-  size_t n = 0, cap = 0;
+  struct pyhost__names names = {0};
   struct dirent *e;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    if (n == cap) {
-      size_t ncap = cap ? cap * 2 : 32;
-      char **grown = pyhost__realloc(names, ncap * sizeof *grown);
-      if (!grown) break;
-      names = grown;
-      cap = ncap;
-    }
-    if (!(names[n] = pyhost__strdup(e->d_name))) break;
-    n++;
-  }
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && pyhost__names_add(&names, e->d_name) != 0)
+      break;
   closedir(d);
-  if (n) qsort(names, n, sizeof *names, cmp_names);
-  for (size_t i = 0; i < n; i++) {
-    fn(ctx, names[i]);
-    pyhost__free(names[i]);
-  }
-  pyhost__free(names);
+  pyhost__names_emit(&names, fn, ctx);
   return 0;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "discover_sys.h"
 #include "alloc.h"
+#include "names.h"
 #include "strbuf.h"
 
 #include <windows.h>
@@ -41,10 +42,6 @@ int pyhost__sys_is_absolute(const char *p) {
   return (p[0] && p[1] == ':' && (p[2] == '\\' || p[2] == '/')) || (p[0] == '\\' && p[1] == '\\');
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int pyhost__sys_list_dir(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx) {
   char pattern[4096];
   pyhost__fmt(pattern, sizeof pattern, "%s\\*", dir);
@@ -53,29 +50,15 @@ int pyhost__sys_list_dir(const char *dir, void (*fn)(void *ctx, const char *name
   HANDLE h = w ? FindFirstFileW(w, &fd) : INVALID_HANDLE_VALUE;
   pyhost__free(w);
   if (h == INVALID_HANDLE_VALUE) return -1;
-  char **names = NULL;
-  size_t n = 0, cap = 0;
+  struct pyhost__names names = {0};
   do {
     char name[1024];
-    if (narrow(fd.cFileName, name, sizeof name) != 0 || !strcmp(name, ".") || !strcmp(name, ".."))
-      continue;
-    if (n == cap) {
-      size_t ncap = cap ? cap * 2 : 32;
-      char **grown = pyhost__realloc(names, ncap * sizeof *grown);
-      if (!grown) break;
-      names = grown;
-      cap = ncap;
-    }
-    if (!(names[n] = pyhost__strdup(name))) break;
-    n++;
+    if (narrow(fd.cFileName, name, sizeof name) == 0 && strcmp(name, ".") && strcmp(name, "..") &&
+        pyhost__names_add(&names, name) != 0)
+      break;
   } while (FindNextFileW(h, &fd));
   FindClose(h);
-  if (n) qsort(names, n, sizeof *names, cmp_names);
-  for (size_t i = 0; i < n; i++) {
-    fn(ctx, names[i]);
-    pyhost__free(names[i]);
-  }
-  pyhost__free(names);
+  pyhost__names_emit(&names, fn, ctx);
   return 0;
 }
 

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "pyhost.h"
 #include "check.h"
+#include "alloc.h"
+#include "discover_sys.h"
 
 #include <glob.h>
 #include <stdarg.h>
@@ -285,16 +287,22 @@ static void fake_pyenv(const char *t, const char *const *versions, size_t n) {
   unsetenv("PYENV_ROOT"); /* the shim's own export names the root */
 }
 
+/* A pyenv version file (global "version" or a local ".python-version") naming the
+ * installed version of minor, with a comment line pyenv ignores. */
+static void version_file(const char *file, const char *minor) {
+  char v[PATHBUF], text[PATHBUF];
+  pyenv_version(minor, v, sizeof v);
+  fmtbuf(text, sizeof text, "# chosen by the test\n%s\n", strrchr(v, '/') + 1);
+  write_file(file, text, 0644);
+}
+
 TEST_CASE(pyenv_shim_global_version) {
   const char *t = setup();
   static const char *const vs[] = {"3.8", "3.12"};
   fake_pyenv(t, vs, 2);
-  char file[PATHBUF], v[PATHBUF];
+  char file[PATHBUF];
   fmtbuf(file, sizeof file, "%s/pyenv/version", t);
-  pyenv_version("3.8", v, sizeof v);
-  char text[PATHBUF];
-  fmtbuf(text, sizeof text, "# the global version\n%s\n", strrchr(v, '/') + 1);
-  write_file(file, text, 0644);
+  version_file(file, "3.8");
   CHECK(chdir(t) == 0);
   CHECK_RC(discover(NULL), PYHOST_OK);
   CHECK_STREQ(taken()->kind, "pyenv shim");
@@ -306,17 +314,13 @@ TEST_CASE(pyenv_local_file_and_env) {
   const char *t = setup();
   static const char *const vs[] = {"3.8", "3.10", "3.12"};
   fake_pyenv(t, vs, 3);
-  char v[PATHBUF], dir[PATHBUF], file[PATHBUF], text[PATHBUF];
-  pyenv_version("3.8", v, sizeof v);
+  char dir[PATHBUF], file[PATHBUF];
   fmtbuf(file, sizeof file, "%s/pyenv/version", t);
-  fmtbuf(text, sizeof text, "%s\n", strrchr(v, '/') + 1);
-  write_file(file, text, 0644);
+  version_file(file, "3.8");
   /* .python-version in a parent of the current directory wins over the global one */
-  pyenv_version("3.12", v, sizeof v);
-  fmtbuf(file, sizeof file, "%s/project/.python-version", t);
   sh("mkdir -p %s/project/src/deep", t);
-  fmtbuf(text, sizeof text, "%s\n", strrchr(v, '/') + 1);
-  write_file(file, text, 0644);
+  fmtbuf(file, sizeof file, "%s/project/.python-version", t);
+  version_file(file, "3.12");
   fmtbuf(dir, sizeof dir, "%s/project/src/deep", t);
   CHECK(chdir(dir) == 0);
   CHECK_RC(discover(NULL), PYHOST_OK);
@@ -723,4 +727,61 @@ TEST_CASE(inspect_library) {
   CHECK_RC(pyhost_inspect_library("/nonexistent/libpython3.12.so", &in), PYHOST_OK);
   CHECK_RC(in->status, PYHOST_NOTFOUND);
   pyhost_library_info_free(in);
+}
+
+/* ---- out of memory: every allocation of a discovery fails in turn ---- */
+
+TEST_CASE(out_of_memory_everywhere) {
+  const char *t = setup();
+  static const char *const vs[] = {"3.9", "3.12"};
+  fake_pyenv(t, vs, 2);
+  char file[PATHBUF];
+  fmtbuf(file, sizeof file, "%s/pyenv/version", t);
+  version_file(file, "3.9");
+  CHECK(chdir(t) == 0);
+  int done = 0;
+  /* every one of the first 40, then a sample (the directory listings allocate per
+   * entry, thousands in all): the whole sweep would take a minute */
+  for (long k = 0; k < 100000 && !done; k += k < 40 ? 1 : k / 6) {
+    pyhost__alloc_fail_after(k);
+    int rc = pyhost_discover(NULL, NULL, NULL);
+    long failed = pyhost__alloc_fail_after(-1);
+    if (!failed) {
+      CHECK_RC(rc, PYHOST_OK);
+      done = 1;
+    } else if (rc != PYHOST_NOMEM && rc != PYHOST_OK && rc != PYHOST_NOTFOUND) {
+      fprintf(stderr, "allocation %ld failing gave %s\n", k, pyhost_status_name(rc));
+      check_failures++;
+    }
+  }
+  CHECK(done);
+  pyhost_library_info *in = (pyhost_library_info *)1;
+  pyhost__alloc_fail_after(0);
+  CHECK_RC(pyhost_inspect_library("/nonexistent", &in), PYHOST_NOMEM);
+  pyhost__alloc_fail_after(-1);
+  CHECK(in == NULL);
+}
+
+TEST_CASE(isolate_env_out_of_memory) {
+  setup();
+  setenv("PYTHONPATH", "/somewhere", 1);
+  setenv("PYTHONSTARTUP", "/startup.py", 1);
+  struct pyhost__env_saved *saved = NULL;
+  pyhost__alloc_fail_after(1); /* the token, then no copy of a variable */
+  CHECK(pyhost__sys_env_isolate(&saved, "/nowhere") == -1);
+  pyhost__alloc_fail_after(-1);
+  /* nothing was changed, and restoring puts nothing wrong back */
+  CHECK_STREQ(getenv("PYTHONPATH"), "/somewhere");
+  pyhost__sys_env_restore(saved);
+  CHECK_STREQ(getenv("PYTHONPATH"), "/somewhere");
+  CHECK_STREQ(getenv("PYTHONSTARTUP"), "/startup.py");
+  CHECK(getenv("PYTHONNOUSERSITE") == NULL);
+  /* and the normal round trip */
+  CHECK(pyhost__sys_env_isolate(&saved, "/nowhere") == 0);
+  CHECK(getenv("PYTHONPATH") == NULL);
+  CHECK_STREQ(getenv("PYTHONNOUSERSITE"), "1");
+  CHECK_STREQ(getenv("PYTHONUSERBASE"), "/nowhere");
+  pyhost__sys_env_restore(saved);
+  CHECK_STREQ(getenv("PYTHONPATH"), "/somewhere");
+  CHECK(getenv("PYTHONUSERBASE") == NULL);
 }

@@ -66,19 +66,20 @@ static int truth(pyhost *h, const char *expr) {
   return b;
 }
 
-static const char can_import[] =
-    "__import__('importlib.util').util.find_spec('%s') is not None";
+/* 1 when module is importable, 0 when not, -1 on error */
+static int importable(pyhost *h, const char *module) {
+  char expr[256];
+  snprintf(expr, sizeof expr, "__import__('importlib.util').util.find_spec('%s') is not None", module);
+  return truth(h, expr);
+}
 
 TEST_CASE(isolated_hides_environment) {
   traps();
   setenv("PYTHONHOME", "/nonexistent/home", 1); /* would be refused (NOHOME) otherwise */
   setenv("PYTHONSTARTUP", "/nonexistent/startup.py", 1);
   pyhost *h = start(1);
-  char expr[256];
-  snprintf(expr, sizeof expr, can_import, "trap_pythonpath");
-  CHECK(truth(h, expr) == 0);
-  snprintf(expr, sizeof expr, can_import, "trap_usersite");
-  CHECK(truth(h, expr) == 0);
+  CHECK(importable(h, "trap_pythonpath") == 0);
+  CHECK(importable(h, "trap_usersite") == 0);
   CHECK(truth(h, "__import__('site').ENABLE_USER_SITE") == 0);
   CHECK(truth(h, "not [k for k in __import__('os').environ if k.startswith('PYTHON')]") == 1);
   CHECK(truth(h, "not [p for p in __import__('sys').path if 'userbase' in p or 'pythonpath' in p]") == 1);
@@ -96,11 +97,8 @@ TEST_CASE(isolated_hides_environment) {
 TEST_CASE(not_isolated_control) {
   traps();
   pyhost *h = start(0);
-  char expr[256];
-  snprintf(expr, sizeof expr, can_import, "trap_pythonpath");
-  CHECK(truth(h, expr) == 1);
-  snprintf(expr, sizeof expr, can_import, "trap_usersite");
-  CHECK(truth(h, expr) == 1);
+  CHECK(importable(h, "trap_pythonpath") == 1);
+  CHECK(importable(h, "trap_usersite") == 1);
   CHECK(truth(h, "'PYTHONPATH' in __import__('os').environ") == 1);
   pyhost_free(h);
 }
