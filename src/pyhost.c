@@ -181,15 +181,14 @@ static int prepend_sys_path(pyhost *h) {
   return 0;
 }
 
-static int start_python(pyhost *h) {
+/* env: the environment saved by pyhost__isolate_begin (isolated mode), or NULL. */
+static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   char saved_ctype[256];
   const char *cur = setlocale(LC_CTYPE, NULL);
   pyhost__fmt(saved_ctype, sizeof saved_ctype, "%s", cur ? cur : "C");
 
   if (h->w_home) PY.Py_SetPythonHome(h->w_home);
   if (h->w_program) PY.Py_SetProgramName(h->w_program);
-  struct pyhost__env_saved *env = NULL;
-  if (h->cfg.isolated && pyhost__isolate_begin(h, &env) != PYHOST_OK) return PYHOST_NOMEM;
   PY.Py_InitializeEx((h->cfg.flags & PYHOST_INIT_SIGNALS) ? 1 : 0);
   int isolated_rc = h->cfg.isolated ? pyhost__isolate_finish(h, env) : PYHOST_OK;
   if (!(h->cfg.flags & PYHOST_INIT_KEEP_LOCALE)) setlocale(LC_CTYPE, saved_ctype);
@@ -276,8 +275,11 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
     pyhost__dl_close(h->lib); /* the global reference keeps it open */
     h->lib = global;
   }
+  /* isolation may fail (out of memory) only here, while the host can still retry */
+  struct pyhost__env_saved *env = NULL;
+  if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) goto close_refused;
   pyhost__fmt(process_library, sizeof process_library, "%s", h->library_path);
-  rc = start_python(h);
+  rc = start_python(h, env);
   atomic_store(&process_state, PROCESS_RUNNING);
   atomic_store(&h->state, PYHOST__RUNNING);
   if (rc) {

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "pyhost.h"
 #include "check.h"
+#include "alloc.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,4 +102,31 @@ TEST_CASE(not_isolated_control) {
   CHECK(importable(h, "trap_usersite") == 1);
   CHECK(truth(h, "'PYTHONPATH' in __import__('os').environ") == 1);
   pyhost_free(h);
+}
+
+/* Out of memory while hiding the environment: init fails before Python starts, the
+ * environment is untouched, and the next init succeeds. */
+TEST_CASE(isolated_out_of_memory) {
+  traps();
+  int saw = 0, started = 0;
+  for (long k = 0; k < 1000 && !started; k++) {
+    pyhost_config *c = pyhost_config_new();
+    pyhost_config_set_library(c, check_lib);
+    pyhost_config_set_isolated(c, 1);
+    pyhost *h = NULL;
+    pyhost__alloc_fail_after(k);
+    int rc = pyhost_init(c, &h);
+    pyhost__alloc_fail_after(-1);
+    if (rc == PYHOST_NOMEM && h && strstr(pyhost_errmsg(h), "isolating the environment")) saw = 1;
+    if (rc != PYHOST_OK) {
+      CHECK_STREQ(getenv("PYTHONPATH"), pp);
+      CHECK(getenv("PYTHONNOUSERSITE") == NULL);
+    }
+    started = rc == PYHOST_OK;
+    if (rc == PYHOST_OK) CHECK(importable(h, "trap_pythonpath") == 0);
+    pyhost_free(h);
+    pyhost_config_free(c);
+  }
+  CHECK(saw);
+  CHECK(started);
 }
