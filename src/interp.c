@@ -46,6 +46,21 @@ static void how(struct pyhost__interp *o, const char *fmt, const char *a) {
   pyhost__fmt(o->how + l, sizeof o->how - l, fmt, a);
 }
 
+/* strsep, which C11 lacks: the next sep-delimited field of *cursor (cut in place), or
+ * NULL at the end.  Reentrant, unlike strtok: discovery may run in several threads. */
+static char *next_field(char **cursor, char sep) {
+  char *start = *cursor;
+  if (!start) return NULL;
+  char *end = strchr(start, sep);
+  if (end) {
+    *end = '\0';
+    *cursor = end + 1;
+  } else {
+    *cursor = NULL;
+  }
+  return start;
+}
+
 static int fail(struct pyhost__interp *o, const char *code, const char *fmt, const char *a,
                 const char *b) {
   o->code = code;
@@ -293,7 +308,8 @@ static int pyenv_version_file(const char *file, char *out, size_t cap) {
   /* one name per line or separated by blanks; '#' starts a comment; joined with ':' */
   struct pyhost__strbuf sb;
   pyhost__strbuf_init(&sb, out, cap);
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+  char *cursor = text;
+  for (char *line; (line = next_field(&cursor, '\n'));) {
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     char word[256];
@@ -383,7 +399,9 @@ static int via_pyenv(const char *path, const char *text, int allow_sub, struct p
   const char *program = base_name(path);
   pyhost__fmt(o->kind, sizeof o->kind, "pyenv shim");
   pyenv_version_name(root, names, sizeof names, origin, sizeof origin);
-  for (char *name = strtok(names, ":"); name; name = strtok(NULL, ":")) {
+  char *cursor = names;
+  for (char *name; (name = next_field(&cursor, ':'));) {
+    if (!name[0]) continue;
     if (!strcmp(name, "system")) {
       char shims[PYHOST__IPATH];
       dir_name(path, shims, sizeof shims);
@@ -450,7 +468,8 @@ static int ask(const char *path, struct pyhost__interp *o) {
   }
   char *f[9] = {0};
   int n = 0;
-  for (char *line = strtok(out, "\n"); line && n < 9; line = strtok(NULL, "\n")) f[n++] = line;
+  char *cursor = out;
+  for (char *line; n < 9 && (line = next_field(&cursor, '\n'));) f[n++] = line;
   if (n < 9) return fail(o, "unresolved", "%s: its answer about sysconfig was incomplete%s", path, NULL);
   o->major = (unsigned)atoi(f[0]);
   o->minor = (unsigned)atoi(f[1]);
