@@ -25,7 +25,7 @@ set(WFIX "Z:${FIX}")
 set(WUNI "Z:${UNI}")
 
 function(pyhost_fake_dll name)
-  cmake_parse_arguments(F "" "VERSION;OUTPUT_DIR" "DEFS" ${ARGN})
+  cmake_parse_arguments(F "" "VERSION;OUTPUT_DIR;OUTPUT_NAME" "DEFS" ${ARGN})
   add_library(${name} SHARED fixtures/fakepython.c)
   set(defs ${F_DEFS})
   if(F_VERSION)
@@ -35,13 +35,20 @@ function(pyhost_fake_dll name)
   if(NOT F_OUTPUT_DIR)
     set(F_OUTPUT_DIR "${FIX}")
   endif()
-  set_target_properties(${name} PROPERTIES PREFIX "" RUNTIME_OUTPUT_DIRECTORY "${F_OUTPUT_DIR}")
+  if(NOT F_OUTPUT_NAME)
+    set(F_OUTPUT_NAME ${name})
+  endif()
+  set_target_properties(${name} PROPERTIES PREFIX "" RUNTIME_OUTPUT_DIRECTORY "${F_OUTPUT_DIR}"
+    OUTPUT_NAME ${F_OUTPUT_NAME})
   add_dependencies(pyhost_cli ${name})
 endfunction()
 pyhost_fake_dll(notpython)
 pyhost_fake_dll(fake_missing VERSION "3.11.4 (fake, main) [MSC v.1937 64 bit (AMD64)]" DEFS FAKE_SOME)
 pyhost_fake_dll(fake_old VERSION "3.5.10 (default) [MSC v.1900 64 bit (AMD64)]")
 pyhost_fake_dll(fake_unicode VERSION "3.12.1 (fake) [MSC]" DEFS FAKE_SOME OUTPUT_DIR "${UNI}")
+# A PEP 514 installation: python312.dll in a directory the registry names.
+pyhost_fake_dll(fake_registered VERSION "3.12.4 (fake) [MSC v.1940 64 bit (AMD64)]" DEFS FAKE_SOME
+  OUTPUT_DIR "${FIX}/Python312" OUTPUT_NAME python312)
 
 # win32.<name>: `wine64 pyhost.exe ARGS`, exit code and stderr checked by expect.cmake.
 function(pyhost_win32_cli_test name exit)
@@ -73,3 +80,14 @@ pyhost_win32_cli_test(too_old 1 ARGS --python ${WFIX}/fake_old.dll -e 1 STDERR "
 # The library is found and loaded through its UTF-16 path, and the message names it in UTF-8.
 pyhost_win32_cli_test(unicode_path 1 ARGS --python ${WUNI}/fake_unicode.dll -e 1
   STDERR "pyhöst-ünïcode.fake_unicode\\.dll.*stable-ABI symbols are missing for Python 3\\.12")
+
+# Discovery reads the registry (src/discover_win32.c): an InstallPath under HKCU is
+# found, its python312.dll examined before anything in it runs, and passed over with
+# the reason.  The entry lives in the test's wine prefix only.
+add_test(NAME win32.registry_entry COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} reg add
+  "HKCU\\Software\\Python\\PythonCore\\3.12\\InstallPath" /ve /d "Z:${FIX}/Python312" /f)
+set_tests_properties(win32.registry_entry PROPERTIES LABELS "unit;win32" FIXTURES_SETUP win32_registry
+  ENVIRONMENT WINEDEBUG=-all)
+pyhost_win32_cli_test(registry_discovery 1 ARGS --list
+  STDOUT "registry.*Python312.python312\\.dll.*missing-symbols")
+set_tests_properties(win32.registry_discovery PROPERTIES FIXTURES_REQUIRED win32_registry)
