@@ -80,7 +80,17 @@ static int exit_code_of(PyObject *value, struct pyhost__strbuf *sb) {
   return result;
 }
 
+static int take_exception(pyhost *h, const char *context);
+
+/* The formatting below runs Python code: pyhost_interrupt must not stop it halfway. */
 int pyhost__take_exception(pyhost *h, const char *context) {
+  pyhost__inflight_protect(1);
+  int status = take_exception(h, context);
+  pyhost__inflight_protect(0);
+  return status;
+}
+
+static int take_exception(pyhost *h, const char *context) {
   PyObject *type = NULL, *value = NULL, *tb = NULL;
   PY.PyErr_Fetch(&type, &value, &tb);
   if (!type) return pyhost__set_error(h, PYHOST_ERROR, "%s: failed without a Python exception",
@@ -99,8 +109,12 @@ int pyhost__take_exception(pyhost *h, const char *context) {
   if (PY.PyErr_GivenExceptionMatches(type, *PY.PyExc_SystemExit)) {
     status = PYHOST_EXIT;
     h->exit_code = exit_code_of(value, &sb);
-  } else if (!(text = format_traceback(type, value, tb, &len))) {
-    short_form(type, value, &sb);
+  } else {
+    if (pyhost__is_interrupt(type)) {
+      status = PYHOST_INTERRUPTED;
+      pyhost__strbuf_printf(&sb, "interrupted by pyhost_interrupt; ");
+    }
+    if (!(text = format_traceback(type, value, tb, &len))) short_form(type, value, &sb);
   }
   if (text) {
     size_t total = sb.len + len;

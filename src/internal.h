@@ -100,6 +100,9 @@ void pyhost__inflight_end(PyGILState_STATE gil);
 int pyhost__inflight_depth(void);
 /* With the GIL: refuses new calls and interrupts the running ones; returns how many. */
 int pyhost__inflight_close(void);
+/* With the GIL: on (1) / off (0) around pyhost's own Python work on this thread
+ * (formatting an exception), which pyhost_interrupt then leaves alone. */
+void pyhost__inflight_protect(int on);
 /* Without the GIL: waits until no call is in flight. */
 void pyhost__inflight_drain(void);
 /* With the GIL, before Py_FinalizeEx: drops pyhost.Interrupted. */

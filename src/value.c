@@ -108,10 +108,11 @@ void pyhost_value_free(pyhost_value *v) {
     break;
   case PYHOST_KIND_OBJECT:
     /* After finalize the object died with the interpreter: free only our memory. */
-    if (v->u.obj && pyhost__python_running()) {
-      PyGILState_STATE g = PY.PyGILState_Ensure();
+    /* pyhost__inflight_begin refuses once finalize has begun: no race with it. */
+    PyGILState_STATE g;
+    if (v->u.obj && pyhost__python_running() && pyhost__inflight_begin(&g) == 0) {
       PY.Py_DecRef(v->u.obj);
-      PY.PyGILState_Release(g);
+      pyhost__inflight_end(g);
     }
     break;
   default:

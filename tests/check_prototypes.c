@@ -14,8 +14,8 @@
 #define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
 
 #if PY_VERSION_HEX < 0x03070000
-/* 3.6's headers spell three rows differently: no const on the two setters, and a long
- * thread id (3.7 made it unsigned long, the type of threading.get_ident()).  Same
+/* 3.6's headers spell four rows differently: no const on the two setters, and a long
+ * thread id (twice) (3.7 made it unsigned long, the type of threading.get_ident()).  Same
  * size, same registers: check the old spelling here, the table's on later headers. */
 _Static_assert(SAME_TYPE(__typeof__(&Py_SetPythonHome), void (*)(wchar_t *)), "Py_SetPythonHome");
 _Static_assert(SAME_TYPE(__typeof__(&Py_SetProgramName), void (*)(wchar_t *)), "Py_SetProgramName");
@@ -23,6 +23,10 @@ _Static_assert(SAME_TYPE(__typeof__(&PyThreadState_SetAsyncExc), int (*)(long, P
                "PyThreadState_SetAsyncExc");
 int pyhost_legacy_async_exc(unsigned long, PyObject *);
 #  define PyThreadState_SetAsyncExc pyhost_legacy_async_exc
+_Static_assert(SAME_TYPE(__typeof__(&PyThread_get_thread_ident), long (*)(void)),
+               "PyThread_get_thread_ident");
+unsigned long pyhost_legacy_thread_ident(void);
+#  define PyThread_get_thread_ident pyhost_legacy_thread_ident
 void pyhost_legacy_home(const wchar_t *);
 void pyhost_legacy_program(const wchar_t *);
 #  define Py_SetPythonHome pyhost_legacy_home

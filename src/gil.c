@@ -1,0 +1,49 @@
+/* gil.c: host-held GIL scopes (pyhost_gil_enter / pyhost_gil_leave).
+ *
+ * Every public call takes the GIL itself (PyGILState_Ensure/Release, about a hundred
+ * instructions and two atomic operations per call).  A scope lets a tight loop pay
+ * that once: while this thread holds a scope on h, pyhost__enter only checks the
+ * handle.  Scopes are per thread and nest by counting; the GIL is taken by the
+ * outermost enter and released by the outermost leave.
+ */
+#include "internal.h"
+
+/* One scope per thread: CPython runs one interpreter per process, so one handle. */
+static _Thread_local struct {
+  const pyhost *h;        /* the handle the scope is on; NULL when none */
+  unsigned long depth;    /* nesting count; 0 when no scope is open */
+  PyGILState_STATE state; /* what the outermost PyGILState_Ensure returned */
+} scope;
+
+int pyhost__gil_scoped(const pyhost *h) {
+  return scope.depth != 0 && scope.h == h;
+}
+
+int pyhost_gil_enter(pyhost *h) {
+  if (pyhost__gil_scoped(h)) {
+    scope.depth++;
+    pyhost__clear_message(h);
+    return PYHOST_OK;
+  }
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  scope.h = h;
+  scope.depth = 1;
+  scope.state = gil;
+  return PYHOST_OK;
+}
+
+int pyhost_gil_leave(pyhost *h) {
+  if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__gil_scoped(h))
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_gil_leave without a matching pyhost_gil_enter on this "
+                             "thread");
+  pyhost__clear_message(h);
+  if (--scope.depth == 0) {
+    scope.h = NULL;
+    pyhost__leave(h, scope.state); /* the enter was counted in flight (inflight.c) */
+  }
+  return PYHOST_OK;
+}

@@ -1,0 +1,8 @@
+/* sync_win32.c: sync.h on Windows. */
+#include "sync.h"
+
+#include <windows.h>
+
+void pyhost__sleep_ms(unsigned ms) {
+  Sleep(ms);
+}

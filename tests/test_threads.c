@@ -1,0 +1,379 @@
+/* test_threads.c: tier 2, threads, interrupts and calls racing finalize.
+ * Arguments: CASE LIB VERSION. */
+#define _GNU_SOURCE
+#include "pyhost.h"
+#include "check.h"
+#include "reliab.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* ---- stress: many threads, many mixed calls ---- */
+
+struct stress {
+  pyhost *h;
+  int id, iters;
+  int ok;        /* calls that gave the expected result */
+  char why[512]; /* first failure */
+};
+
+static void stress_fail(struct stress *s, const char *what, int i, int rc) {
+  if (!s->why[0])
+    snprintf(s->why, sizeof s->why, "thread %d, iteration %d: %s: %s: %s", s->id, i, what,
+             pyhost_status_name(rc), pyhost_errmsg(s->h));
+}
+
+/* One iteration: an eval, an exec and a read-back in a per-thread name, a raised
+ * exception every 16th time (its message must be this thread's), a container
+ * result every 8th.  Returns 1 when every result was right. */
+static int stress_step(struct stress *s, int i) {
+  char src[128];
+  int64_t got = -1;
+  pyhost_value *v = NULL;
+  snprintf(src, sizeof src, "%d * 1000003 + %d", s->id, i);
+  int rc = pyhost_eval(s->h, src, &v);
+  if (rc || pyhost_value_to_int(s->h, v, &got) || got != (int64_t)s->id * 1000003 + i)
+    return stress_fail(s, "eval", i, rc), pyhost_value_free(v), 0;
+  pyhost_value_free(v);
+  switch (i % 4) {
+  case 0:
+    snprintf(src, sizeof src, "t%d = %d", s->id, i);
+    if ((rc = pyhost_exec(s->h, src, NULL))) return stress_fail(s, "exec", i, rc), 0;
+    snprintf(src, sizeof src, "t%d", s->id);
+    rc = pyhost_eval(s->h, src, &v);
+    if (rc || pyhost_value_to_int(s->h, v, &got) || got != i)
+      return stress_fail(s, "read-back", i, rc), pyhost_value_free(v), 0;
+    pyhost_value_free(v);
+    break;
+  case 1:
+    if (i % 16 == 1) {
+      snprintf(src, sizeof src, "raise ValueError('thread %d step %d')", s->id, i);
+      rc = pyhost_exec(s->h, src, NULL);
+      snprintf(src, sizeof src, "ValueError: thread %d step %d", s->id, i);
+      if (rc != PYHOST_PYEXC || !strstr(pyhost_errmsg(s->h), src))
+        return stress_fail(s, "exception", i, rc), 0;
+    }
+    break;
+  case 2:
+    if (i % 8 == 2) {
+      snprintf(src, sizeof src, "[%d, 'x' * 3, {'k': (None, 1.5)}]", i);
+      rc = pyhost_eval(s->h, src, &v);
+      const char *str = NULL;
+      if (rc || pyhost_value_count(v) != 3 ||
+          pyhost_value_to_str(s->h, pyhost_value_item(v, 1), &str, NULL) || strcmp(str, "xxx"))
+        return stress_fail(s, "container", i, rc), pyhost_value_free(v), 0;
+      pyhost_value_free(v);
+    }
+    break;
+  default:
+    if ((rc = reliab_callback_step(s->h, s->id, i))) return stress_fail(s, "callback", i, rc), 0;
+    break;
+  }
+  return 1;
+}
+
+static void *stress_main(void *arg) {
+  struct stress *s = arg;
+  for (int i = 0; i < s->iters; i++) {
+    if (!stress_step(s, i)) return NULL;
+    s->ok++;
+  }
+  return NULL;
+}
+
+TEST_CASE(stress_8_threads) {
+  enum { N = 8 };
+  pyhost *h = reliab_start();
+  int iters = reliab_iterations(10000);
+  reliab_callback_setup(h);
+  pthread_t t[N];
+  struct stress s[N];
+  for (int i = 0; i < N; i++) {
+    s[i] = (struct stress){.h = h, .id = i + 1, .iters = iters};
+    CHECK(pthread_create(&t[i], NULL, stress_main, &s[i]) == 0);
+  }
+  long total = 0;
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    if (s[i].why[0]) fprintf(stderr, "%s\n", s[i].why);
+    CHECK(s[i].ok == iters);
+    total += s[i].ok;
+  }
+  reliab_expect_int(h, "1 + 1", 2);
+  printf("threads x iterations held: %d x %d (%ld mixed iterations, callbacks: %s)\n", N, iters,
+         total, reliab_callbacks_available() ? "yes" : "not available");
+  pyhost_free(h);
+}
+
+/* ---- a long computation does not starve the other threads ---- */
+
+struct spinner {
+  pyhost *h;
+  const char *code;
+  int eval;          /* run code with pyhost_eval instead of pyhost_exec */
+  _Atomic int done;
+  int rc;
+  char msg[4096];
+};
+
+static void *spinner_main(void *arg) {
+  struct spinner *sp = arg;
+  if (sp->eval) {
+    pyhost_value *v = NULL;
+    sp->rc = pyhost_eval(sp->h, sp->code, &v);
+    pyhost_value_free(v);
+  } else {
+    sp->rc = pyhost_exec(sp->h, sp->code, "<spinner>");
+  }
+  snprintf(sp->msg, sizeof sp->msg, "%s", pyhost_errmsg(sp->h));
+  /* the thread's next call must not see the interrupt */
+  sp->rc = sp->rc * 100 + pyhost_exec(sp->h, "spinner_after = 1", NULL);
+  atomic_store(&sp->done, 1);
+  return NULL;
+}
+
+/* Starts code on a thread and returns once `flag` is true in __main__. */
+static void spin_up(struct spinner *sp, pthread_t *t, const char *flag) {
+  CHECK(pthread_create(t, NULL, spinner_main, sp) == 0);
+  char expr[128];
+  snprintf(expr, sizeof expr, "globals().get('%s', False)", flag);
+  while (!reliab_eval_true(sp->h, expr) && !atomic_load(&sp->done)) {
+  }
+}
+
+static const char *const spin_forever =
+    "spinning = True\n"
+    "n = 0\n"
+    "while True:\n"
+    "    n += 1\n";
+
+struct quick {
+  pyhost *h;
+  int id, ok;
+};
+
+static void *quick_main(void *arg) {
+  struct quick *q = arg;
+  for (int i = 0; i < 500; i++) {
+    char src[64];
+    snprintf(src, sizeof src, "%d + %d", q->id, i);
+    pyhost_value *v = NULL;
+    int64_t got = -1;
+    if (pyhost_eval(q->h, src, &v) == PYHOST_OK && pyhost_value_to_int(q->h, v, &got) == PYHOST_OK &&
+        got == q->id + i)
+      q->ok++;
+    pyhost_value_free(v);
+  }
+  return NULL;
+}
+
+TEST_CASE(long_computation_does_not_starve_others) {
+  pyhost *h = reliab_start();
+  struct spinner sp = {.h = h, .code = spin_forever};
+  pthread_t st;
+  spin_up(&sp, &st, "spinning");
+  int64_t n1 = reliab_eval_int(h, "n");
+  enum { N = 4 };
+  pthread_t t[N];
+  struct quick q[N];
+  for (int i = 0; i < N; i++) {
+    q[i] = (struct quick){h, i + 1, 0};
+    CHECK(pthread_create(&t[i], NULL, quick_main, &q[i]) == 0);
+  }
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(q[i].ok == 500);
+  }
+  /* every quick thread finished while the loop still ran, and the loop moved on */
+  CHECK(!atomic_load(&sp.done));
+  int64_t n2 = reliab_eval_int(h, "n");
+  CHECK(n2 > n1);
+  printf("the long loop counted %lld -> %lld while 4 threads made 2000 calls\n",
+         (long long)n1, (long long)n2);
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  pthread_join(st, NULL);
+  CHECK(sp.rc == PYHOST_INTERRUPTED * 100 + PYHOST_OK);
+  pyhost_free(h);
+}
+
+/* ---- interrupts ---- */
+
+static void interrupt_case(const char *code, int eval) {
+  pyhost *h = reliab_start();
+  struct spinner sp = {.h = h, .code = code, .eval = eval};
+  pthread_t t;
+  spin_up(&sp, &t, "spinning");
+  CHECK(!atomic_load(&sp.done));
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  pthread_join(t, NULL);
+  if (sp.rc != PYHOST_INTERRUPTED * 100) fprintf(stderr, "rc %d: %s\n", sp.rc, sp.msg);
+  CHECK(sp.rc == PYHOST_INTERRUPTED * 100 + PYHOST_OK);
+  CHECK_CONTAINS(sp.msg, "interrupted by pyhost_interrupt");
+  CHECK_CONTAINS(sp.msg, "Interrupted");
+  reliab_expect_int(h, "spinner_after", 1);
+  reliab_expect_int(h, "6 * 7", 42); /* the runtime stays usable */
+  pyhost_free(h);
+}
+
+TEST_CASE(interrupt_stops_an_infinite_loop) {
+  interrupt_case(spin_forever, 0);
+}
+
+TEST_CASE(interrupt_stops_an_eval) {
+  /* a generator's loop runs bytecode; (spinning := ...) needs 3.8, so set it by hand */
+  interrupt_case("globals().__setitem__('spinning', True) or any(x for x in iter(int, 1))", 1);
+}
+
+TEST_CASE(interrupt_is_not_caught_by_except_exception) {
+  interrupt_case("spinning = True\n"
+                 "while True:\n"
+                 "    try:\n"
+                 "        while True: pass\n"
+                 "    except Exception:\n"
+                 "        pass\n",
+                 0);
+}
+
+TEST_CASE(interrupt_with_nothing_running_changes_nothing) {
+  pyhost *h = reliab_start();
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  reliab_expect_int(h, "sum(range(100000)) % 7", (int64_t)(4999950000LL % 7));
+  CHECK_RC(pyhost_exec(h, "for i in range(200000): pass", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_interrupt(NULL), PYHOST_MISUSE);
+  pyhost_finalize(h);
+  CHECK_RC(pyhost_interrupt(h), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "finalized");
+  pyhost_free(h);
+}
+
+TEST_CASE(interrupt_reaches_every_running_thread) {
+  enum { N = 3 };
+  pyhost *h = reliab_start();
+  struct spinner sp[N];
+  pthread_t t[N];
+  for (int i = 0; i < N; i++) {
+    static const char *const codes[N] = {
+        "spin0 = True\nwhile True: pass\n", "spin1 = True\nwhile True: pass\n",
+        "spin2 = True\nwhile True: pass\n"};
+    char flag[16];
+    snprintf(flag, sizeof flag, "spin%d", i);
+    sp[i] = (struct spinner){.h = h, .code = codes[i]};
+    spin_up(&sp[i], &t[i], flag);
+  }
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(sp[i].rc == PYHOST_INTERRUPTED * 100 + PYHOST_OK);
+  }
+  pyhost_free(h);
+}
+
+/* A Python exception of the same name raised by the code itself is not an interrupt. */
+TEST_CASE(code_cannot_fake_an_interrupt) {
+  pyhost *h = reliab_start();
+  CHECK_RC(pyhost_exec(h, "class Interrupted(BaseException): pass\nraise Interrupted()", NULL),
+           PYHOST_PYEXC);
+  CHECK_RC(pyhost_exec(h, "raise KeyboardInterrupt", NULL), PYHOST_PYEXC);
+  pyhost_free(h);
+}
+
+/* ---- calls racing pyhost_finalize ---- */
+
+struct racer {
+  pyhost *h;
+  int id;
+  _Atomic long calls;
+  int bad;             /* a status no racing call may give */
+  char why[512];
+};
+
+static void *racer_main(void *arg) {
+  struct racer *r = arg;
+  for (long i = 0;; i++) {
+    pyhost_value *v = NULL;
+    int rc;
+    switch (i % 4) {
+    case 0: rc = pyhost_eval(r->h, "object()", &v); break; /* an object value to free */
+    case 1: rc = pyhost_exec(r->h, "x = [i for i in range(50)]", NULL); break;
+    case 2: rc = pyhost_interrupt(r->h); break;
+    default: rc = pyhost_eval(r->h, "'abc'.upper()", &v); break;
+    }
+    pyhost_value_free(v); /* may run after finalize: must then leave Python alone */
+    if (rc == PYHOST_MISUSE) {
+      if (!strstr(pyhost_errmsg(r->h), "finaliz")) {
+        r->bad = rc;
+        snprintf(r->why, sizeof r->why, "%s", pyhost_errmsg(r->h));
+      }
+      return NULL;
+    }
+    /* racing interrupts (case 2 on other threads) may stop any call */
+    if (rc != PYHOST_OK && rc != PYHOST_INTERRUPTED) {
+      r->bad = rc;
+      snprintf(r->why, sizeof r->why, "%s: %s", pyhost_status_name(rc), pyhost_errmsg(r->h));
+      return NULL;
+    }
+    atomic_fetch_add(&r->calls, 1);
+  }
+}
+
+TEST_CASE(calls_racing_finalize) {
+  enum { N = 6 };
+  pyhost *h = reliab_start();
+  pthread_t t[N];
+  struct racer r[N];
+  for (int i = 0; i < N; i++) {
+    r[i] = (struct racer){.h = h, .id = i};
+    CHECK(pthread_create(&t[i], NULL, racer_main, &r[i]) == 0);
+  }
+  /* finalize while every racer is in its loop */
+  for (int i = 0; i < N; i++)
+    while (atomic_load(&r[i].calls) < 50 && !r[i].bad) {
+    }
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  long total = 0;
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    if (r[i].bad) fprintf(stderr, "racer %d: %s\n", i, r[i].why);
+    CHECK(r[i].bad == 0);
+    total += r[i].calls;
+  }
+  printf("%d threads made %ld calls, then finalize raced them\n", N, total);
+  pyhost_free(h);
+}
+
+struct looper {
+  pyhost *h;
+  int rc;
+};
+
+static void *looper_main(void *arg) {
+  struct looper *l = arg;
+  l->rc = pyhost_exec(l->h, "looping = True\nwhile True: pass\n", NULL);
+  return NULL;
+}
+
+TEST_CASE(finalize_interrupts_and_waits_for_running_calls) {
+  pyhost *h = reliab_start();
+  struct looper l = {h, -1};
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, looper_main, &l) == 0);
+  while (!reliab_eval_true(h, "globals().get('looping', False)")) {
+  }
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pthread_join(t, NULL);
+  CHECK_RC(l.rc, PYHOST_INTERRUPTED);
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "1", &v), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "finalized");
+  pyhost_free(h);
+}
+
+TEST_CASE(finalize_from_a_host_function_is_refused) {
+  if (!reliab_callbacks_available()) SKIP("host functions are not built yet");
+  pyhost *h = reliab_start();
+  CHECK_RC(reliab_finalize_from_callback(h), PYHOST_OK);
+  reliab_expect_int(h, "2 + 2", 4); /* still running */
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pyhost_free(h);
+}
