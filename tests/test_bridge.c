@@ -566,6 +566,13 @@ static pyhost_type *make_counter(pyhost *h, pyhost_module **m, int *freed, unsig
   return t;
 }
 
+/* Frees the type, its module and the handle, in that order. */
+static void finish(pyhost *h, pyhost_type *t, pyhost_module *m) {
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(host_type_basics) {
   pyhost *h = start();
   int freed = 0;
@@ -624,9 +631,7 @@ TEST_CASE(host_type_basics) {
   pyhost_value_free(cls);
   pyhost_value_free(one);
   pyhost_value_free(c);
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 TEST_CASE(host_type_spec_errors) {
@@ -673,9 +678,7 @@ TEST_CASE(host_type_spec_errors) {
   CHECK(p == &x);
   CHECK_RC(pyhost_object_new(h, NULL, &x, &o), PYHOST_MISUSE);
   pyhost_value_free(o);
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 TEST_CASE(instances_100k_flat) {
@@ -709,9 +712,7 @@ TEST_CASE(instances_100k_flat) {
           (long long)after, rss0 / 1024, rss1 / 1024);
   CHECK(before == after);
   CHECK(rss1 - rss0 < 8L * 1024 * 1024); /* 200 000 leaked instances would be > 10 MiB */
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 TEST_CASE(subclassing_per_version) {
@@ -746,9 +747,7 @@ TEST_CASE(subclassing_per_version) {
   run(h, "try:\n    class F(myapp.Final):\n        pass\nexcept TypeError as e:\n    msg = 'final'\n");
   expect(h, "msg", "'final'");
   pyhost_type_free(h, final);
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 TEST_CASE(weakrefs_per_version) {
@@ -769,9 +768,7 @@ TEST_CASE(weakrefs_per_version) {
     expect(h, "msg", "\"cannot create weak reference to 'myapp.Counter' object\"");
   }
   CHECK(pyhost_type_has_weakrefs(NULL) == 0);
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 /* A payload that holds a Python object: GC must see through it. */
@@ -839,9 +836,7 @@ TEST_CASE(gc_collects_cycles_through_payloads) {
   CHECK(freed == 1000);
   expect(h, "sys.getrefcount(myapp.Holder) - base", "0");
   expect(h, "gc.is_tracked(myapp.Holder())", "True");
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 TEST_CASE(invalidated_wrapper_raises) {
@@ -876,9 +871,7 @@ TEST_CASE(invalidated_wrapper_raises) {
   pyhost_value_free(w);
   run(h, "del w, m\n");
   CHECK(freed == 0); /* no destructor for an invalidated payload */
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
 
 static int finalize_calls;
@@ -921,7 +914,5 @@ TEST_CASE(behaviour_at_finalize) {
   CHECK_RC(pyhost_object_invalidate(h, w, t), PYHOST_MISUSE);
   CHECK_RC(pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "x"), PYHOST_MISUSE);
   pyhost_value_free(w);
-  pyhost_type_free(h, t);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
+  finish(h, t, m);
 }
