@@ -87,6 +87,8 @@ void pyhost__leave(pyhost *h, PyGILState_STATE gil);
 int pyhost__gil_scoped(const pyhost *h);
 /* 1 while a Python started by pyhost runs in this process. */
 int pyhost__python_running(void);
+/* Test seam: the library's symbol look-up answers NULL for name (NULL: off). */
+void pyhost__fail_symbol(const char *name);
 
 /* ---- calls in flight and interrupts (inflight.c) ---- */
 /* With the GIL, once Python runs: creates pyhost.Interrupted and lets calls in.  0/-1
@@ -140,12 +142,17 @@ char *pyhost__utf8_copy(PyObject *str, size_t *len);
 struct pyhost_value {
   unsigned char kind;    /* pyhost_kind */
   unsigned char big;     /* an int beyond 64 bits: its decimal digits are in u.s */
+  unsigned char in_slab; /* the struct lives in its parent's slab: never freed alone */
   union {
     int b;
     int64_t i;
     double d;
     struct { char *p; size_t len; } s;            /* str, bytes, big int */
-    struct { pyhost_value **items; size_t n, cap; } seq; /* list, tuple; dict: 2n */
+    struct {
+      pyhost_value **items;
+      size_t n, cap;
+      pyhost_value *slab; /* one block for the items converted from Python, or NULL */
+    } seq;                /* list, tuple; dict: 2n */
     PyObject *obj;                                 /* strong reference */
   } u;
   char *type_name;       /* Python type name when it differs from the kind's */

@@ -23,7 +23,15 @@ int pyhost__python_running(void) {
   return atomic_load(&process_state) == PROCESS_RUNNING;
 }
 
+/* Test seam (fault injection): a symbol name the look-up pretends is missing. */
+static const char *fail_symbol;
+
+void pyhost__fail_symbol(const char *name) {
+  fail_symbol = name;
+}
+
 static void *lookup(void *lib, const char *name) {
+  if (fail_symbol && strcmp(name, fail_symbol) == 0) return NULL;
   return pyhost__dl_sym(lib, name);
 }
 

@@ -1,0 +1,294 @@
+/* test_faults.c: tier 2, fault injection.  Each walk runs one operation with
+ * pyhost__alloc_fail_after(n) for n = 0, 1, 2, ... (allocation n and every later one
+ * fail) until the operation runs with no failure injected.  Every injected failure must
+ * come back as an error status with a message (never a crash, never OK with a missing
+ * result), and the runtime must work right after it.  Leaks show under ASan and
+ * valgrind, which run these cases too.  Each case prints how many distinct injection
+ * points it exercised.  Arguments: CASE LIB VERSION. */
+#define _GNU_SOURCE
+#include "internal.h" /* white-box: the allocator seam and the conversions */
+#include "check.h"
+#include "reliab.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+/* One operation under injection: returns its status.  ctx is the case's state. */
+typedef int (*fault_op)(pyhost *h, void *ctx);
+
+static int total_points;
+
+/* Walks op; `normal` is the status it gives without injection (PYHOST_OK for most,
+ * PYHOST_PYEXC for an operation that raises on purpose). */
+static int walk(const char *name, pyhost *h, fault_op op, void *ctx, int normal) {
+  int points = 0;
+  for (long n = 0; n < 100000; n++) {
+    pyhost__alloc_fail_after(n);
+    int rc = op(h, ctx);
+    long failed = pyhost__alloc_fail_after(-1);
+    if (failed == 0) {
+      if (rc != normal) {
+        fprintf(stderr, "%s without injection: %s: %s\n", name, pyhost_status_name(rc),
+                pyhost_errmsg(h));
+        check_failures++;
+      }
+      break;
+    }
+    points++;
+    if (rc == PYHOST_OK && normal != PYHOST_OK) {
+      fprintf(stderr, "%s: allocation %ld failed but the call succeeded\n", name, n);
+      check_failures++;
+    }
+    if (rc != PYHOST_OK && !pyhost_errmsg(h)[0]) {
+      fprintf(stderr, "%s: allocation %ld failed with %s and no message\n", name, n,
+              pyhost_status_name(rc));
+      check_failures++;
+    }
+    if (h) reliab_expect_int(h, "40 + 2", 42); /* still usable */
+  }
+  printf("%-28s %3d injection points, each survived\n", name, points);
+  total_points += points;
+  return points;
+}
+
+static void report(void) {
+  printf("faults injected and survived: %d\n", total_points);
+}
+
+/* ---- init: every allocation before and while Python starts ---- */
+
+static int op_init(pyhost *unused, void *ctx) {
+  (void)unused;
+  pyhost **out = ctx;
+  pyhost_config *c = pyhost_config_new();
+  if (!c) return PYHOST_NOMEM;
+  const char *argv[] = {"prog", "arg"};
+  int rc = pyhost_config_set_library(c, check_lib);
+  if (!rc) rc = pyhost_config_set_argv(c, 2, argv);
+  if (!rc) rc = pyhost_config_add_sys_path(c, "/nonexistent/dir");
+  if (!rc) rc = pyhost_init(c, out);
+  pyhost_config_free(c);
+  if (rc != PYHOST_OK) {
+    /* an injected failure must leave a handle (or NULL for NOMEM) with a message */
+    if (*out && !pyhost_errmsg(*out)[0]) rc = -1;
+    pyhost_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+TEST_CASE(walk_init) {
+  pyhost *h = NULL;
+  int points = walk("init", NULL, op_init, &h, PYHOST_OK);
+  CHECK(points > 0);
+  CHECK(h != NULL);
+  if (h) reliab_expect_int(h, "len(__import__('sys').argv)", 2);
+  report();
+  pyhost_free(h);
+}
+
+/* ---- running code and converting results ---- */
+
+static int op_eval(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, "[1, 'two', {'three': 3.0, 4: b'four'}, (None, True, 1 << 70), "
+                          "object(), bytearray(b'x')]",
+                       &v);
+  if (rc == PYHOST_OK && (!v || pyhost_value_count(v) != 6)) rc = -1;
+  if (rc != PYHOST_OK && v) rc = -2; /* no result on failure */
+  pyhost_value_free(v);
+  return rc;
+}
+
+static int op_exec_raise(pyhost *h, void *ctx) {
+  (void)ctx;
+  return pyhost_exec(h, "def f(n):\n    if n == 0: raise ValueError('deep ' * 50)\n"
+                        "    f(n - 1)\nf(20)",
+                     "<faults>");
+}
+
+static int op_exit(pyhost *h, void *ctx) {
+  (void)ctx;
+  return pyhost_exec(h, "raise SystemExit('a reason')", NULL);
+}
+
+static int op_syntax(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, "1 +* 2", &v);
+  pyhost_value_free(v);
+  return rc;
+}
+
+static int op_repr(pyhost *h, void *ctx) {
+  pyhost_value *v = ctx;
+  const char *r = pyhost_value_repr(h, v);
+  return r && strstr(r, "object at") ? PYHOST_OK : PYHOST_NOMEM;
+}
+
+static int op_exec_file(pyhost *h, void *ctx) {
+  return pyhost_exec_file(h, ctx);
+}
+
+static int op_misuse(pyhost *h, void *ctx) {
+  (void)ctx;
+  return pyhost_exec(h, NULL, NULL); /* a message built by pyhost itself */
+}
+
+TEST_CASE(walk_running_code) {
+  pyhost *h = reliab_start();
+  CHECK(walk("eval + conversion", h, op_eval, NULL, PYHOST_OK) > 0);
+  CHECK(walk("exec raising (traceback)", h, op_exec_raise, NULL, PYHOST_PYEXC) > 0);
+  walk("SystemExit", h, op_exit, NULL, PYHOST_EXIT);
+  walk("SyntaxError", h, op_syntax, NULL, PYHOST_PYEXC);
+  walk("misuse message", h, op_misuse, NULL, PYHOST_MISUSE);
+  pyhost_value *obj = NULL;
+  CHECK_RC(pyhost_eval(h, "object()", &obj), PYHOST_OK);
+  CHECK(walk("repr", h, op_repr, obj, PYHOST_OK) > 0);
+  pyhost_value_free(obj);
+  char path[] = "/tmp/pyhost_faults_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  const char src[] = "x = [1, 2, 3]\n";
+  CHECK(write(fd, src, sizeof src - 1) == (ssize_t)(sizeof src - 1));
+  close(fd);
+  CHECK(walk("exec_file", h, op_exec_file, path, PYHOST_OK) > 0);
+  unlink(path);
+  report();
+  pyhost_free(h);
+}
+
+/* ---- values: built in C, to Python and back ---- */
+
+static pyhost_value *build_value(void) {
+  pyhost_value *l = pyhost_value_list();
+  pyhost_value *d = pyhost_value_dict();
+  pyhost_value *t = pyhost_value_tuple();
+  if (!l || !d || !t) {
+    pyhost_value_free(l), pyhost_value_free(d), pyhost_value_free(t);
+    return NULL;
+  }
+  int rc = pyhost_value_append(l, pyhost_value_int(-5));
+  rc |= pyhost_value_append(l, pyhost_value_str("h\xc3\xa9llo\0x", 8));
+  rc |= pyhost_value_append(l, pyhost_value_bytes("\0\xff", 2));
+  rc |= pyhost_value_append(t, pyhost_value_float(2.5));
+  rc |= pyhost_value_append(t, pyhost_value_none());
+  rc |= pyhost_value_append(t, pyhost_value_bool(1));
+  rc |= pyhost_value_set(d, pyhost_value_str("t", PYHOST_STRLEN), t);
+  rc |= pyhost_value_append(l, d);
+  if (rc) {
+    pyhost_value_free(l);
+    return NULL;
+  }
+  return l;
+}
+
+static int op_build(pyhost *h, void *ctx) {
+  (void)h, (void)ctx;
+  pyhost_value *v = build_value();
+  int ok = v != NULL;
+  pyhost_value_free(v);
+  return ok ? PYHOST_OK : PYHOST_NOMEM;
+}
+
+/* C -> Python -> C, under a GIL scope; the result must equal the input's repr. */
+static int op_round_trip(pyhost *h, void *ctx) {
+  const char *want = ctx;
+  pyhost_value *v = build_value();
+  if (!v) return PYHOST_NOMEM;
+  int rc = pyhost_gil_enter(h);
+  if (rc) {
+    pyhost_value_free(v);
+    return rc;
+  }
+  PyObject *o = pyhost__to_python(h, v);
+  pyhost_value *back = o ? pyhost__from_python(h, o) : NULL;
+  if (!back) rc = pyhost__take_exception(h, "round trip");
+  PY.Py_DecRef(o);
+  pyhost_gil_leave(h);
+  const char *r = back ? pyhost_value_repr(h, back) : NULL;
+  if (back && !r) rc = PYHOST_NOMEM;
+  if (r && strcmp(r, want) != 0) {
+    fprintf(stderr, "round trip gave %s, expected %s\n", r, want);
+    rc = -1;
+  }
+  pyhost_value_free(back);
+  pyhost_value_free(v);
+  return rc;
+}
+
+TEST_CASE(walk_values) {
+  pyhost *h = reliab_start();
+  CHECK(walk("values built in C", h, op_build, NULL, PYHOST_OK) > 0);
+  const char *want = "[-5, 'h\xc3\xa9llo\\x00x', b'\\x00\\xff', {'t': (2.5, None, True)}]";
+  CHECK(walk("C -> Python -> C", h, op_round_trip, (void *)want, PYHOST_OK) > 0);
+  report();
+  pyhost_free(h);
+}
+
+/* ---- errors on a thread that has no message slot yet ---- */
+
+struct fresh {
+  pyhost *h;
+  int rc;
+};
+
+static void *fresh_main(void *arg) {
+  struct fresh *f = arg;
+  f->rc = pyhost_exec(f->h, "raise ValueError('from a new thread')", NULL);
+  if (f->rc != PYHOST_OK && !pyhost_errmsg(f->h)[0]) f->rc = -1;
+  return NULL;
+}
+
+static int op_new_thread(pyhost *h, void *ctx) {
+  (void)ctx;
+  struct fresh f = {h, -1};
+  pthread_t t;
+  if (pthread_create(&t, NULL, fresh_main, &f) != 0) return -1;
+  pthread_join(t, NULL);
+  return f.rc;
+}
+
+TEST_CASE(walk_new_threads) {
+  pyhost *h = reliab_start();
+  CHECK(walk("errors on a new thread", h, op_new_thread, NULL, PYHOST_PYEXC) > 0);
+  report();
+  pyhost_free(h);
+}
+
+/* ---- every symbol of the table missing in turn, on the real library ---- */
+
+TEST_CASE(walk_missing_symbols) {
+  unsigned minor = (unsigned)atoi(strchr(check_version, '.') + 1);
+  int points = 0;
+  for (size_t i = 0; i < pyhost__pyapi_nrows; i++) {
+    const struct pyapi_row *r = &pyhost__pyapi_rows[i];
+    if (r->added > PYHOST__V(3, minor)) continue; /* not looked up on this version */
+    pyhost__fail_symbol(r->name);
+    pyhost_config *c = pyhost_config_new();
+    pyhost_config_set_library(c, check_lib);
+    pyhost *h = NULL;
+    int rc = pyhost_init(c, &h);
+    pyhost_config_free(c);
+    /* Py_GetVersion missing means "not a Python"; any other row is a missing symbol */
+    if (rc != PYHOST_NOSYM && rc != PYHOST_NOTPYTHON) {
+      fprintf(stderr, "without %s: %s: %s\n", r->name, pyhost_status_name(rc), pyhost_errmsg(h));
+      check_failures++;
+    } else if (!strstr(pyhost_errmsg(h), r->name) && rc == PYHOST_NOSYM) {
+      fprintf(stderr, "without %s the message does not name it: %s\n", r->name,
+              pyhost_errmsg(h));
+      check_failures++;
+    } else {
+      points++;
+    }
+    pyhost_free(h);
+  }
+  pyhost__fail_symbol(NULL);
+  printf("%-28s %3d injection points, each survived\n", "missing symbol", points);
+  total_points += points;
+  pyhost *h = reliab_start(); /* every refused library left nothing behind */
+  reliab_expect_int(h, "1 + 1", 2);
+  report();
+  pyhost_free(h);
+}
