@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "discover_sys.h"
 #include "alloc.h"
+#include "fs.h"
 #include "names.h"
 #include "strbuf.h"
 
@@ -107,6 +108,70 @@ void pyhost__sys_prefix_lib_dirs(const char *prefix, void (*fn)(void *ctx, const
   fn(ctx, dir);
 }
 
+const char *pyhost__sys_ld_conf = "/etc/ld.so.conf";
+
+struct ldconf {
+  void (*fn)(void *ctx, const char *dir, const char *kind);
+  void *ctx;
+  int depth;
+  const char *dir, *prefix, *suffix; /* of an include pattern being expanded */
+};
+
+static void ld_conf_file(struct ldconf *lc, const char *file);
+
+static void ld_conf_include(void *ctx, const char *name) {
+  struct ldconf *lc = ctx;
+  size_t n = strlen(name), np = strlen(lc->prefix), ns = strlen(lc->suffix);
+  if (n < np + ns || strncmp(name, lc->prefix, np) || strcmp(name + n - ns, lc->suffix)) return;
+  char file[4096];
+  pyhost__fmt(file, sizeof file, "%s/%s", lc->dir, name);
+  struct ldconf inner = {lc->fn, lc->ctx, lc->depth + 1, NULL, NULL, NULL};
+  ld_conf_file(&inner, file);
+}
+
+/* ld.so.conf: one directory per line, '#' comments, and `include` lines whose last
+ * component may hold one '*' (what glibc's files use).  Relative names are taken
+ * from the including file's directory, as ldconfig does. */
+static void ld_conf_file(struct ldconf *lc, const char *file) {
+  char *text, err[128];
+  size_t len;
+  if (lc->depth > 4 || pyhost__fs_read(file, &text, &len, err, sizeof err) != 0) return;
+  char here[4096];
+  pyhost__fmt(here, sizeof here, "%s", file);
+  char *slash = strrchr(here, '/');
+  if (slash) *slash = '\0';
+  for (char *line = text, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    while (*line == ' ' || *line == '\t') line++;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r')) line[--n] = '\0';
+    if (!strncmp(line, "include", 7) && (line[7] == ' ' || line[7] == '\t')) {
+      char pattern[4096], *p = line + 8;
+      while (*p == ' ' || *p == '\t') p++;
+      if (*p == '/') pyhost__fmt(pattern, sizeof pattern, "%s", p);
+      else pyhost__fmt(pattern, sizeof pattern, "%s/%s", here, p);
+      char *last = strrchr(pattern, '/'), *star = strchr(last, '*');
+      *last = '\0';
+      char prefix[256] = "", suffix[256] = "";
+      if (star) {
+        pyhost__fmt(prefix, sizeof prefix, "%.*s", (int)(star - last - 1), last + 1);
+        pyhost__fmt(suffix, sizeof suffix, "%s", star + 1);
+      } else {
+        pyhost__fmt(prefix, sizeof prefix, "%s", last + 1);
+      }
+      struct ldconf inc = {lc->fn, lc->ctx, lc->depth, pattern, prefix, suffix};
+      if (star) pyhost__sys_list_dir(pattern, ld_conf_include, &inc);
+      else ld_conf_include(&inc, prefix);
+    } else if (line[0] == '/') {
+      lc->fn(lc->ctx, line, "dir");
+    }
+  }
+  pyhost__free(text);
+}
+
 void pyhost__sys_std_places(const char *pyenv_root,
                             void (*fn)(void *ctx, const char *dir, const char *kind), void *ctx) {
   char dir[4096], triple[128];
@@ -123,6 +188,9 @@ void pyhost__sys_std_places(const char *pyenv_root,
     }
     ld = end ? end + 1 : NULL;
   }
+  /* the directories ldconfig caches, as the loader's own default search has them */
+  struct ldconf lc = {fn, ctx, 0, NULL, NULL, NULL};
+  if (pyhost__sys_ld_conf && pyhost__sys_ld_conf[0]) ld_conf_file(&lc, pyhost__sys_ld_conf);
   static const char *const roots[] = {"/usr/local/lib", "/usr/lib", "/lib"};
   for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
     if (have_triple) {

@@ -42,9 +42,14 @@ void pyhost__sys_lib_names_for(unsigned major, unsigned minor, char *out, size_t
  * kind) where kind is "dir" (look for library files in dir), "framework" (dir is a
  * Python.framework/Versions directory: look for 3.X/Python in it) or "prefixes"
  * (dir holds installation prefixes, as pyenv's versions/ does; prefix/lib is searched).
+ * POSIX: LD_LIBRARY_PATH's absolute entries, the directories of ld.so.conf (and its
+ * includes), the usual lib directories, pyenv's versions, the macOS framework places.
  * pyenv_root may be "" (not set). */
 void pyhost__sys_std_places(const char *pyenv_root,
                             void (*fn)(void *ctx, const char *dir, const char *kind), void *ctx);
+
+/* The loader configuration std_places reads (POSIX: "/etc/ld.so.conf"); a test seam. */
+extern const char *pyhost__sys_ld_conf;
 
 /* The installation lib directories of a prefix: prefix/lib, prefix/lib64,
  * prefix/lib/<multiarch> on POSIX; the prefix itself on Windows.  Calls fn per dir. */

@@ -17,6 +17,7 @@
 
 const char pyhost__sys_list_sep = ';';
 const char *const pyhost__sys_exe_suffix = ".exe";
+const char *pyhost__sys_ld_conf = NULL; /* no such thing on Windows */
 
 static wchar_t *widen(const char *s) {
   int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);

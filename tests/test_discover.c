@@ -785,3 +785,30 @@ TEST_CASE(isolate_env_out_of_memory) {
   CHECK_STREQ(getenv("PYTHONPATH"), "/somewhere");
   CHECK(getenv("PYTHONUSERBASE") == NULL);
 }
+
+/* The loader's own directories: ld.so.conf and the files it includes. */
+TEST_CASE(ld_so_conf_directories) {
+  const char *t = setup();
+  char v39[PATHBUF], v310[PATHBUF], file[PATHBUF], text[PATHBUF];
+  pyenv_version("3.9", v39, sizeof v39);
+  pyenv_version("3.10", v310, sizeof v310);
+  sh("mkdir -p %s/conf.d %s/libs %s/other && ln -s %s/lib/libpython3.9.so.1.0 %s/libs/ && "
+     "ln -s %s/lib/libpython3.10.so.1.0 %s/other/",
+     t, t, t, v39, t, v310, t);
+  fmtbuf(file, sizeof file, "%s/ld.so.conf", t);
+  write_file(file, "# the top file\ninclude conf.d/*.conf\n", 0644);
+  fmtbuf(text, sizeof text, "  %s/libs   # trailing comment\n\n", t);
+  fmtbuf(file, sizeof file, "%s/conf.d/a.conf", t);
+  write_file(file, text, 0644);
+  fmtbuf(text, sizeof text, "%s/other\n", t);
+  fmtbuf(file, sizeof file, "%s/conf.d/b.txt", t); /* not *.conf: not read */
+  write_file(file, text, 0644);
+  fmtbuf(file, sizeof file, "%s/ld.so.conf", t);
+  pyhost__sys_ld_conf = file;
+  only_path("/nonexistent");
+  setenv("PYENV_ROOT", t, 1);
+  discover(NULL);
+  const struct seen_one *a = find("libpython3.9.so");
+  CHECK(a && !strcmp(a->source, "standard location"));
+  CHECK(find("libpython3.10.so") == NULL);
+}
