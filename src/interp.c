@@ -542,16 +542,22 @@ static int via_executable(const char *path, int allow_sub, struct pyhost__interp
       how(o, "DT_NEEDED %s in its installation", e.needed_python);
       return 0;
     }
-  } else if (o->major || (e.is_elf && prefix_only_library(prefix, o) == 0)) {
-    if (o->library[0] ||
-        pyhost__prefix_library(prefix, o->major, o->minor, o->library, sizeof o->library) == 0) {
-      how(o, "%s", e.is_elf ? "statically linked interpreter; the shared library its installation "
-                              "ships for the same version"
-                            : "its installation's lib directory");
-      return 0;
+  } else {
+    /* POSIX keeps the library in bin/../lib, Windows beside the executable */
+    const char *const homes[] = {prefix, bindir};
+    for (int i = 0; i < 2; i++) {
+      int found = o->major ? pyhost__prefix_library(homes[i], o->major, o->minor, o->library,
+                                                    sizeof o->library) == 0
+                           : prefix_only_library(homes[i], o) == 0;
+      if (found) {
+        how(o, "%s", e.is_elf ? "statically linked interpreter; the shared library its "
+                                "installation ships for the same version"
+                              : "its installation's library");
+        return 0;
+      }
     }
     if (e.is_elf && o->major == 2) return fail(o, "python2", "%s is Python 2%s", real, NULL);
-    if (e.is_elf)
+    if (e.is_elf && o->major)
       return fail(o, "no-shared-library",
                   "%s is statically linked (built without --enable-shared): it needs no libpython "
                   "and its installation %s has none; rebuild it with --enable-shared or install "
