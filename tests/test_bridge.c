@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "pyhost.h"
 #include "check.h"
+#include "alloc.h" /* white box: the fault-injection seam */
 
 #include <stdint.h>
 #include <unistd.h>
@@ -360,7 +361,7 @@ TEST_CASE(host_functions) {
 
 TEST_CASE(module_errors) {
   pyhost *h = start();
-  pyhost_module *m = NULL, *sub = NULL, *other = NULL;
+  pyhost_module *m = NULL, *sub = NULL;
   run(h, "import json");
   CHECK_RC(pyhost_module_new(h, "json", NULL, &m), PYHOST_MISUSE);
   CHECK_CONTAINS(pyhost_errmsg(h), "a module named json is already in sys.modules");
@@ -381,11 +382,8 @@ TEST_CASE(module_errors) {
   CHECK_RC(pyhost_module_add_exception(h, m, "E", (pyhost_exc)77, NULL), PYHOST_MISUSE);
   CHECK_RC(pyhost_module_remove(h, m, "nothing"), PYHOST_NOTFOUND);
   CHECK_CONTAINS(pyhost_errmsg(h), "app has no host function nothing");
-  /* a module of another handle is refused (a fake handle is enough to tell) */
-  other = sub;
   pyhost_module_free(h, sub);
   pyhost_module_free(h, m);
-  (void)other;
   CHECK_RC(pyhost_exec(h, "import app", NULL), PYHOST_PYEXC); /* gone from sys.modules */
   CHECK_CONTAINS(pyhost_errmsg(h), "No module named 'app'");
   CHECK_RC(pyhost_module_new(h, "app", NULL, &m), PYHOST_OK); /* the name is free again */
@@ -676,8 +674,9 @@ TEST_CASE(host_type_spec_errors) {
   void *p = NULL;
   CHECK_RC(pyhost_object_payload(h, o, t, &p), PYHOST_OK);
   CHECK(p == &x);
-  CHECK_RC(pyhost_object_new(h, NULL, &x, &o), PYHOST_MISUSE);
   pyhost_value_free(o);
+  CHECK_RC(pyhost_object_new(h, NULL, &x, &o), PYHOST_MISUSE);
+  CHECK(o == NULL);
   finish(h, t, m);
 }
 
@@ -915,4 +914,104 @@ TEST_CASE(behaviour_at_finalize) {
   CHECK_RC(pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "x"), PYHOST_MISUSE);
   pyhost_value_free(w);
   finish(h, t, m);
+}
+
+/* ====================================================================== misuse and memory */
+
+static int fn_raise_null(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                         const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud;
+  (void)args;
+  (void)nargs;
+  (void)kwargs;
+  (void)result;
+  int rc = pyhost_raise_named(h, NULL, "x");
+  return rc == PYHOST_MISUSE ? pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "refused") : PYHOST_OK;
+}
+
+TEST_CASE(null_arguments_are_misuse) {
+  pyhost *h = start();
+  int freed = 0;
+  pyhost_module *m = NULL;
+  pyhost_type *t = make_counter(h, &m, &freed, 0);
+  pyhost_value *v = NULL, *one = pyhost_value_int(1);
+  CHECK_RC(pyhost_import(h, NULL, &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_import(h, "os", NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_resolve(h, NULL, &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_resolve(h, "os", NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_getattr(h, NULL, "x", &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_getattr(h, one, NULL, &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_getattr(h, one, "real", NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_setattr(h, NULL, "x", one), PYHOST_MISUSE);
+  CHECK_RC(pyhost_setattr(h, one, NULL, one), PYHOST_MISUSE);
+  CHECK_RC(pyhost_get_global(h, "x", NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_set_global(h, NULL, one), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_value(h, m, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_value(h, NULL, &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_add_value(h, m, NULL, one), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_add_exception(h, m, NULL, PYHOST_EXC_EXCEPTION, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_remove(h, NULL, "x"), PYHOST_MISUSE);
+  CHECK_RC(pyhost_type_value(h, NULL, &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_type_value(h, t, NULL), PYHOST_MISUSE);
+  pyhost_type_spec s = counter_spec(&freed, 0);
+  CHECK_RC(pyhost_type_new(h, m, &s, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_object_new(h, t, NULL, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_object_invalidate(h, NULL, t), PYHOST_MISUSE);
+  CHECK_RC(pyhost_object_invalidate(h, one, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_object_payload(h, one, NULL, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_add_function(h, m, "rn", fn_raise_null, NULL, NULL), PYHOST_OK);
+  run(h, "try:\n    myapp.rn()\nexcept ValueError as e:\n    msg = str(e)\n");
+  expect(h, "msg", "'refused'");
+  CHECK_RC(pyhost_import(NULL, "os", &v), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_new(NULL, "x", NULL, &m), PYHOST_MISUSE);
+  pyhost_value_free(one);
+  finish(h, t, m);
+}
+
+/* Every allocation pyhost makes in the bridge fails in turn: each call then returns a
+ * status (never crashes or leaks), and once allocations work again everything does. */
+TEST_CASE(out_of_memory_everywhere) {
+  pyhost *h = start();
+  int freed = 0, calls = 0;
+  run(h, "import gc");
+  for (long n = 0; n < 400; n++) {
+    pyhost_module *m = NULL;
+    pyhost_type *t = NULL;
+    pyhost_value *o = NULL, *r = NULL, *a = NULL;
+    pyhost__alloc_fail_after(n);
+    int rc = pyhost_module_new(h, "oom", NULL, &m);
+    if (rc == PYHOST_OK) {
+      pyhost_module_add_function(h, m, "add", fn_add, &calls, NULL);
+      pyhost_type_spec s = counter_spec(&freed, 0);
+      pyhost_type_new(h, m, &s, &t);
+      if (t) pyhost_object_new(h, t, NULL, &o);
+      a = pyhost_value_list();
+      pyhost_value_append(a, pyhost_value_int(2));
+      pyhost_value_append(a, pyhost_value_int(3));
+      pyhost_call_name(h, "oom.add", a, NULL, &r);
+      pyhost_value_free(r);
+      r = NULL;
+      pyhost_exec(h, "import oom\ntry:\n    oom.add(1, 2)\n    oom.Counter(1).incr()\nexcept Exception:\n    pass\n", NULL);
+    } else {
+      CHECK(rc == PYHOST_NOMEM || rc == PYHOST_PYEXC);
+    }
+    long failed = pyhost__alloc_fail_after(-1);
+    pyhost_value_free(o);
+    pyhost_value_free(a);
+    pyhost_type_free(h, t);
+    pyhost_module_free(h, m);
+    pyhost_exec(h, "gc.collect()", NULL);
+    if (failed == 0) { /* every allocation of the sequence has failed once */
+      fprintf(stderr, "%ld allocations in the sequence\n", n);
+      break;
+    }
+    CHECK(n < 399);
+  }
+  /* and everything works again */
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "oom", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "add", fn_add, &calls, NULL), PYHOST_OK);
+  expect(h, "__import__('oom').add(2, 3)", "5");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
 }
