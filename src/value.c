@@ -105,6 +105,7 @@ void pyhost_value_free(pyhost_value *v) {
   case PYHOST_KIND_DICT:
     for (size_t i = 0; i < v->u.seq.n; i++) pyhost_value_free(v->u.seq.items[i]);
     pyhost__free(v->u.seq.items);
+    pyhost__free(v->u.seq.slab);
     break;
   case PYHOST_KIND_OBJECT:
     /* After finalize the object died with the interpreter: free only our memory. */
@@ -120,7 +121,7 @@ void pyhost_value_free(pyhost_value *v) {
   }
   pyhost__free(v->type_name);
   pyhost__free(v->repr);
-  pyhost__free(v);
+  if (!v->in_slab) pyhost__free(v);
 }
 
 pyhost_kind pyhost_value_kind(const pyhost_value *v) {

@@ -1,0 +1,68 @@
+/* bench.h: what the benchmark programs share: the clock, the result line, and the
+ * Python workload, so that pyhost, the directly linked baselines and pybind11 run the
+ * very same Python code.
+ *
+ * Every program is `PROGRAM MODE N [LIB]` and prints `RESULT MODE NS_PER_OP` lines;
+ * bench/run.py turns them into ratios.  The measured loop of a mode lives in a
+ * function named bench_loop (never inlined), so that
+ * `valgrind --tool=callgrind --toggle-collect=bench_loop` counts exactly its
+ * instructions. */
+#ifndef PYHOST_BENCH_H
+#define PYHOST_BENCH_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__GNUC__)
+#  define BENCH_NOINLINE __attribute__((noinline))
+#else
+#  define BENCH_NOINLINE
+#endif
+
+/* Python run once before any mode: the trivial function for C->Python calls, the
+ * expression's variable, a 1 MiB str and a 100 000-element list for the conversions. */
+#define BENCH_SETUP_PY                                                           \
+  "def f():\n"                                                                    \
+  "    return None\n"                                                             \
+  "x = 20\n"                                                                      \
+  "s = '0123456789abcdef' * 65536\n"                                              \
+  "l = list(range(100000))\n"
+
+/* The Python loops that drive host functions and host types: `g` is bound to the
+ * host function / type by each program before the loop runs, n to the count. */
+#define BENCH_LOOP_CALL_PY "for _ in range(n):\n    g()\n"
+#define BENCH_LOOP_EMPTY_PY "for _ in range(n):\n    pass\n"
+
+/* pyhost_eval's expression, and the one per iteration when the cache is defeated. */
+#define BENCH_EXPR "x * 2 + 1"
+#define BENCH_EXPR_FMT "x * 2 + %lu"
+
+#define BENCH_STR_BYTES (16u * 65536u)
+#define BENCH_LIST_LEN 100000u
+
+static inline double bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void bench_result(const char *mode, double seconds, unsigned long n) {
+  printf("RESULT %s %.3f\n", mode, seconds * 1e9 / (double)(n ? n : 1));
+  fflush(stdout);
+}
+
+static inline void bench_die(const char *what, const char *why) {
+  fprintf(stderr, "bench: %s: %s\n", what, why ? why : "failed");
+  exit(1);
+}
+
+static inline unsigned long bench_count(const char *arg) {
+  char *end;
+  unsigned long n = strtoul(arg, &end, 10);
+  if (!*arg || *end || n == 0) bench_die("count", "must be a positive number");
+  return n;
+}
+
+#endif

@@ -1,0 +1,210 @@
+/* bench_direct.c: the baseline, a host linked directly against one libpython with the
+ * full (non-limited) API, compiled once per Python version.  `bench_direct MODE N`.
+ * Modes mirror bench_pyhost.c; each does the same work the plain CPython way. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "bench.h"
+
+static PyObject *main_dict;
+
+static void check(int ok, const char *what) {
+  if (!ok) {
+    PyErr_Print();
+    bench_die(what, "Python raised");
+  }
+}
+
+static PyObject *get(const char *name) {
+  PyObject *o = PyDict_GetItemString(main_dict, name);
+  if (!o) bench_die(name, "missing from __main__");
+  return o;
+}
+
+static void run(const char *src) {
+  PyObject *r = PyRun_String(src, Py_file_input, main_dict, main_dict);
+  check(r != NULL, src);
+  Py_DECREF(r);
+}
+
+static PyObject *eval_expr(PyObject *code) {
+  PyObject *r = PyEval_EvalCode(code, main_dict, main_dict);
+  check(r != NULL, "eval");
+  return r;
+}
+
+/* The directly linked conversions a hand-written host would do. */
+static void str_to_py(const char *s, size_t len, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *o = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "strict");
+    check(o != NULL, "PyUnicode_DecodeUTF8");
+    Py_DECREF(o);
+  }
+}
+
+static void str_from_py(PyObject *o, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    Py_ssize_t len;
+    const char *p = PyUnicode_AsUTF8AndSize(o, &len);
+    check(p != NULL, "PyUnicode_AsUTF8AndSize");
+    char *copy = malloc((size_t)len + 1);
+    memcpy(copy, p, (size_t)len + 1);
+    free(copy);
+  }
+}
+
+static void list_to_py(const int64_t *items, size_t len, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *o = PyList_New((Py_ssize_t)len);
+    check(o != NULL, "PyList_New");
+    for (size_t j = 0; j < len; j++) {
+      PyObject *x = PyLong_FromLongLong(items[j]);
+      check(x != NULL, "PyLong_FromLongLong");
+      PyList_SET_ITEM(o, (Py_ssize_t)j, x);
+    }
+    Py_DECREF(o);
+  }
+}
+
+static void list_from_py(PyObject *o, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    Py_ssize_t len = PyList_GET_SIZE(o);
+    int64_t *items = malloc(sizeof *items * (size_t)len);
+    for (Py_ssize_t j = 0; j < len; j++) {
+      items[j] = PyLong_AsLongLong(PyList_GET_ITEM(o, j));
+      if (items[j] == -1 && PyErr_Occurred()) check(0, "PyLong_AsLongLong");
+    }
+    free(items);
+  }
+}
+
+/* (c): a directly linked builtin, METH_FASTCALL where the runtime has it (3.7+). */
+static PyObject *host_g(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self, (void)args, (void)nargs;
+  Py_RETURN_NONE;
+}
+#if PY_VERSION_HEX >= 0x03070000
+static PyMethodDef host_g_def = {"g", (PyCFunction)(void (*)(void))host_g, METH_FASTCALL, NULL};
+#else
+static PyObject *host_g_noargs(PyObject *self, PyObject *unused) {
+  return host_g(self, NULL, 0);
+}
+static PyMethodDef host_g_def = {"g", host_g_noargs, METH_NOARGS, NULL};
+#endif
+
+/* (e): a directly linked static type whose instances carry one C pointer. */
+typedef struct {
+  PyObject_HEAD
+  void *payload;
+} host_obj;
+static PyTypeObject host_type = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  "bench.T",           /* tp_name */
+  sizeof(host_obj),    /* tp_basicsize */
+};
+
+static void bind_g(PyObject *g) {
+  check(g != NULL && PyDict_SetItemString(main_dict, "g", g) == 0, "binding g");
+  Py_DECREF(g);
+}
+
+static void run_loop(const char *src, unsigned long n) {
+  PyObject *count = PyLong_FromUnsignedLong(n);
+  check(count && PyDict_SetItemString(main_dict, "n", count) == 0, "n");
+  Py_DECREF(count);
+  run(src);
+}
+
+static char *str_data;
+static int64_t *list_data;
+
+/* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
+static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
+  if (!strcmp(mode, "call")) {
+    /* (b): the trivial Python function, called the fastest way the runtime offers */
+    PyObject *f = get("f");
+    for (unsigned long i = 0; i < n; i++) {
+#if PY_VERSION_HEX >= 0x03090000
+      PyObject *r = PyObject_Vectorcall(f, NULL, 0, NULL);
+#elif PY_VERSION_HEX >= 0x03080000
+      PyObject *r = _PyObject_Vectorcall(f, NULL, 0, NULL);
+#else
+      PyObject *r = PyObject_CallObject(f, NULL);
+#endif
+      check(r != NULL, "f()");
+      Py_DECREF(r);
+    }
+  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
+    run_loop(BENCH_LOOP_CALL_PY, n);
+  } else if (!strcmp(mode, "loop_empty")) {
+    run_loop(BENCH_LOOP_EMPTY_PY, n);
+  } else if (!strcmp(mode, "eval_code")) {
+    /* the physical limit for (d): code compiled once, evaluated n times */
+    static PyObject *code;
+    if (!code) check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
+    for (unsigned long i = 0; i < n; i++) Py_DECREF(eval_expr(code));
+  } else if (!strcmp(mode, "eval_compile")) {
+    /* what pyhost_eval did before its cache: compile, then evaluate, every time */
+    for (unsigned long i = 0; i < n; i++) {
+      PyObject *code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input);
+      check(code != NULL, "compile");
+      Py_DECREF(eval_expr(code));
+      Py_DECREF(code);
+    }
+  } else if (!strcmp(mode, "gil_ensure")) {
+    /* the price a call pays for taking the GIL itself (it is not held here) */
+    for (unsigned long i = 0; i < n; i++) PyGILState_Release(PyGILState_Ensure());
+  } else if (!strcmp(mode, "conv_str_to_py")) {
+    str_to_py(str_data, BENCH_STR_BYTES, n);
+  } else if (!strcmp(mode, "conv_str_from_py")) {
+    str_from_py(get("s"), n);
+  } else if (!strcmp(mode, "conv_list_to_py")) {
+    list_to_py(list_data, BENCH_LIST_LEN, n);
+  } else if (!strcmp(mode, "conv_list_from_py")) {
+    list_from_py(get("l"), n);
+  } else {
+    bench_die(mode, "unknown mode");
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: bench_direct MODE N\n");
+    return 2;
+  }
+  const char *mode = argv[1];
+  unsigned long n = bench_count(argv[2]);
+  double t0 = bench_now();
+  Py_InitializeEx(0);
+  if (!strcmp(mode, "startup")) {
+    Py_FinalizeEx();
+    bench_result("startup_inproc", bench_now() - t0, 1);
+    return 0;
+  }
+  main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
+  run(BENCH_SETUP_PY);
+  str_data = malloc(BENCH_STR_BYTES);
+  for (unsigned i = 0; i < BENCH_STR_BYTES; i++) str_data[i] = "0123456789abcdef"[i % 16];
+  list_data = malloc(sizeof *list_data * BENCH_LIST_LEN);
+  for (unsigned i = 0; i < BENCH_LIST_LEN; i++) list_data[i] = i;
+  if (!strcmp(mode, "hostfn")) bind_g(PyCFunction_New(&host_g_def, NULL));
+  if (!strcmp(mode, "hosttype")) {
+    host_type.tp_new = PyType_GenericNew;
+    check(PyType_Ready(&host_type) == 0, "PyType_Ready");
+    Py_INCREF(&host_type);
+    bind_g((PyObject *)&host_type);
+  }
+  int release = !strcmp(mode, "gil_ensure");
+  PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+  bench_loop(mode, n / 10 + 1);
+  t0 = bench_now();
+  bench_loop(mode, n);
+  double t = bench_now() - t0;
+  bench_result(mode, t, n);
+  if (release) PyEval_RestoreThread(ts);
+  free(str_data);
+  free(list_data);
+  Py_FinalizeEx();
+  return 0;
+}

@@ -1,0 +1,111 @@
+/* bench_pyhost.c: the pyhost side of every benchmark.  `bench_pyhost MODE N LIB`.
+ *
+ * White-box for the conversions only (mode conv_*): it calls pyhost__to_python and
+ * pyhost__from_python inside a GIL scope, so that (f) measures conversion and nothing
+ * else; every other mode uses the public API as a host would. */
+#include "internal.h"
+#include "bench.h"
+
+static pyhost *h;
+static PyObject *str_obj, *list_obj;
+static pyhost_value *str_val, *list_val;
+
+static void check(int rc, const char *what) {
+  if (rc != PYHOST_OK) bench_die(what, pyhost_errmsg(h));
+}
+
+static void eval_once(const char *expr) {
+  pyhost_value *v = NULL;
+  check(pyhost_eval(h, expr, &v), expr);
+  pyhost_value_free(v);
+}
+
+static void conv_to_py(pyhost_value *v, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *o = pyhost__to_python(h, v);
+    if (!o) bench_die("pyhost__to_python", NULL);
+    PY.Py_DecRef(o);
+  }
+}
+
+static void conv_from_py(PyObject *o, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_value *v = pyhost__from_python(h, o);
+    if (!v) bench_die("pyhost__from_python", NULL);
+    pyhost_value_free(v);
+  }
+}
+
+/* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
+static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
+  char expr[64];
+  if (!strcmp(mode, "eval_cached") || !strcmp(mode, "eval_scope")) {
+    for (unsigned long i = 0; i < n; i++) eval_once(BENCH_EXPR);
+  } else if (!strcmp(mode, "eval_uncached")) {
+    for (unsigned long i = 0; i < n; i++) {
+      snprintf(expr, sizeof expr, BENCH_EXPR_FMT, i); /* a new source every time */
+      eval_once(expr);
+    }
+  } else if (!strcmp(mode, "conv_str_to_py")) {
+    conv_to_py(str_val, n);
+  } else if (!strcmp(mode, "conv_list_to_py")) {
+    conv_to_py(list_val, n);
+  } else if (!strcmp(mode, "conv_str_from_py")) {
+    conv_from_py(str_obj, n);
+  } else if (!strcmp(mode, "conv_list_from_py")) {
+    conv_from_py(list_obj, n);
+  } else {
+    bench_die(mode, "unknown mode");
+  }
+}
+
+static void make_values(void) {
+  char *s = malloc(BENCH_STR_BYTES);
+  for (unsigned i = 0; i < BENCH_STR_BYTES; i++) s[i] = "0123456789abcdef"[i % 16];
+  str_val = pyhost_value_str(s, BENCH_STR_BYTES);
+  free(s);
+  list_val = pyhost_value_list();
+  for (unsigned i = 0; i < BENCH_LIST_LEN; i++) pyhost_value_append(list_val, pyhost_value_int(i));
+  str_obj = PY.PyDict_GetItemString(h->main_dict, "s");
+  list_obj = PY.PyDict_GetItemString(h->main_dict, "l");
+  if (!str_val || !list_val || !str_obj || !list_obj) bench_die("conversion inputs", NULL);
+}
+
+static void start(const char *lib) {
+  pyhost_config *c = pyhost_config_new();
+  if (!c || pyhost_config_set_library(c, lib)) bench_die("config", "out of memory");
+  int rc = pyhost_init(c, &h);
+  pyhost_config_free(c);
+  check(rc, "pyhost_init");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: bench_pyhost MODE N LIBPYTHON\n");
+    return 2;
+  }
+  const char *mode = argv[1], *lib = argv[3];
+  unsigned long n = bench_count(argv[2]);
+  if (!strcmp(mode, "startup")) {
+    double t0 = bench_now(); /* once: CPython starts once per process */
+    start(lib);
+    pyhost_free(h);
+    bench_result("startup_inproc", bench_now() - t0, 1);
+    return 0;
+  }
+  start(lib);
+  check(pyhost_exec(h, BENCH_SETUP_PY, "<bench>"), "setup");
+  int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope");
+  if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
+  if (!strncmp(mode, "conv_", 5)) make_values();
+  bench_loop(mode, n / 10 + 1); /* warm-up: caches, allocator, branch predictors */
+  double t0 = bench_now();
+  bench_loop(mode, n);
+  double t = bench_now() - t0;
+  bench_result(mode, t, n);
+  pyhost_value_free(str_val);
+  pyhost_value_free(list_val);
+  if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
+  pyhost_free(h);
+  return 0;
+}
