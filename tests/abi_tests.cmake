@@ -11,3 +11,18 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
     PASS_REGULAR_EXPRESSION "^libpyhost\\.so\\.${PROJECT_VERSION_MAJOR}\n$")
   set_tests_properties(abi.exports_match_header abi.soname PROPERTIES LABELS unit)
 endif()
+
+# The header's version is the project's (hence the SONAME, pyhost.pc and
+# pyhostConfigVersion.cmake): one number, written twice, checked here.
+file(STRINGS "${PROJECT_SOURCE_DIR}/include/pyhost/version.h" _vlines
+     REGEX "^#define PYHOST_VERSION_(MAJOR|MINOR|PATCH) ")
+set(_hv "")
+foreach(l IN LISTS _vlines)
+  string(REGEX REPLACE "^#define PYHOST_VERSION_[A-Z]+ ([0-9]+).*" "\\1" n "${l}")
+  list(APPEND _hv ${n})
+endforeach()
+string(REPLACE ";" "." _hv "${_hv}")
+add_test(NAME abi.header_version_is_project_version
+  COMMAND ${CMAKE_COMMAND} -E echo "header ${_hv} project ${PROJECT_VERSION}")
+set_tests_properties(abi.header_version_is_project_version PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "header ${PROJECT_VERSION} project ${PROJECT_VERSION}\n")

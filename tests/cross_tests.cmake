@@ -50,20 +50,12 @@ pyhost_fake_dll(fake_unicode VERSION "3.12.1 (fake) [MSC]" DEFS FAKE_SOME OUTPUT
 pyhost_fake_dll(fake_registered VERSION "3.12.4 (fake) [MSC v.1940 64 bit (AMD64)]" DEFS FAKE_SOME
   OUTPUT_DIR "${FIX}/Python312" OUTPUT_NAME python312)
 
-# win32.<name>: `wine64 pyhost.exe ARGS`, exit code and stderr checked by expect.cmake.
+# win32.<name>: `wine64 pyhost.exe ARGS`, exit code and output checked by expect.cmake
+# through cli_tests.cmake's pyhost_cli_test (which puts the emulator first).
+include(cli_tests.cmake)
 function(pyhost_win32_cli_test name exit)
-  cmake_parse_arguments(T "" "STDOUT;STDERR" "ARGS" ${ARGN})
-  set(args -DEXIT=${exit})
-  if(DEFINED T_STDOUT)
-    list(APPEND args "-DSTDOUT=${T_STDOUT}")
-  endif()
-  if(DEFINED T_STDERR)
-    list(APPEND args "-DSTDERR=${T_STDERR}")
-  endif()
-  string(REPLACE ";" "@@" cmd "${CMAKE_CROSSCOMPILING_EMULATOR};$<TARGET_FILE:pyhost_cli>;${T_ARGS}")
-  add_test(NAME win32.${name} COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}"
-           "-DENVS=WINEDEBUG=-all" ${args} -P ${CMAKE_CURRENT_SOURCE_DIR}/expect.cmake)
-  set_tests_properties(win32.${name} PROPERTIES LABELS "unit;win32" TIMEOUT 300)
+  pyhost_cli_test(win32.${name} ${exit} ENVS WINEDEBUG=-all ${ARGN})
+  set_tests_properties(cli.win32.${name} PROPERTIES LABELS "unit;win32" TIMEOUT 300)
 endfunction()
 
 pyhost_win32_cli_test(version 0 ARGS --version
@@ -90,4 +82,4 @@ set_tests_properties(win32.registry_entry PROPERTIES LABELS "unit;win32" FIXTURE
   ENVIRONMENT WINEDEBUG=-all)
 pyhost_win32_cli_test(registry_discovery 1 ARGS --list
   STDOUT "registry.*Python312.python312\\.dll.*missing-symbols")
-set_tests_properties(win32.registry_discovery PROPERTIES FIXTURES_REQUIRED win32_registry)
+set_tests_properties(cli.win32.registry_discovery PROPERTIES FIXTURES_REQUIRED win32_registry)

@@ -188,6 +188,15 @@ TEST_CASE(versions_agree) {
   CHECK_STREQ(pyhost_version_string(), PYHOST_VERSION_STRING);
   CHECK(pyhost_abi_version() == PYHOST_LIMITED_API_HEX);
   CHECK(PYHOST_AT_LEAST_VERSION(0, 1, 0));
+  /* the hex form and the string are made of the same three numbers */
+  CHECK(PYHOST_VERSION_HEX == ((PYHOST_VERSION_MAJOR << 16) | (PYHOST_VERSION_MINOR << 8) |
+                               PYHOST_VERSION_PATCH));
+  char text[32];
+  snprintf(text, sizeof text, "%d.%d.%d", PYHOST_VERSION_MAJOR, PYHOST_VERSION_MINOR,
+           PYHOST_VERSION_PATCH);
+  CHECK_STREQ(pyhost_version_string(), text);
+  CHECK(PYHOST_AT_LEAST_VERSION(PYHOST_VERSION_MAJOR, PYHOST_VERSION_MINOR, PYHOST_VERSION_PATCH));
+  CHECK(!PYHOST_AT_LEAST_VERSION(PYHOST_VERSION_MAJOR, PYHOST_VERSION_MINOR, PYHOST_VERSION_PATCH + 1));
   CHECK(PYHOST_PY(3, 10) == 0x030A0000UL);
 }
 
