@@ -56,11 +56,15 @@ int pyhost__frame_finish(pyhost *h, struct pyhost__frame *f, int rc, const char 
     frame_drop(f);
     return 0;
   }
-  if (f->type) {
+  /* Only a status that says "Python raised" hands the kept exception on: a callback
+   * that handled a failed call and then fails for another reason reports that. */
+  int raised = rc == PYHOST_PYEXC || rc == PYHOST_EXIT || rc == PYHOST_INTERRUPTED;
+  if (f->type && raised) {
     PY.PyErr_Restore(f->type, f->value, f->tb); /* steals the frame's references */
     f->type = f->value = f->tb = NULL;
     return -1;
   }
+  frame_drop(f);
   const char *msg = pyhost_errmsg(h);
   PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s: %s: %s", who, pyhost_status_name(rc),
                   msg && strcmp(msg, "not an error") != 0 ? msg : pyhost_errstr(rc));

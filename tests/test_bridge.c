@@ -264,6 +264,11 @@ static int fn_fail(pyhost *h, void *ud, const pyhost_value *const *args, size_t 
   if (!strcmp(how, "keyerror")) return pyhost_raise_named(h, "KeyError", "k");
   if (!strcmp(how, "notexc")) return pyhost_raise_named(h, "json.dumps", "x");
   if (!strcmp(how, "status")) return pyhost_value_to_int(h, args[0], &(int64_t){0});
+  if (!strcmp(how, "handled")) { /* a failed call handled, then another failure */
+    pyhost_value *r = NULL;
+    pyhost_call_name(h, "no_such_module_xyz.f", NULL, NULL, &r);
+    return pyhost_value_to_int(h, args[0], &(int64_t){0});
+  }
   if (!strcmp(how, "bad")) return pyhost_raise(h, (pyhost_exc)999, "x");
   return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "plain \xff failure"); /* not UTF-8: replaced */
 }
@@ -323,6 +328,8 @@ TEST_CASE(host_functions) {
   run(h, "try:\n    myapp.fail('notexc')\nexcept RuntimeError as e:\n    msg = str(e)\n");
   expect(h, "msg", "'pyhost_raise_named: json.dumps does not name an exception class'");
   run(h, "try:\n    myapp.fail('status')\nexcept RuntimeError as e:\n    msg = str(e)\n");
+  expect(h, "msg", "'myapp.fail: PYHOST_TYPE: expected int, got str'");
+  run(h, "try:\n    myapp.fail('handled')\nexcept RuntimeError as e:\n    msg = str(e)\n");
   expect(h, "msg", "'myapp.fail: PYHOST_TYPE: expected int, got str'");
   run(h, "try:\n    myapp.fail('bad')\nexcept RuntimeError as e:\n    msg = str(e)\n");
   expect(h, "msg", "'myapp.fail: PYHOST_MISUSE: pyhost_raise: unknown exception type 999'");
