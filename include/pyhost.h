@@ -253,7 +253,8 @@ typedef void (*pyhost_candidate_fn)(void *ctx, const pyhost_candidate *c);
 
 /* Runs the discovery pyhost_init would run for cfg (NULL: defaults), without starting
  * Python, and reports every candidate to fn (may be NULL).  Libraries are opened with
- * RTLD_LOCAL to read their version and symbols, and closed again.  Returns PYHOST_OK
+ * RTLD_LOCAL to read their version and symbols, and closed again; while a Python runs
+ * in the process they are judged by their names only.  Returns PYHOST_OK
  * when one was taken, PYHOST_NOTFOUND when none is acceptable, PYHOST_NOMEM.  Not
  * thread-safe against a concurrent pyhost_init.  Since 0.1. */
 PYHOST_API int pyhost_discover(const pyhost_config *cfg, pyhost_candidate_fn fn, void *ctx);
