@@ -39,3 +39,6 @@ if(PYHOST_BUILD_CLI)
     endforeach()
   endif()
 endif()
+
+pyhost_test_binary(test_discover_py test_discover_py.c)
+pyhost_python_tests(discoverpy test_discover_py test_discover_py.c)
