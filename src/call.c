@@ -108,28 +108,25 @@ static int give(pyhost *h, PyObject *r, pyhost_value **result) {
   return rc;
 }
 
-int pyhost_import(pyhost *h, const char *name, pyhost_value **module) {
-  PyGILState_STATE gil;
-  if (module) *module = NULL;
-  int rc = pyhost__enter(h, &gil);
-  if (rc) return rc;
-  if (!(rc = need(h, name, "pyhost_import", "name")) &&
-      !(rc = need(h, module, "pyhost_import", "module")))
-    rc = give(h, PY.PyImport_ImportModule(name), module);
-  pyhost__leave(h, gil);
-  return rc;
-}
-
-int pyhost_resolve(pyhost *h, const char *dotted, pyhost_value **result) {
+/* pyhost_import and pyhost_resolve: a name in, an object value out. */
+static int by_name(pyhost *h, const char *fn, const char *name, pyhost_value **result,
+                   int import_only) {
   PyGILState_STATE gil;
   if (result) *result = NULL;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  if (!(rc = need(h, dotted, "pyhost_resolve", "dotted")) &&
-      !(rc = need(h, result, "pyhost_resolve", "result")))
-    rc = give(h, pyhost__resolve(h, dotted), result);
+  if (!(rc = need(h, name, fn, "name")) && !(rc = need(h, result, fn, "result")))
+    rc = give(h, import_only ? PY.PyImport_ImportModule(name) : pyhost__resolve(h, name), result);
   pyhost__leave(h, gil);
   return rc;
+}
+
+int pyhost_import(pyhost *h, const char *name, pyhost_value **module) {
+  return by_name(h, "pyhost_import", name, module, 1);
+}
+
+int pyhost_resolve(pyhost *h, const char *dotted, pyhost_value **result) {
+  return by_name(h, "pyhost_resolve", dotted, result, 0);
 }
 
 int pyhost_getattr(pyhost *h, const pyhost_value *obj, const char *name, pyhost_value **result) {
