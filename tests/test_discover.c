@@ -8,6 +8,7 @@
 #include "check.h"
 #include "alloc.h"
 #include "discover_sys.h"
+#include "elf.h"
 
 #include <glob.h>
 #include <stdarg.h>
@@ -816,4 +817,66 @@ TEST_CASE(ld_so_conf_directories) {
   const struct seen_one *a = find("libpython3.9.so");
   CHECK(a && !strcmp(a->source, "standard location"));
   CHECK(find("libpython3.10.so") == NULL);
+}
+
+/* ---- the subprocess fallback's runner ---- */
+
+TEST_CASE(run_interpreter_outcomes) {
+  char out[256], err[256];
+  const char *echo[] = {"/bin/sh", "-c", "echo answer; exit 3", NULL};
+  CHECK(pyhost__sys_run(echo, 10000, out, sizeof out, err, sizeof err) == 3);
+  CHECK_STREQ(out, "answer\n");
+  const char *missing[] = {"/nonexistent/python3", NULL};
+  CHECK(pyhost__sys_run(missing, 10000, out, sizeof out, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "cannot run /nonexistent/python3");
+  const char *killed[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
+  CHECK(pyhost__sys_run(killed, 10000, out, sizeof out, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "killed by signal 9");
+  /* a hanging interpreter is given up on (50 times the limit would not be enough) */
+  const char *hangs[] = {"/bin/sh", "-c", "exec sleep 30", NULL};
+  CHECK(pyhost__sys_run(hangs, 100, out, sizeof out, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "did not answer within 100 ms");
+  /* more output than fits is cut, never overflowing */
+  const char *chatty[] = {"/bin/sh", "-c", "i=0; while [ $i -lt 200 ]; do echo 0123456789; i=$((i+1)); done", NULL};
+  CHECK(pyhost__sys_run(chatty, 10000, out, sizeof out, err, sizeof err) == 0);
+  CHECK(strlen(out) == sizeof out - 1);
+}
+
+/* ---- ELF files that lie ---- */
+
+TEST_CASE(hostile_elf_headers) {
+  const char *t = setup();
+  unsigned char hdr[64] = {0};
+  FILE *self = fopen("/proc/self/exe", "rb");
+  CHECK(self && fread(hdr, 1, sizeof hdr, self) == sizeof hdr);
+  if (self) fclose(self);
+  struct { const char *name; int at, value; } lies[] = {
+      {"phoff_beyond_eof", 32, 0x7f}, /* program headers far past the end */
+      {"phnum_huge", 56, 0xff},       /* 65k program headers */
+      {"phentsize_small", 54, 4},     /* entries too small to read */
+      {"class_bogus", 4, 9}};
+  for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+    unsigned char copy[64];
+    memcpy(copy, hdr, sizeof copy);
+    copy[lies[i].at] = (unsigned char)lies[i].value;
+    if (lies[i].at == 56) copy[57] = 0xff;
+    char path[PATHBUF];
+    fmtbuf(path, sizeof path, "%s/%s", t, lies[i].name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(copy, 1, sizeof copy, f) == sizeof copy);
+    if (f) fclose(f);
+    struct pyhost__elf e;
+    CHECK(pyhost__elf_read(path, &e) == 0);
+    CHECK(!e.needed_python[0] && !e.runpath[0]);
+    CHECK(e.is_elf == (lies[i].at != 4));
+  }
+  /* a real interpreter, for contrast: its libpython and RUNPATH are read */
+  char v[PATHBUF], exe[PATHBUF];
+  pyenv_version("3.12", v, sizeof v);
+  fmtbuf(exe, sizeof exe, "%s/bin/python3.12", v);
+  struct pyhost__elf e;
+  CHECK(pyhost__elf_read(exe, &e) == 0);
+  CHECK_STREQ(e.needed_python, "libpython3.12.so.1.0");
+  CHECK(e.dynamic && e.is_elf && !e.is_script);
+  CHECK(pyhost__elf_read("/nonexistent", &e) == -1);
 }
