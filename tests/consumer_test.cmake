@@ -2,6 +2,7 @@
 #   cmake -DMODE=install|find_package|pkg-config|add_subdirectory -DSRC=<pyhost source>
 #         -DBUILD=<pyhost build> -DWORK=<scratch dir> -DCC=<C compiler>
 #         -DGEN=<generator> -DLIBS=<python libs, "@@"-separated> -DVERSIONS=<"3.X"@@...>
+#         [-DCFLAGS=<C flags> -DLDFLAGS=<linker flags>]
 #         -P consumer_test.cmake
 # install: `cmake --install BUILD --prefix WORK/prefix` (the fixture of the next two).
 # The others configure and build tests/consumer in WORK/<MODE> from nothing, then run
@@ -46,7 +47,10 @@ endif()
 set(bin "${WORK}/${MODE}")
 file(REMOVE_RECURSE "${bin}")
 set(cfg -S "${SRC}/tests/consumer" -B "${bin}" -G "${GEN}" -DCMAKE_C_COMPILER=${CC}
-    -DPYHOST_CONSUMER_MODE=${MODE} -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+    -DPYHOST_CONSUMER_MODE=${MODE} -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    # the flags pyhost was built with (the asan preset's sanitizers must link here too)
+    "-DCMAKE_C_FLAGS=${CFLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LDFLAGS}"
+    "-DCMAKE_SHARED_LINKER_FLAGS=${LDFLAGS}")
 set(exes consumer)
 if(MODE STREQUAL "find_package")
   list(APPEND cfg "-DCMAKE_PREFIX_PATH=${prefix}")

@@ -17,7 +17,8 @@ set(_work "${CMAKE_CURRENT_BINARY_DIR}/consumer")
 foreach(mode install find_package pkg-config add_subdirectory)
   add_test(NAME consumer.${mode} COMMAND ${CMAKE_COMMAND} -DMODE=${mode}
     -DSRC=${PROJECT_SOURCE_DIR} -DBUILD=${PROJECT_BINARY_DIR} -DWORK=${_work}
-    -DCC=${CMAKE_C_COMPILER} "-DGEN=${CMAKE_GENERATOR}"
+    -DCC=${CMAKE_C_COMPILER} "-DGEN=${CMAKE_GENERATOR}" "-DCFLAGS=${CMAKE_C_FLAGS}"
+    "-DLDFLAGS=${CMAKE_EXE_LINKER_FLAGS}"
     "-DLIBS=${_lib_old}@@${_lib_new}" "-DVERSIONS=${_ver_old}@@${_ver_new}"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer_test.cmake)
   set_tests_properties(consumer.${mode} PROPERTIES LABELS consumer TIMEOUT 600
