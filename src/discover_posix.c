@@ -254,6 +254,12 @@ int pyhost__sys_run(const char *const *argv, int timeout_ms, char *out, size_t c
                     size_t errlen) {
   int fds[2];
   if (cap) out[0] = '\0';
+  if (errlen) err[0] = '\0';
+  /* posix_spawn cannot always report a failed exec (under valgrind it is a fork) */
+  if (!pyhost__sys_is_executable(argv[0])) {
+    pyhost__fmt(err, errlen, "cannot run %s: %s", argv[0], strerror(errno ? errno : ENOENT));
+    return -1;
+  }
   if (pipe(fds) != 0) {
     pyhost__fmt(err, errlen, "pipe: %s", strerror(errno));
     return -1;
