@@ -103,7 +103,13 @@ void pyhost_value_free(pyhost_value *v) {
   case PYHOST_KIND_LIST:
   case PYHOST_KIND_TUPLE:
   case PYHOST_KIND_DICT:
-    for (size_t i = 0; i < v->u.seq.n; i++) pyhost_value_free(v->u.seq.items[i]);
+    for (size_t i = 0; i < v->u.seq.n; i++) {
+      const pyhost_value *c = v->u.seq.items[i];
+      /* slab scalars own nothing: skip the call (a list of ints frees in one go) */
+      if (c->in_slab && c->kind <= PYHOST_KIND_FLOAT && !c->big && !c->type_name && !c->repr)
+        continue;
+      pyhost_value_free(v->u.seq.items[i]);
+    }
     pyhost__free(v->u.seq.items);
     pyhost__free(v->u.seq.slab);
     break;

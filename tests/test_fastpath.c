@@ -144,3 +144,35 @@ TEST_CASE(eval_cache_evicts) {
   CHECK(hits == 0 && misses == 0); /* finalize dropped the code objects */
   pyhost_free(h);
 }
+
+/* Containers converted from Python keep their items in one slab: mixed items, big
+ * ints, subclasses and nesting read back exactly, and freeing them is clean (memcheck). */
+TEST_CASE(slab_conversion) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "class I(int): pass\n"
+                          "v = [1, -1, 2**70, -2**70, 'a', b'b', [3, None, (4.5,)], "
+                          "{'k': [1, 2], 7: {}}, True, I(3), 1.25, object]\n", NULL),
+           PYHOST_OK);
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "v", &v), PYHOST_OK);
+  CHECK(pyhost_value_count(v) == 12);
+  const char *r = pyhost_value_repr(h, v);
+  pyhost_value *want = NULL;
+  CHECK_RC(pyhost_eval(h, "repr(v)", &want), PYHOST_OK);
+  const char *ws = NULL;
+  size_t wn = 0;
+  CHECK_RC(pyhost_value_to_str(h, want, &ws, &wn), PYHOST_OK);
+  CHECK_STREQ(r, ws);
+  CHECK_STREQ(pyhost_value_type_name(pyhost_value_item(v, 9)), "__main__.I");
+  int64_t i = 0;
+  CHECK_RC(pyhost_value_to_int(h, pyhost_value_item(v, 2), &i), PYHOST_RANGE);
+  /* an item appended in C to a converted list lives outside the slab */
+  CHECK_RC(pyhost_value_append(v, pyhost_value_str("c", 1)), PYHOST_OK);
+  CHECK(pyhost_value_count(v) == 13);
+  pyhost_value *copy = pyhost_value_copy(v);
+  CHECK(copy && pyhost_value_count(copy) == 13);
+  pyhost_value_free(copy);
+  pyhost_value_free(want);
+  pyhost_value_free(v);
+  pyhost_free(h);
+}
