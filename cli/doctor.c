@@ -195,3 +195,67 @@ int pyhost_cli_check(const char *lib) {
   pyhost_free(h);
   return rc == PYHOST_OK ? 0 : 1;
 }
+
+/* ---- discovery options ---- */
+
+static struct {
+  const char *interpreter;
+  unsigned long min, max, minor;
+  int newest, debug, no_subprocess, isolated;
+} policy;
+
+const char pyhost_cli_policy_usage[] =
+    "  discovery (with any mode; docs/discovery.md):\n"
+    "  --interpreter PATH   take the library of this python (a venv's, a pyenv shim)\n"
+    "  --min-python X.Y     --max-python X.Y     --python-minor X.Y\n"
+    "  --prefer-newest      the newest acceptable Python, not the first found\n"
+    "  --allow-debug        debug builds are acceptable\n"
+    "  --no-subprocess      never run an interpreter to ask for its library\n"
+    "  --isolated           hide PYTHON* variables and the user site from Python\n";
+
+static int version_arg(const char *s, unsigned long *out) {
+  unsigned major, minor;
+  char tail;
+  if (sscanf(s, "%u.%u%c", &major, &minor, &tail) != 2 || major > 255 || minor > 255) return -1;
+  *out = PYHOST_PY(major, minor);
+  return 0;
+}
+
+int pyhost_cli_policy_arg(int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  static const char *const flags[] = {"--prefer-newest", "--allow-debug", "--no-subprocess", "--isolated"};
+  int *slots[] = {&policy.newest, &policy.debug, &policy.no_subprocess, &policy.isolated};
+  for (int f = 0; f < 4; f++)
+    if (!strcmp(a, flags[f])) {
+      *slots[f] = 1;
+      return 1;
+    }
+  static const char *const valued[] = {"--interpreter", "--min-python", "--max-python", "--python-minor"};
+  unsigned long *versions[] = {NULL, &policy.min, &policy.max, &policy.minor};
+  for (int v = 0; v < 4; v++) {
+    if (strcmp(a, valued[v]) != 0) continue;
+    if (*i + 1 >= argc) {
+      fprintf(stderr, "pyhost: %s needs a value\n", a);
+      return -1;
+    }
+    const char *val = argv[++*i];
+    if (!versions[v]) policy.interpreter = val;
+    else if (version_arg(val, versions[v]) != 0) {
+      fprintf(stderr, "pyhost: %s wants a version like 3.11, not '%s'\n", a, val);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+void pyhost_cli_policy_apply(pyhost_config *cfg) {
+  if (policy.interpreter) pyhost_config_set_interpreter(cfg, policy.interpreter);
+  if (policy.min) pyhost_config_set_min_python(cfg, policy.min);
+  if (policy.max) pyhost_config_set_max_python(cfg, policy.max);
+  if (policy.minor) pyhost_config_set_python_minor(cfg, policy.minor);
+  pyhost_config_set_prefer_newest(cfg, policy.newest);
+  pyhost_config_set_allow_debug(cfg, policy.debug);
+  pyhost_config_set_no_subprocess(cfg, policy.no_subprocess);
+  pyhost_config_set_isolated(cfg, policy.isolated);
+}

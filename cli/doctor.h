@@ -13,4 +13,17 @@ int pyhost_cli_list(const pyhost_config *cfg, int json);
 /* Prints what pyhost knows about lib, then whether it initializes.  0 when it does. */
 int pyhost_cli_check(const char *lib);
 
+/* The discovery options, for every mode: --interpreter PATH, --min-python X.Y,
+ * --max-python X.Y, --python-minor X.Y, --prefer-newest, --allow-debug,
+ * --no-subprocess, --isolated.  Looks at argv[*i]: returns 1 when it is one of them
+ * (*i then points at its last word), 0 when it is not, -1 when its value is missing or
+ * malformed (the message is printed). */
+int pyhost_cli_policy_arg(int argc, char **argv, int *i);
+
+/* Applies the options seen so far to cfg. */
+void pyhost_cli_policy_apply(pyhost_config *cfg);
+
+/* The lines of the usage text that describe them. */
+extern const char pyhost_cli_policy_usage[];
+
 #endif

@@ -32,6 +32,7 @@ static void usage(FILE *to) {
         "                (docs/discovery.md); --json for tools\n"
         "  --check LIB   what pyhost knows about a library, then whether it starts\n",
         to);
+  fputs(pyhost_cli_policy_usage, to);
 }
 
 static int fail(pyhost *h, int rc) {
@@ -62,7 +63,7 @@ static void print_info(pyhost *h) {
 
 int main(int argc, char **argv) {
   const char *lib = NULL, *code = NULL, *expr = NULL, *file = NULL;
-  int info = 0, list = 0, json = 0, i = 1;
+  int info = 0, list = 0, json = 0, policy_rc, i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--version")) {
@@ -91,6 +92,8 @@ int main(int argc, char **argv) {
       expr = argv[++i];
       i++;
       break;
+    } else if ((policy_rc = pyhost_cli_policy_arg(argc, argv, &i)) != 0) {
+      if (policy_rc < 0) return 1;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "pyhost: unknown or incomplete option %s\n", a);
       usage(stderr);
@@ -103,6 +106,7 @@ int main(int argc, char **argv) {
   if (list) {
     pyhost_config *lc = pyhost_config_new();
     if (lib) pyhost_config_set_library(lc, lib);
+    pyhost_cli_policy_apply(lc);
     int st = pyhost_cli_list(lc, json);
     pyhost_config_free(lc);
     return st;
@@ -115,6 +119,7 @@ int main(int argc, char **argv) {
   pyhost_config *cfg = pyhost_config_new();
   if (!cfg) return fail(NULL, PYHOST_NOMEM);
   if (lib) pyhost_config_set_library(cfg, lib);
+  pyhost_cli_policy_apply(cfg);
   if (file) pyhost_config_set_argv(cfg, argc - i, (const char *const *)argv + i);
   else if (code) {
     /* python -c sets sys.argv[0] to "-c" */

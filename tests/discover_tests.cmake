@@ -20,12 +20,27 @@ pyhost_python_tests(isolated test_isolated test_isolated.c)
 
 if(PYHOST_BUILD_CLI)
   # the doctor, as a user runs it
-  pyhost_cli_test(list_table 0 ARGS --list STDOUT "^#  +STATUS +VERSION +KIND +SOURCE +PATH +REASON\n1  +taken ")
-  pyhost_cli_test(list_json 0 ARGS --list --json STDOUT "^{\"candidates\": \\[\n  {\"index\": 1, \"taken\": true.*\"status\": \"PYHOST_OK\"}")
+  pyhost_cli_test(list_table 0 ARGS --list STDOUT "^#  +STATUS +VERSION +KIND +SOURCE +PATH +REASON\n1  +taken "
+                  ENVS "PYHOST_PYTHON_LIBRARY=")
+  pyhost_cli_test(list_json 0 ARGS --list --json STDOUT "^{\"candidates\": .\n  {\"index\": 1, \"taken\": true.*\"status\": \"PYHOST_OK\"}"
+                  ENVS "PYHOST_PYTHON_LIBRARY=")
   pyhost_cli_test(check_missing 1 ARGS --check ${FIX}/nope.so STDOUT "verdict +PYHOST_NOTFOUND")
   pyhost_cli_test(check_symbols 1 ARGS --check ${FIX}/libfake_missing.so STDOUT "required +[0-9]+ symbols, [1-9][0-9]* missing")
+  pyhost_cli_test(policy_bad_version 1 ARGS --min-python 3 -e 1 STDERR "--min-python wants a version like 3.11, not '3'")
+  pyhost_cli_test(policy_missing_value 1 ARGS --interpreter STDERR "--interpreter needs a value")
+  pyhost_cli_test(isolated 0 ARGS --isolated -e "'PYTHONPATH' in __import__('os').environ" STDOUT "^False\n$"
+                  ENVS "PYHOST_PYTHON_LIBRARY=" "PYTHONPATH=/tmp")
+  pyhost_cli_test(not_isolated 0 ARGS -e "'PYTHONPATH' in __import__('os').environ" STDOUT "^True\n$"
+                  ENVS "PYHOST_PYTHON_LIBRARY=" "PYTHONPATH=/tmp")
+  pyhost_cli_test(interpreter_missing 1 ARGS --interpreter /nonexistent/python3 -e 1
+                  STDERR "no usable Python 3 found.*#1 interpreter /nonexistent/python3: /nonexistent/python3 does not exist"
+                  ENVS "PYHOST_PYTHON_LIBRARY=")
   list(LENGTH PYHOST_TEST_LIBS _n)
   if(_n GREATER 0)
+    list(GET PYHOST_TEST_VERSIONS 0 _v0)
+    string(REPLACE "." "\\." _v0re "${_v0}")
+    pyhost_cli_test(list_python_minor 0 ARGS --list --python-minor ${_v0} STDOUT "\n[0-9]+ +taken +${_v0re}\\."
+                    ENVS "PYHOST_PYTHON_LIBRARY=")
     math(EXPR _last "${_n} - 1")
     foreach(i RANGE ${_last})
       list(GET PYHOST_TEST_LIBS ${i} lib)
@@ -35,7 +50,7 @@ if(PYHOST_BUILD_CLI)
       pyhost_cli_test(check.${tag} 0 ARGS --check ${lib}
                       STDOUT "version +${vre}\\.[0-9]+.*optional +[0-9]+ due on this version, 0 missing.*verdict +usable.*initializes +yes")
       # --list names this library with its version
-      pyhost_cli_test(list.${tag} 0 ARGS --list STDOUT "${vre}\\.[0-9]+ [^\n]*${lib}")
+      pyhost_cli_test(list.${tag} 0 ARGS --list STDOUT "${vre}\\.[0-9]+ [^\n]*${lib}" ENVS "PYHOST_PYTHON_LIBRARY=")
     endforeach()
   endif()
 endif()
