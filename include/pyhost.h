@@ -528,7 +528,7 @@ typedef struct pyhost_plugin pyhost_plugin;
  * release with pyhost_plugin_unload).  Otherwise *out is NULL and the status is
  * PYHOST_PYEXC (the code raised, or the path is missing or not a plugin: the message
  * starts "loading plugin NAME from PATH failed" and has the traceback, whose frames
- * start in the plugin's file; a SyntaxError names file, line and column),
+ * start in the plugin's file; a SyntaxError shows file, line and the caret),
  * PYHOST_EXIT (SystemExit at top level), PYHOST_NOMEM or PYHOST_MISUSE (NULL
  * arguments, handle not running).  Since 0.1. */
 PYHOST_API int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out);
@@ -544,7 +544,7 @@ PYHOST_API const char *pyhost_plugin_module_name(const pyhost_plugin *p);
 /* PYHOST_OK when the plugin's module has a callable attribute named hook;
  * PYHOST_NOHOOK ("plugin NAME has no hook HOOK") when it has none or it is not
  * callable; PYHOST_PYEXC when a module __getattr__ raised something else than
- * AttributeError; PYHOST_MISUSE for NULL arguments or a plugin of another handle.
+ * AttributeError; PYHOST_MISUSE for NULL arguments.
  * Since 0.1. */
 PYHOST_API int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook);
 

@@ -258,14 +258,13 @@ done:
   return rc;
 }
 
-/* pyhost__enter plus the checks every call on a loaded plugin makes. */
+/* pyhost__enter plus the check every call on a loaded plugin makes.  (A plugin of
+ * another handle cannot be passed: only one pyhost runs per process.) */
 static int enter_plugin(pyhost *h, pyhost_plugin *p, const char *fn, PyGILState_STATE *gil) {
   int rc = pyhost__enter(h, gil);
-  if (rc) return rc;
-  if (p && p->h == h) return PYHOST_OK;
+  if (rc || p) return rc;
   pyhost__leave(h, *gil);
-  return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s", fn,
-                           p ? "the plugin was loaded by another pyhost" : "plugin is NULL");
+  return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin is NULL", fn);
 }
 
 /* The hook's callable (new reference), or NULL with h's message set and *rc. */

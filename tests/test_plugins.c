@@ -124,6 +124,10 @@ TEST_CASE(same_names) {
   CHECK_RC(pyhost_plugin_module(h, a2, &mod), PYHOST_OK);
   CHECK(pyhost_value_kind(mod) == PYHOST_KIND_OBJECT);
   pyhost_value_free(mod);
+  CHECK_RC(pyhost_plugin_module(h, a2, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_plugin_module(h, NULL, &mod), PYHOST_MISUSE);
+  CHECK(mod == NULL);
+  CHECK_STREQ(pyhost_plugin_name(NULL), "");
   char code[256];
   snprintf(code, sizeof code, "import sys\nsys.modules['%s'].NAME = 'changed'", pyhost_plugin_module_name(a2));
   CHECK_RC(pyhost_exec(h, code, NULL), PYHOST_OK);
@@ -232,6 +236,10 @@ TEST_CASE(import_error) {
   CHECK_CONTAINS(pyhost_errmsg(h), "is a directory without __init__.py");
   CHECK_RC(pyhost_plugin_load(h, at("absent.py"), &p), PYHOST_PYEXC);
   CHECK_CONTAINS(pyhost_errmsg(h), "absent.py: no such file or directory");
+  put("exits.py", "import sys\nsys.exit(4)\n");
+  CHECK_RC(pyhost_plugin_load(h, at("exits.py"), &p), PYHOST_EXIT);
+  CHECK(pyhost_exit_code(h) == 4);
+  CHECK(p == NULL);
   CHECK_RC(pyhost_plugin_load(h, NULL, &p), PYHOST_MISUSE);
   CHECK_RC(pyhost_plugin_load(h, at("imp.py"), NULL), PYHOST_MISUSE);
   CHECK_RC(pyhost_plugin_load(NULL, at("imp.py"), &p), PYHOST_MISUSE);
@@ -443,7 +451,7 @@ TEST_CASE(out_of_memory) {
   pyhost *h = start();
   put("m/oom.py", "from . import dep\ndef on_load():\n    return dep.X\n");
   put("m/dep.py", "X = 'loaded'\n");
-  int loaded = 0;
+  int loaded = 0, nomem = 0;
   for (long k = 0; k < 200 && !loaded; k++) {
     pyhost_plugin *p = NULL;
     pyhost__alloc_fail_after(k);
@@ -460,6 +468,7 @@ TEST_CASE(out_of_memory) {
       pyhost_plugin_unload(p);
     } else {
       CHECK(p == NULL);
+      nomem += rc == PYHOST_NOMEM;
       if (rc != PYHOST_NOMEM && rc != PYHOST_PYEXC) {
         fprintf(stderr, "k=%ld: %s: %s\n", k, pyhost_status_name(rc), pyhost_errmsg(h));
         check_failures++;
@@ -467,6 +476,7 @@ TEST_CASE(out_of_memory) {
     }
   }
   CHECK(loaded);
+  CHECK(nomem > 0);
   CHECK_STREQ(eval_repr(h, LEFTOVER), "[]");
   stop(h);
 }
