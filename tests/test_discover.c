@@ -302,14 +302,19 @@ static void version_file(const char *file, const char *minor) {
   write_file(file, text, 0644);
 }
 
-TEST_CASE(pyenv_shim_global_version) {
-  const char *t = setup();
-  static const char *const vs[] = {"3.8", "3.12"};
+/* A fake pyenv with versions a and b, a global version file naming global, and the
+ * current directory in the temporary tree (no .python-version above it). */
+static void pyenv_with_global(const char *t, const char *a, const char *b, const char *global) {
+  const char *const vs[] = {a, b};
   fake_pyenv(t, vs, 2);
   char file[PATHBUF];
   fmtbuf(file, sizeof file, "%s/pyenv/version", t);
-  version_file(file, "3.8");
+  version_file(file, global);
   CHECK(chdir(t) == 0);
+}
+
+TEST_CASE(pyenv_shim_global_version) {
+  pyenv_with_global(setup(), "3.8", "3.12", "3.8");
   CHECK_RC(discover(NULL), PYHOST_OK);
   CHECK_STREQ(taken()->kind, "pyenv shim");
   CHECK_CONTAINS(taken()->library, "libpython3.8");
@@ -738,13 +743,7 @@ TEST_CASE(inspect_library) {
 /* ---- out of memory: every allocation of a discovery fails in turn ---- */
 
 TEST_CASE(out_of_memory_everywhere) {
-  const char *t = setup();
-  static const char *const vs[] = {"3.9", "3.12"};
-  fake_pyenv(t, vs, 2);
-  char file[PATHBUF];
-  fmtbuf(file, sizeof file, "%s/pyenv/version", t);
-  version_file(file, "3.9");
-  CHECK(chdir(t) == 0);
+  pyenv_with_global(setup(), "3.9", "3.12", "3.9");
   int done = 0;
   /* every one of the first 40, then a sample (the directory listings allocate per
    * entry, thousands in all): the whole sweep would take a minute */
