@@ -970,7 +970,9 @@ TEST_CASE(null_arguments_are_misuse) {
   run(h, "try:\n    myapp.rn()\nexcept ValueError as e:\n    msg = str(e)\n");
   expect(h, "msg", "'refused'");
   CHECK_RC(pyhost_import(NULL, "os", &v), PYHOST_MISUSE);
-  CHECK_RC(pyhost_module_new(NULL, "x", NULL, &m), PYHOST_MISUSE);
+  pyhost_module *none = (pyhost_module *)1;
+  CHECK_RC(pyhost_module_new(NULL, "x", NULL, &none), PYHOST_MISUSE);
+  CHECK(none == NULL);
   pyhost_value_free(one);
   finish(h, t, m);
 }
