@@ -5,6 +5,7 @@
  * gives it; a row that is missing or differs fails to compile. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pythread.h> /* PyThread_get_thread_ident: Python.h of 3.6 leaves it out */
 #include <wchar.h>
 
 #if defined(__GNUC__)

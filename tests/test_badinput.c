@@ -64,7 +64,7 @@ TEST_CASE(python2) {
 
 TEST_CASE(missing_symbols) {
   expect_refused(fixture("libfake_missing.so"), PYHOST_NOSYM, "symbols are missing for Python 3.11",
-                 "PyList_New (stable ABI 3.2)");
+                 "Py_InitializeEx (stable ABI 3.2)"); /* early in the list: long lists are cut */
 }
 
 TEST_CASE(too_old) {
