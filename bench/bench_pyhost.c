@@ -9,6 +9,9 @@
 static pyhost *h;
 static PyObject *str_obj, *list_obj;
 static pyhost_value *str_val, *list_val;
+static pyhost_value *fn; /* (b): the Python function f, resolved once */
+static pyhost_module *module;
+static pyhost_type *type;
 
 static void check(int rc, const char *what) {
   if (rc != PYHOST_OK) bench_die(what, pyhost_errmsg(h));
@@ -36,10 +39,60 @@ static void conv_from_py(PyObject *o, unsigned long n) {
   }
 }
 
+/* (c): the host function g, as trivial as the baseline's builtin. */
+static int host_g(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
+                  const pyhost_value *kwargs, pyhost_value **result) {
+  (void)hh, (void)userdata, (void)args, (void)nargs, (void)kwargs, (void)result;
+  return PYHOST_OK; /* *result left NULL: None */
+}
+
+/* (e): the host type's constructor; instances carry a NULL payload. */
+static int host_new(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
+                    const pyhost_value *kwargs, void **payload) {
+  (void)hh, (void)userdata, (void)args, (void)nargs, (void)kwargs;
+  *payload = NULL;
+  return PYHOST_OK;
+}
+
+static void run_loop(const char *src, unsigned long n) {
+  pyhost_value *count = pyhost_value_int((int64_t)n);
+  check(pyhost_set_global(h, "n", count), "n");
+  pyhost_value_free(count);
+  check(pyhost_exec(h, src, "<bench>"), src);
+}
+
+/* Binds __main__.g to a host function (c) or a host type (e). */
+static void bind_g(const char *mode) {
+  pyhost_value *g = NULL;
+  check(pyhost_module_new(h, "pyhost_bench", NULL, &module), "pyhost_module_new");
+  if (!strcmp(mode, "hostfn")) {
+    check(pyhost_module_add_function(h, module, "g", host_g, NULL, NULL), "add_function");
+    check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
+    return;
+  }
+  pyhost_type_spec spec = {0};
+  spec.name = "T";
+  spec.constructor = host_new;
+  check(pyhost_type_new(h, module, &spec, &type), "pyhost_type_new");
+  check(pyhost_type_value(h, type, &g), "pyhost_type_value");
+  check(pyhost_set_global(h, "g", g), "g");
+  pyhost_value_free(g);
+}
+
 /* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   char expr[64];
-  if (!strcmp(mode, "eval_cached") || !strcmp(mode, "eval_scope")) {
+  if (!strcmp(mode, "call") || !strcmp(mode, "call_noscope")) {
+    for (unsigned long i = 0; i < n; i++) {
+      pyhost_value *r = NULL;
+      check(pyhost_callv(h, fn, NULL, 0, NULL, &r), "f()");
+      pyhost_value_free(r);
+    }
+  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
+    run_loop(BENCH_LOOP_CALL_PY, n);
+  } else if (!strcmp(mode, "loop_empty")) {
+    run_loop(BENCH_LOOP_EMPTY_PY, n);
+  } else if (!strcmp(mode, "eval_cached") || !strcmp(mode, "eval_scope")) {
     for (unsigned long i = 0; i < n; i++) eval_once(BENCH_EXPR);
   } else if (!strcmp(mode, "eval_uncached")) {
     for (unsigned long i = 0; i < n; i++) {
@@ -95,7 +148,13 @@ int main(int argc, char **argv) {
   }
   start(lib);
   check(pyhost_exec(h, BENCH_SETUP_PY, "<bench>"), "setup");
-  int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope");
+  if (!strncmp(mode, "call", 4)) check(pyhost_get_global(h, "f", &fn), "f");
+  if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) bind_g(mode);
+  /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
+   * let every call take the GIL itself, for (h). */
+  int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
+               !strcmp(mode, "call") || !strcmp(mode, "hostfn") || !strcmp(mode, "hosttype") ||
+               !strcmp(mode, "loop_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
   bench_loop(mode, n / 10 + 1); /* warm-up: caches, allocator, branch predictors */
@@ -105,7 +164,10 @@ int main(int argc, char **argv) {
   bench_result(mode, t, n);
   pyhost_value_free(str_val);
   pyhost_value_free(list_val);
+  pyhost_value_free(fn);
   if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
+  pyhost_type_free(h, type);
+  pyhost_module_free(h, module);
   pyhost_free(h);
   return 0;
 }

@@ -218,6 +218,32 @@ static PyObject *tuple_of(pyhost *h, const pyhost_value *const *argv, size_t n) 
   return t;
 }
 
+/* Positional calls without a tuple: PyObject_Vectorcall on 3.12+ (up to VECTOR_MAX
+ * arguments, converted onto the stack), PyObject_CallNoArgs for none on 3.10 and 3.11.
+ * Steals f; the caller checked the runtime is 3.10+. */
+#define VECTOR_MAX 8
+static PyObject *call_fast(pyhost *h, PyObject *f, const pyhost_value *const *argv, size_t n) {
+  PyObject *r = NULL;
+  if (!pyhost__runtime_at_least(3, 12)) {
+    if (n == 0) {
+      r = PY.PyObject_CallNoArgs(f);
+    } else {
+      PyObject *args = tuple_of(h, argv, n);
+      r = args ? PY.PyObject_Call(f, args, NULL) : NULL;
+      PY.Py_DecRef(args);
+    }
+    PY.Py_DecRef(f);
+    return r;
+  }
+  PyObject *stack[VECTOR_MAX];
+  size_t done = 0;
+  while (done < n && (stack[done] = pyhost__to_python(h, argv[done]))) done++;
+  if (done == n) r = PY.PyObject_Vectorcall(f, stack, n, NULL);
+  while (done) PY.Py_DecRef(stack[--done]);
+  PY.Py_DecRef(f);
+  return r;
+}
+
 /* The call itself; `fn` names the public function in messages.  The caller holds the
  * GIL.  callable is resolved from dotted when it is NULL. */
 static int do_call(pyhost *h, const char *fn, const pyhost_value *callable, const char *dotted,
@@ -229,6 +255,8 @@ static int do_call(pyhost *h, const char *fn, const pyhost_value *callable, cons
     return pyhost__set_error(h, PYHOST_TYPE, "%s: kwargs: expected dict, got %s", fn,
                              pyhost_value_type_name(kwargs));
   PyObject *f = callable ? pyhost__to_python(h, callable) : pyhost__resolve(h, dotted);
+  if (f && !kwargs && nargs <= VECTOR_MAX && pyhost__runtime_at_least(3, 10))
+    return give(h, call_fast(h, f, argv, nargs), result);
   PyObject *args = f ? tuple_of(h, argv, nargs) : NULL;
   PyObject *kw = args && kwargs ? pyhost__to_python(h, kwargs) : NULL;
   PyObject *r = args && (kw || !kwargs) ? PY.PyObject_Call(f, args, kw) : NULL;

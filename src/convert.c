@@ -184,9 +184,11 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
   unsigned long flags = PY.PyType_GetFlags(type);
   pyhost_value *v;
   if (o == PY._Py_NoneStruct) {
-    v = new_value(slot, PYHOST_KIND_NONE);
+    v = slot ? new_value(slot, PYHOST_KIND_NONE) : pyhost__value_constant(PYHOST_KIND_NONE, 0);
   } else if (type == PY.PyBool_Type) {
-    if ((v = new_value(slot, PYHOST_KIND_BOOL))) v->u.b = PY.PyObject_IsTrue(o);
+    int b = PY.PyObject_IsTrue(o);
+    if (!slot) return pyhost__value_constant(PYHOST_KIND_BOOL, b);
+    if ((v = new_value(slot, PYHOST_KIND_BOOL))) v->u.b = b;
   } else if (flags & Py_TPFLAGS_LONG_SUBCLASS) {
     v = from_int(o, slot);
     if (v && set_subtype_name(v, type, PY.PyLong_Type) < 0) goto nomem;

@@ -142,7 +142,9 @@ char *pyhost__utf8_copy(PyObject *str, size_t *len);
 struct pyhost_value {
   unsigned char kind;    /* pyhost_kind */
   unsigned char big;     /* an int beyond 64 bits: its decimal digits are in u.s */
-  unsigned char in_slab; /* the struct lives in its parent's slab: never freed alone */
+  unsigned char in_slab; /* 1: the struct lives in its parent's slab, never freed alone;
+                          * 2: a shared constant (pyhost__value_constant), never freed
+                          * and never written */
   union {
     int b;
     int64_t i;
@@ -159,6 +161,9 @@ struct pyhost_value {
   char *repr;            /* cache for pyhost_value_repr */
 };
 pyhost_value *pyhost__value_new(pyhost_kind kind);
+/* The shared None, False or True (kind NONE or BOOL, b 0/1) that conversions hand out:
+ * an "own" result the caller frees as any other, at no cost. */
+pyhost_value *pyhost__value_constant(pyhost_kind kind, int b);
 /* Adds to a list/tuple/dict's item array without kind checks; 0 or -1 (no memory). */
 int pyhost__value_push(pyhost_value *seq, pyhost_value *item);
 

@@ -10,6 +10,18 @@ pyhost_value *pyhost__value_new(pyhost_kind kind) {
   return v;
 }
 
+/* Results are None (or a bool) more often than anything else: allocating and freeing
+ * a value for each was a third of a call's cost.  Immutable, so shared by threads. */
+static pyhost_value constants[3] = {
+  {.kind = PYHOST_KIND_NONE, .in_slab = 2},
+  {.kind = PYHOST_KIND_BOOL, .in_slab = 2, .u.b = 0},
+  {.kind = PYHOST_KIND_BOOL, .in_slab = 2, .u.b = 1},
+};
+
+pyhost_value *pyhost__value_constant(pyhost_kind kind, int b) {
+  return &constants[kind == PYHOST_KIND_NONE ? 0 : b ? 2 : 1];
+}
+
 pyhost_value *pyhost_value_none(void) { return pyhost__value_new(PYHOST_KIND_NONE); }
 pyhost_value *pyhost_value_list(void) { return pyhost__value_new(PYHOST_KIND_LIST); }
 pyhost_value *pyhost_value_tuple(void) { return pyhost__value_new(PYHOST_KIND_TUPLE); }
@@ -219,6 +231,10 @@ const char *pyhost_value_repr(pyhost *h, pyhost_value *v) {
     return NULL;
   }
   if (pyhost__enter(h, &gil)) return NULL;
+  if (v->in_slab == 2) { /* a constant is never written: its repr is known */
+    pyhost__leave(h, gil);
+    return v->kind == PYHOST_KIND_NONE ? "None" : v->u.b ? "True" : "False";
+  }
   PyObject *o = pyhost__to_python(h, v);
   PyObject *r = o ? PY.PyObject_Repr(o) : NULL;
   size_t len;
