@@ -480,3 +480,51 @@ TEST_CASE(out_of_memory) {
   CHECK_STREQ(eval_repr(h, LEFTOVER), "[]");
   stop(h);
 }
+
+/* plugtest.run(hook): calls hook in the plugin passed as userdata, from inside a host
+ * function (C -> Python -> C -> Python). */
+static int run_in_plugin(pyhost *h, void *userdata, const pyhost_value *const *args,
+                         size_t nargs, const pyhost_value *kwargs, pyhost_value **result) {
+  (void)kwargs;
+  const char *hook;
+  if (nargs != 1 || pyhost_value_to_str(h, args[0], &hook, NULL) != PYHOST_OK)
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "run(hook)");
+  return pyhost_plugin_call(h, userdata, hook, NULL, NULL, result);
+}
+
+TEST_CASE(hook_from_host_function) {
+  pyhost *h = start();
+  put("inner.py", "def works():\n    return 'inner ok'\ndef fails():\n    raise ValueError('inner failed')\n");
+  put("outer.py", "import plugtest\n"
+                  "def on_event():\n"
+                  "    try:\n        plugtest.run('fails')\n"
+                  "    except ValueError as e:\n        caught = str(e)\n"
+                  "    return [plugtest.run('works'), caught]\n"
+                  "def missing():\n    return plugtest.run('nope')\n");
+  pyhost_plugin *inner = load(h, "inner.py");
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "plugtest", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "run", run_in_plugin, inner, NULL), PYHOST_OK);
+  pyhost_plugin *outer = load(h, "outer.py");
+  pyhost_value *r = NULL;
+  CHECK_RC(pyhost_plugin_call(h, outer, "on_event", NULL, NULL, &r), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, r), "['inner ok', 'inner failed']");
+  pyhost_value_free(r);
+  /* the inner plugin's exception reaches the outer plugin's caller with both tracebacks */
+  put("outer2.py", "import plugtest\ndef on_event():\n    return plugtest.run('fails')\n");
+  pyhost_plugin *outer2 = load(h, "outer2.py");
+  CHECK_RC(pyhost_plugin_call(h, outer2, "on_event", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "plugin outer2: hook on_event raised");
+  CHECK_CONTAINS(pyhost_errmsg(h), "outer2.py\", line 3, in on_event");
+  CHECK_CONTAINS(pyhost_errmsg(h), "inner.py\", line 4, in fails");
+  CHECK_CONTAINS(pyhost_errmsg(h), "ValueError: inner failed");
+  /* a missing hook inside the callback becomes a RuntimeError for Python */
+  CHECK_RC(pyhost_plugin_call(h, outer, "missing", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "PYHOST_NOHOOK");
+  CHECK_CONTAINS(pyhost_errmsg(h), "plugin inner has no hook nope");
+  pyhost_plugin_unload(outer2);
+  pyhost_plugin_unload(outer);
+  pyhost_module_free(h, m);
+  pyhost_plugin_unload(inner);
+  stop(h);
+}
