@@ -68,6 +68,9 @@ run(${CMAKE_COMMAND} --build "${bin}" -j2)
 
 list(LENGTH LIBS n)
 math(EXPR last "${n} - 1")
+if(EXISTS "${bin}/consumer_cxx")
+  list(APPEND exes consumer_cxx) # when a C++ compiler was found
+endif()
 foreach(exe IN LISTS exes)
   foreach(i RANGE ${last})
     list(GET LIBS ${i} lib)
