@@ -60,22 +60,91 @@ int reliab_eval_true(pyhost *h, const char *expr) {
   return b;
 }
 
-/* ---- host functions: filled in once issue 3's API is in pyhost.h ---- */
+/* ---- host functions for the stress test and the recursion cases ---- */
 
-int reliab_callbacks_available(void) {
-  return 0;
+/* reliab.add(a, b) -> a + b */
+static int fn_add(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                  const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)kwargs;
+  int64_t a, b;
+  if (nargs != 2 || pyhost_value_to_int(h, args[0], &a) || pyhost_value_to_int(h, args[1], &b))
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "add(a, b) takes two ints");
+  *result = pyhost_value_int(a + b);
+  return *result ? PYHOST_OK : PYHOST_NOMEM;
 }
 
-void reliab_callback_setup(pyhost *h) {
-  (void)h;
+/* reliab.reenter(expr) -> pyhost_eval(expr), from inside the callback */
+static int fn_reenter(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                      const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)kwargs;
+  const char *expr;
+  if (nargs != 1 || pyhost_value_to_str(h, args[0], &expr, NULL))
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "reenter(expr) takes a str");
+  return pyhost_eval(h, expr, result);
 }
 
-int reliab_callback_step(pyhost *h, int thread, int i) {
-  (void)h, (void)thread, (void)i;
+/* reliab.finalize() -> the status pyhost_finalize gave inside the callback */
+static int fn_finalize(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                       const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)args, (void)nargs, (void)kwargs;
+  *result = pyhost_value_int(pyhost_finalize(h));
   return PYHOST_OK;
 }
 
+static pyhost_module *module;
+
+int reliab_callbacks_available(void) {
+  return 1;
+}
+
+void reliab_callback_setup(pyhost *h) {
+  if (module) return;
+  int rc = pyhost_module_new(h, "reliab", NULL, &module);
+  if (!rc) rc = pyhost_module_add_function(h, module, "add", fn_add, NULL, NULL);
+  if (!rc) rc = pyhost_module_add_function(h, module, "reenter", fn_reenter, NULL, NULL);
+  if (!rc) rc = pyhost_module_add_function(h, module, "finalize", fn_finalize, NULL, NULL);
+  if (!rc) rc = pyhost_exec(h, "import reliab", NULL);
+  if (rc) {
+    fprintf(stderr, "setting up module reliab: %s\n", pyhost_errmsg(h));
+    exit(1);
+  }
+}
+
+/* A host function called from Python, through pyhost_call_namev, and re-entered. */
+int reliab_callback_step(pyhost *h, int thread, int i) {
+  char src[96];
+  pyhost_value *v = NULL;
+  int64_t got = -1, want = (int64_t)thread * 7 + i;
+  int rc;
+  switch (i % 3) {
+  case 0:
+    snprintf(src, sizeof src, "reliab.add(%d * 7, %d)", thread, i);
+    rc = pyhost_eval(h, src, &v);
+    break;
+  case 1: {
+    pyhost_value *a = pyhost_value_int((int64_t)thread * 7), *b = pyhost_value_int(i);
+    const pyhost_value *argv[2] = {a, b};
+    rc = a && b ? pyhost_call_namev(h, "reliab.add", argv, 2, NULL, &v) : PYHOST_NOMEM;
+    pyhost_value_free(a);
+    pyhost_value_free(b);
+    break;
+  }
+  default:
+    snprintf(src, sizeof src, "reliab.reenter('reliab.add(%d * 7, %d)')", thread, i);
+    rc = pyhost_eval(h, src, &v);
+    break;
+  }
+  if (rc == PYHOST_OK && (pyhost_value_to_int(h, v, &got) || got != want)) rc = PYHOST_ERROR;
+  pyhost_value_free(v);
+  return rc;
+}
+
 int reliab_finalize_from_callback(pyhost *h) {
-  (void)h;
-  return PYHOST_ERROR;
+  reliab_callback_setup(h);
+  pyhost_value *v = NULL;
+  int64_t st = PYHOST_ERROR;
+  if (pyhost_eval(h, "reliab.finalize()", &v) == PYHOST_OK) pyhost_value_to_int(h, v, &st);
+  else fprintf(stderr, "reliab.finalize(): %s\n", pyhost_errmsg(h));
+  pyhost_value_free(v);
+  return (int)st;
 }

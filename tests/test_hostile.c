@@ -251,3 +251,13 @@ TEST_CASE(threads_left_running_at_finalize) {
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   pyhost_free(h);
 }
+
+TEST_CASE(recursion_through_host_functions) {
+  pyhost *h = reliab_start();
+  reliab_callback_setup(h);
+  /* Python -> C host function -> pyhost_eval -> Python -> ... without end */
+  expect_exec(h, "def down(): return reliab.reenter('down()')\ndown()", PYHOST_PYEXC,
+              "RecursionError");
+  expect_eval(h, "reliab.reenter('reliab.reenter(\"reliab.add(1, 2)\")')", PYHOST_OK, NULL);
+  done(h);
+}

@@ -372,7 +372,7 @@ TEST_CASE(finalize_interrupts_and_waits_for_running_calls) {
 TEST_CASE(finalize_from_a_host_function_is_refused) {
   if (!reliab_callbacks_available()) SKIP("host functions are not built yet");
   pyhost *h = reliab_start();
-  CHECK_RC(reliab_finalize_from_callback(h), PYHOST_OK);
+  CHECK_RC(reliab_finalize_from_callback(h), PYHOST_MISUSE);
   reliab_expect_int(h, "2 + 2", 4); /* still running */
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   pyhost_free(h);
