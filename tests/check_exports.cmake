@@ -1,4 +1,5 @@
 # check_exports.cmake: -DNM=nm -DLIB=libpyhost.so -DHEADER=include/pyhost.h
+#                      or -DOBJDUMP=x86_64-w64-mingw32-objdump -DLIB=libpyhost.dll ...
 # The shared library's exported functions are exactly the PYHOST_API declarations of
 # the public header: nothing declared is missing, nothing undeclared is exported.
 file(READ "${HEADER}" text)
@@ -9,14 +10,29 @@ foreach(d IN LISTS decls)
   list(APPEND declared ${name})
 endforeach()
 list(REMOVE_DUPLICATES declared)
-execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "nm failed on ${LIB}")
+if(OBJDUMP) # a Windows DLL: the names of its export table
+  execute_process(COMMAND ${OBJDUMP} -p ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  string(FIND "${out}" "[Ordinal/Name Pointer] Table" at) # the names, up to a blank line
+  if(at LESS 0)
+    message(FATAL_ERROR "${LIB} has no export name table")
+  endif()
+  string(SUBSTRING "${out}" ${at} -1 out)
+  string(FIND "${out}" "\n\n" end)
+  string(SUBSTRING "${out}" 0 ${end} out)
+  set(row_re "\\[ *[0-9]+\\] [A-Za-z_][A-Za-z0-9_@]*")
+  set(strip_re "^\\[ *[0-9]+\\] ")
+else() # an ELF shared library: its defined dynamic functions
+  execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  set(row_re "[ \t]T [A-Za-z_][A-Za-z0-9_]*")
+  set(strip_re "^[ \t]T ")
 endif()
-string(REGEX MATCHALL "[ \t]T (pyhost_[a-z0-9_]+)" rows "${out}")
+if(rc)
+  message(FATAL_ERROR "cannot read the exports of ${LIB}")
+endif()
+string(REGEX MATCHALL "${row_re}" rows "${out}")
 set(exported)
 foreach(r IN LISTS rows)
-  string(REGEX REPLACE "^[ \t]T " "" name "${r}")
+  string(REGEX REPLACE "${strip_re}" "" name "${r}")
   list(APPEND exported ${name})
 endforeach()
 set(missing ${declared})

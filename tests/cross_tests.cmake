@@ -12,6 +12,14 @@ endif()
 pyhost_test_binary(test_unit test_unit.c)
 pyhost_unit_tests(unit test_unit test_unit.c)
 
+# The DLL exports exactly the PYHOST_API functions (the .so's check, on the export table).
+if(CMAKE_OBJDUMP)
+  add_test(NAME abi.dll_exports_match_header COMMAND ${CMAKE_COMMAND} -DOBJDUMP=${CMAKE_OBJDUMP}
+    -DLIB=$<TARGET_FILE:pyhost> -DHEADER=${PROJECT_SOURCE_DIR}/include/pyhost.h
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/check_exports.cmake)
+  set_tests_properties(abi.dll_exports_match_header PROPERTIES LABELS "unit;win32")
+endif()
+
 if(NOT PYHOST_BUILD_CLI OR NOT CMAKE_CROSSCOMPILING_EMULATOR)
   return()
 endif()
@@ -83,3 +91,4 @@ set_tests_properties(win32.registry_entry PROPERTIES LABELS "unit;win32" FIXTURE
 pyhost_win32_cli_test(registry_discovery 1 ARGS --list
   STDOUT "registry.*Python312.python312\\.dll.*missing-symbols")
 set_tests_properties(cli.win32.registry_discovery PROPERTIES FIXTURES_REQUIRED win32_registry)
+
