@@ -20,6 +20,15 @@ if(CMAKE_OBJDUMP)
   set_tests_properties(abi.dll_exports_match_header PROPERTIES LABELS "unit;win32")
 endif()
 
+# Every platform file for Windows (src/*_win32.c) is part of this build.
+file(GLOB _win32_sources RELATIVE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/*_win32.c")
+set(_not_built ${_win32_sources})
+list(REMOVE_ITEM _not_built ${pyhost_sources})
+add_test(NAME win32.every_win32_source_is_built
+  COMMAND ${CMAKE_COMMAND} -E echo "not built: [${_not_built}] of [${_win32_sources}]")
+set_tests_properties(win32.every_win32_source_is_built PROPERTIES LABELS "unit;win32"
+  PASS_REGULAR_EXPRESSION "not built: \\[\\] of \\[src/")
+
 if(NOT PYHOST_BUILD_CLI OR NOT CMAKE_CROSSCOMPILING_EMULATOR)
   return()
 endif()
