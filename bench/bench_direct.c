@@ -8,6 +8,8 @@
 #include "bench.h"
 
 static PyObject *main_dict;
+/* Where copies are published so that the compiler cannot drop malloc+memcpy+free. */
+static void *volatile sink;
 
 static void check(int ok, const char *what) {
   if (!ok) {
@@ -50,7 +52,8 @@ static void str_from_py(PyObject *o, unsigned long n) {
     check(p != NULL, "PyUnicode_AsUTF8AndSize");
     char *copy = malloc((size_t)len + 1);
     memcpy(copy, p, (size_t)len + 1);
-    free(copy);
+    sink = copy;
+    free(sink);
   }
 }
 
@@ -75,7 +78,8 @@ static void list_from_py(PyObject *o, unsigned long n) {
       items[j] = PyLong_AsLongLong(PyList_GET_ITEM(o, j));
       if (items[j] == -1 && PyErr_Occurred()) check(0, "PyLong_AsLongLong");
     }
-    free(items);
+    sink = items;
+    free(sink);
   }
 }
 

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""bench/run.py: runs the benchmarks of bench/ and writes the table and the plot.
+
+Usage: run.py BUILD_DIR [--versions 3.8,3.11,3.13,3.11-system] [--runs 5] [--scale 1.0]
+              [--no-callgrind] [--out DOCS_DIR]
+
+For every Python version it runs pyhost and the directly linked baseline back to back,
+--runs times, and reports the median of the per-run ratios pyhost / baseline (so a
+noisy moment hits both sides of a ratio).  Instruction counts come from
+`valgrind --tool=callgrind --toggle-collect=bench_loop`, which counts only the measured
+loop and repeats exactly.  Writes DOCS_DIR/bench/results.md (the tables), results.tsv,
+ratios.dat and DOCS_DIR/performance.png, and replaces the generated section of
+DOCS_DIR/performance.md.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ENV = {k: v for k, v in os.environ.items()
+       if k not in ("PYTHONHOME", "PYTHONPATH", "PYHOST_PYTHON_LIBRARY")}
+
+# Iteration counts at --scale 1 (the issue's sizes).
+CALLS = 1_000_000
+EVALS = 100_000
+UNCACHED_EVALS = 10_000
+STR_REPS = 200
+LIST_REPS = 20
+CG_CALLS = 20_000  # under callgrind
+
+
+def run(cmd, env=ENV):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"run.py: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
+    return p.stdout
+
+
+def ns_per_op(cmd):
+    out = run(cmd)
+    m = re.search(r"^RESULT \S+ ([0-9.]+)$", out, re.M)
+    if not m:
+        sys.exit(f"run.py: no RESULT line from {' '.join(cmd)}:\n{out}")
+    return float(m.group(1))
+
+
+def wall(cmd):
+    t0 = time.perf_counter()
+    run(cmd)
+    return (time.perf_counter() - t0) * 1e9
+
+
+def instructions(cmd, n):
+    """Instructions per iteration of bench_loop (warm-up included: n + n // 10 + 1)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=bench_loop",
+                        f"--callgrind-out-file={out}"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=ENV, check=True)
+        with open(out) as f:
+            text = f.read()
+    m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+    return int(m.group(1)) / (n + n // 10 + 1)
+
+
+def median_ratio(pairs):
+    return statistics.median(a / b for a, b in pairs)
+
+
+class Bench:
+    def __init__(self, cfg, entry, runs, scale):
+        self.pyhost, self.lib, self.direct = cfg["pyhost"], entry["lib"], entry["direct"]
+        self.python = entry["python"]
+        self.runs, self.scale = runs, scale
+
+    def n(self, base):
+        return max(1, int(base * self.scale))
+
+    def p(self, mode, n):
+        return [self.pyhost, mode, str(n), self.lib]
+
+    def d(self, mode, n, program=None):
+        return [program or self.direct, mode, str(n)]
+
+    def pairs(self, a, b):
+        """Runs a() and b() alternately; returns [(a, b)] per run."""
+        return [(a(), b()) for _ in range(self.runs)]
+
+
+def measure(cfg, entry, runs, scale, callgrind, pybind11):
+    b = Bench(cfg, entry, runs, scale)
+    rows = []  # (id, what, pyhost ns, baseline ns, ratio, target, note, Ir ratio)
+
+    def add(rid, what, pairs, target, note="", ir=None, key=None):
+        """key: the row's label in the plot (None: not plotted)."""
+        pa = statistics.median(x for x, _ in pairs)
+        pb = statistics.median(y for _, y in pairs)
+        rows.append(dict(id=rid, what=what, pyhost=pa, base=pb, ratio=median_ratio(pairs),
+                         target=target, note=note, ir=ir, key=key))
+
+    def net(prog_call, prog_empty):
+        return lambda: ns_per_op(prog_call) - ns_per_op(prog_empty)
+
+    minor = int(entry["version"].split(".")[1])
+    call_target = 1.10 if minor >= 10 else 1.25
+
+    # (a) start-up, whole processes
+    pairs = b.pairs(lambda: wall(b.p("startup", 1)), lambda: wall(b.d("startup", 1)))
+    add("a", "start-up: pyhost_init+pyhost_free vs Py_InitializeEx(0)+Py_FinalizeEx", pairs, 1.05,
+        "ms per process", key="a: start-up")
+    pairs = b.pairs(lambda: wall([b.python, "-c", "pass"]), lambda: wall(b.d("startup", 1)))
+    add("a", "start-up: `python3 -c pass` vs the same baseline", pairs, None, "for reference",
+        key="a: python3 -c pass")
+
+    n = b.n(CALLS)
+    cg = b.n(CG_CALLS) if callgrind else 0
+    # (b) C -> Python calls, inside a GIL scope
+    ir = None
+    if cg:
+        ir = (instructions(b.p("call", cg), cg), instructions(b.d("call", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op(b.d("call", n)))
+    add("b", "C->Python: pyhost_callv(f) in a GIL scope vs direct vectorcall", pairs, call_target,
+        "", ir, key="b: C->Python call")
+    # (h) the same calls taking the GIL on every call
+    ir_h = None
+    if cg:
+        ir_h = (instructions(b.p("call_noscope", cg), cg), ir[1])
+    pairs_h = b.pairs(lambda: ns_per_op(b.p("call_noscope", n)), lambda: ns_per_op(b.d("call", n)))
+    add("h", "C->Python, GIL taken per call (no scope) vs direct", pairs_h, None,
+        "per-call GIL price = this row minus (b)", ir_h, key="h: call, GIL per call")
+    pairs = b.pairs(lambda: ns_per_op(b.p("call_noscope", n)) - ns_per_op(b.p("call", n)),
+                    lambda: ns_per_op(b.d("gil_ensure", n)))
+    add("h", "per-call GIL price of pyhost vs a bare PyGILState_Ensure+Release", pairs, None,
+        "ns per call, both")
+
+    # (c) Python -> C, net of the empty loop
+    def loop_ir(prog_call, prog_empty):
+        return instructions(prog_call, cg) - instructions(prog_empty, cg)
+    ir = None
+    if cg:
+        ir = (loop_ir(b.p("hostfn", cg), b.p("loop_empty", cg)),
+              loop_ir(b.d("hostfn", cg), b.d("loop_empty", cg)))
+    pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
+                    net(b.d("hostfn", n), b.d("loop_empty", n)))
+    add("c", "Python->C: host function vs METH_FASTCALL builtin (net of the loop)", pairs,
+        call_target, "", ir, key="c: Python->C call")
+
+    # (d) pyhost_eval with the cache vs compiling every time
+    ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)
+    pairs = b.pairs(lambda: ns_per_op(b.p("eval_cached", ne)),
+                    lambda: ns_per_op(b.p("eval_uncached", nu)))
+    add("d", "pyhost_eval cached vs pyhost_eval compiling every time", pairs, 0.20,
+        "target: at least 5x faster (ratio <= 0.20)", key="d: eval cached/uncached")
+    pairs = b.pairs(lambda: ns_per_op(b.p("eval_scope", ne)), lambda: ns_per_op(b.d("eval_code", ne)))
+    add("d", "pyhost_eval cached (scope) vs direct PyEval_EvalCode of compiled code", pairs, None,
+        "includes converting the result", key="d: eval vs direct code")
+
+    # (e) host-type instances, net of the loop
+    ir = None
+    if cg:
+        ir = (loop_ir(b.p("hosttype", cg), b.p("loop_empty", cg)),
+              loop_ir(b.d("hosttype", cg), b.d("loop_empty", cg)))
+    pairs = b.pairs(net(b.p("hosttype", n), b.p("loop_empty", n)),
+                    net(b.d("hosttype", n), b.d("loop_empty", n)))
+    add("e", "create+drop a host-type instance vs a static type (net of the loop)", pairs, 1.15,
+        "", ir, key="e: host type")
+
+    # (f) conversions
+    for mode, reps, what in (("conv_str_to_py", STR_REPS, "1 MiB str, C -> Python"),
+                             ("conv_str_from_py", STR_REPS, "1 MiB str, Python -> C"),
+                             ("conv_list_to_py", LIST_REPS, "100 000-int list, C -> Python"),
+                             ("conv_list_from_py", LIST_REPS, "100 000-int list, Python -> C")):
+        r = b.n(reps)
+        pairs = b.pairs(lambda: ns_per_op(b.p(mode, r)), lambda: ns_per_op(b.d(mode, r)))
+        add("f", what, pairs, 1.10, "baseline: typed C data (char buffer, int64_t array)",
+            key="f: " + what)
+
+    # (g) pybind11 on Debian's 3.11
+    if pybind11:
+        pb = cfg["pybind11"]
+        ir = None
+        if cg:
+            ir = (instructions(b.p("call", cg), cg), instructions([pb, "call", str(cg)], cg))
+        pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op([pb, "call", str(n)]))
+        add("g", "C->Python: pyhost (scope) vs pybind11 py::function()", pairs, None, "", ir,
+            key="g: pybind11 C->Python")
+        ir = None
+        if cg:
+            ir = (loop_ir(b.p("hostfn", cg), b.p("loop_empty", cg)),
+                  loop_ir([pb, "hostfn", str(cg)], [pb, "loop_empty", str(cg)]))
+        pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
+                        net([pb, "hostfn", str(n)], [pb, "loop_empty", str(n)]))
+        add("g", "Python->C: pyhost host function vs pybind11 m.def (net of the loop)", pairs,
+            None, "", ir, key="g: pybind11 Python->C")
+    return rows
+
+
+def fmt_ns(x):
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:.2f} ms"
+    if abs(x) >= 1e3:
+        return f"{x / 1e3:.1f} us"
+    return f"{x:.1f} ns"
+
+
+def verdict(r):
+    t = r["target"]
+    if t is None:
+        return ""
+    return "met" if r["ratio"] <= t else f"missed by {(r['ratio'] / t - 1) * 100:.0f}%"
+
+
+def table(tag, version_text, rows):
+    out = [f"### {tag} ({version_text})", "",
+           "| | benchmark | pyhost | baseline | ratio (median) | instructions pyhost / base | target | |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ir = ""
+        if r["ir"]:
+            a, c = r["ir"]
+            ir = f"{a:.0f} / {c:.0f} = {a / c:.2f}"
+        t = "" if r["target"] is None else f"<= {r['target']:.2f}"
+        note = f" ({r['note']})" if r["note"] else ""
+        out.append(f"| {r['id']} | {r['what']}{note} | {fmt_ns(r['pyhost'])} | "
+                   f"{fmt_ns(r['base'])} | {r['ratio']:.2f} | {ir} | {t} | {verdict(r)} |")
+    return "\n".join(out) + "\n"
+
+
+def machine():
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+            cpu = m.group(1) if m else cpu
+    except OSError:
+        pass
+    cc = subprocess.run(["cc", "--version"], capture_output=True, text=True).stdout.splitlines()
+    return (f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
+            f"{cc[0] if cc else 'cc'}")
+
+
+def plot(out_dir, all_rows, tags):
+    """ratios.dat: one line per plotted row, one column per version; gnuplot draws it."""
+    labels = []
+    for rows in all_rows:
+        for r in rows:
+            if r["key"] and r["key"] not in labels:
+                labels.append(r["key"])
+    dat = os.path.join(out_dir, "bench", "ratios.dat")
+    with open(dat, "w") as f:
+        f.write("# benchmark " + " ".join(tags) + "\n")
+        for key in labels:
+            vals = [next((f"{r['ratio']:.4f}" for r in rows if r["key"] == key), "NaN")
+                    for rows in all_rows]
+            f.write(f"\"{key}\" " + " ".join(vals) + "\n")
+    if not shutil.which("gnuplot"):
+        print("run.py: gnuplot not found (apt-get install gnuplot-nox): no plot", file=sys.stderr)
+        return
+    png = os.path.join(out_dir, "performance.png")
+    cols = " , ".join(f"'{dat}' using {i + 2}:xtic(1) title '{t}'" for i, t in enumerate(tags))
+    script = f"""
+set terminal pngcairo size 1400,700 noenhanced font ',10'
+set output '{png}'
+set title 'pyhost / baseline (median of runs; lower is better; 1 = as fast as the baseline)'
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y 2
+set yrange [0.05:64]
+set ytics (0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
+set grid ytics
+set xtics rotate by -35 left
+set key top left
+set arrow from graph 0, first 1 to graph 1, first 1 nohead lw 2 lc rgb 'black'
+set bmargin 12
+plot {cols}
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def update_doc(out_dir, generated):
+    doc = os.path.join(out_dir, "performance.md")
+    begin, end = "<!-- bench/run.py: begin -->", "<!-- bench/run.py: end -->"
+    if not os.path.exists(doc):
+        return
+    with open(doc) as f:
+        text = f.read()
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        with open(doc, "w") as f:
+            f.write(head + begin + "\n" + generated + end + tail)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--versions", default="3.8,3.11,3.13,3.11-system")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "docs"))
+    a = ap.parse_args()
+    with open(os.path.join(a.build, "bench", "bench.json")) as f:
+        cfg = json.load(f)
+    want = a.versions.split(",")
+    entries = [e for e in cfg["entries"] if e["tag"] in [f"py{v}" for v in want] and e["direct"]]
+    callgrind = not a.no_callgrind and shutil.which("valgrind")
+    os.makedirs(os.path.join(a.out, "bench"), exist_ok=True)
+    all_rows, tags, parts, tsv = [], [], [], ["tag\tid\tbenchmark\tpyhost_ns\tbase_ns\tratio\tir_pyhost\tir_base\ttarget"]
+    for e in entries:
+        print(f"run.py: {e['tag']} ...", file=sys.stderr, flush=True)
+        rows = measure(cfg, e, a.runs, a.scale, callgrind,
+                       bool(cfg["pybind11"]) and e["tag"] == "py3.11-system")
+        text = subprocess.run([e["python"], "-c", "import sys; print(sys.version.split()[0])"],
+                              capture_output=True, text=True, env=ENV).stdout.strip()
+        all_rows.append(rows)
+        tags.append(e["tag"])
+        parts.append(table(e["tag"], f"Python {text}, {e['lib']}", rows))
+        for r in rows:
+            ia, ib = r["ir"] if r["ir"] else ("", "")
+            tsv.append(f"{e['tag']}\t{r['id']}\t{r['what']}\t{r['pyhost']:.1f}\t{r['base']:.1f}\t"
+                       f"{r['ratio']:.4f}\t{ia}\t{ib}\t{r['target'] or ''}")
+    header = (f"Generated by `bench/run.sh` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
+              f"{machine()}; {a.runs} runs per row, scale {a.scale}"
+              f"{', callgrind instruction counts per iteration' if callgrind else ''}.\n\n")
+    generated = header + "\n".join(parts) + "\n![ratios per version](performance.png)\n"
+    with open(os.path.join(a.out, "bench", "results.md"), "w") as f:
+        f.write(generated)
+    with open(os.path.join(a.out, "bench", "results.tsv"), "w") as f:
+        f.write("\n".join(tsv) + "\n")
+    plot(a.out, all_rows, tags)
+    update_doc(a.out, generated)
+    print(generated)
+
+
+if __name__ == "__main__":
+    main()
