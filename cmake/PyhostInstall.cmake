@@ -25,6 +25,11 @@ install(TARGETS pyhost pyhost_static EXPORT pyhostTargets
 install(FILES include/pyhost.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY include/pyhost DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 if(TARGET pyhost_cli)
+  # The installed command finds the installed library wherever the prefix is.
+  if(UNIX AND NOT APPLE AND NOT IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    file(RELATIVE_PATH _bin2lib "/p/${CMAKE_INSTALL_BINDIR}" "/p/${CMAKE_INSTALL_LIBDIR}")
+    set_target_properties(pyhost_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_bin2lib}")
+  endif()
   install(TARGETS pyhost_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
