@@ -125,15 +125,16 @@ void pyhost_value_free(pyhost_value *v) {
     pyhost__free(v->u.seq.items);
     pyhost__free(v->u.seq.slab);
     break;
-  case PYHOST_KIND_OBJECT:
-    /* After finalize the object died with the interpreter: free only our memory. */
-    /* pyhost__inflight_begin refuses once finalize has begun: no race with it. */
+  case PYHOST_KIND_OBJECT: {
+    /* After finalize the object died with the interpreter: free only our memory.
+     * pyhost__inflight_begin refuses once finalize has begun: no race with it. */
     PyGILState_STATE g;
     if (v->u.obj && pyhost__python_running() && pyhost__inflight_begin(&g) == 0) {
       PY.Py_DecRef(v->u.obj);
       pyhost__inflight_end(g);
     }
     break;
+  }
   default:
     break;
   }
