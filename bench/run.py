@@ -61,7 +61,7 @@ def instructions(cmd, n):
     """Instructions per iteration of bench_loop (warm-up included: n + n // 10 + 1)."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=bench_loop",
+        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=bench_loop*",
                         f"--callgrind-out-file={out}"] + cmd, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, env=ENV, check=True)
         with open(out) as f:
@@ -225,7 +225,7 @@ def table(tag, version_text, rows):
         ir = ""
         if r["ir"]:
             a, c = r["ir"]
-            ir = f"{a:.0f} / {c:.0f} = {a / c:.2f}"
+            ir = f"{a:.0f} / {c:.0f} = {a / c:.2f}" if c > 0 else f"{a:.0f} / {c:.0f}"
         t = "" if r["target"] is None else f"<= {r['target']:.2f}"
         note = f" ({r['note']})" if r["note"] else ""
         out.append(f"| {r['id']} | {r['what']}{note} | {fmt_ns(r['pyhost'])} | "

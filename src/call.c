@@ -254,7 +254,11 @@ static int do_call(pyhost *h, const char *fn, const pyhost_value *callable, cons
   if (kwargs && kwargs->kind != PYHOST_KIND_DICT)
     return pyhost__set_error(h, PYHOST_TYPE, "%s: kwargs: expected dict, got %s", fn,
                              pyhost_value_type_name(kwargs));
-  PyObject *f = callable ? pyhost__to_python(h, callable) : pyhost__resolve(h, dotted);
+  /* an object value (the usual callable) is passed on with one new reference, without
+   * the conversion's dispatch */
+  PyObject *f = !callable ? pyhost__resolve(h, dotted)
+                : callable->kind == PYHOST_KIND_OBJECT ? (PY.Py_IncRef(callable->u.obj), callable->u.obj)
+                : pyhost__to_python(h, callable);
   if (f && !kwargs && nargs <= VECTOR_MAX && pyhost__runtime_at_least(3, 10))
     return give(h, call_fast(h, f, argv, nargs), result);
   PyObject *args = f ? tuple_of(h, argv, nargs) : NULL;

@@ -180,12 +180,12 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
                     "value nests deeper than %d levels (does it contain itself?)", MAX_DEPTH);
     return NULL;
   }
+  if (o == PY._Py_NoneStruct) /* the most common result: before any look-up */
+    return slot ? new_value(slot, PYHOST_KIND_NONE) : pyhost__value_constant(PYHOST_KIND_NONE, 0);
   PyTypeObject *type = Py_TYPE(o);
   unsigned long flags = PY.PyType_GetFlags(type);
   pyhost_value *v;
-  if (o == PY._Py_NoneStruct) {
-    v = slot ? new_value(slot, PYHOST_KIND_NONE) : pyhost__value_constant(PYHOST_KIND_NONE, 0);
-  } else if (type == PY.PyBool_Type) {
+  if (type == PY.PyBool_Type) {
     int b = PY.PyObject_IsTrue(o);
     if (!slot) return pyhost__value_constant(PYHOST_KIND_BOOL, b);
     if ((v = new_value(slot, PYHOST_KIND_BOOL))) v->u.b = b;

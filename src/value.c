@@ -103,7 +103,7 @@ int pyhost_value_set(pyhost_value *dict, pyhost_value *key, pyhost_value *val) {
 }
 
 void pyhost_value_free(pyhost_value *v) {
-  if (!v) return;
+  if (!v || v->in_slab == 2) return; /* a shared constant owns nothing */
   switch (v->kind) {
   case PYHOST_KIND_STR:
   case PYHOST_KIND_BYTES:
