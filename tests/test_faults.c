@@ -265,6 +265,8 @@ TEST_CASE(walk_missing_symbols) {
   for (size_t i = 0; i < pyhost__pyapi_nrows; i++) {
     const struct pyapi_row *r = &pyhost__pyapi_rows[i];
     if (r->added > PYHOST__V(3, minor)) continue; /* not looked up on this version */
+    /* under valgrind each refused dlopen costs seconds: every 8th row and the first */
+    if (reliab_under_valgrind() && i % 8 != 0) continue;
     pyhost__fail_symbol(r->name);
     pyhost_config *c = pyhost_config_new();
     pyhost_config_set_library(c, check_lib);
