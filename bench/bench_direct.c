@@ -180,6 +180,10 @@ int main(int argc, char **argv) {
   const char *mode = argv[1];
   unsigned long n = bench_count(argv[2]);
   double t0 = bench_now();
+#ifdef BENCH_PYTHON_HOME
+  /* the home pyhost gives the runtime too: neither side searches for its prefix */
+  Py_SetPythonHome(Py_DecodeLocale(BENCH_PYTHON_HOME, NULL));
+#endif
   Py_InitializeEx(0);
   if (!strcmp(mode, "startup")) {
     Py_FinalizeEx();
