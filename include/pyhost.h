@@ -440,13 +440,15 @@ PYHOST_API const char *pyhost_value_repr(pyhost *h, pyhost_value *v);
  * ====================================================================== */
 
 /* Runs statements in the __main__ module's namespace.  filename appears in tracebacks
- * (NULL: "<pyhost>").  Returns, one of three states:
+ * (NULL: "<pyhost>").  Returns one of these states:
  *   PYHOST_OK     the code ran to its end;
  *   PYHOST_PYEXC  it raised: pyhost_errmsg(h) holds the exception's type, message and
  *                 formatted traceback (a SyntaxError names file and line);
  *   PYHOST_EXIT   it raised SystemExit: pyhost_exit_code(h) has the code, and the host
  *                 keeps running;
- *   or a pyhost error (PYHOST_MISUSE for a NULL or finalized handle, PYHOST_NOMEM).
+ *   PYHOST_INTERRUPTED  pyhost_interrupt stopped it (the message says where);
+ *   or a pyhost error (PYHOST_MISUSE for a NULL or finalized handle, or once
+ *   pyhost_finalize has begun on another thread; PYHOST_NOMEM).
  * Since 0.1. */
 PYHOST_API int pyhost_exec(pyhost *h, const char *code, const char *filename);
 
