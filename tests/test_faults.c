@@ -294,3 +294,101 @@ TEST_CASE(walk_missing_symbols) {
   report();
   pyhost_free(h);
 }
+
+/* ---- calls, host functions, host types ---- */
+
+static int fn_twice(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                    const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)kwargs;
+  int64_t i;
+  if (nargs != 1 || pyhost_value_to_int(h, args[0], &i))
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "twice(int)");
+  *result = pyhost_value_int(2 * i);
+  return *result ? PYHOST_OK : PYHOST_NOMEM;
+}
+
+static int counter_new(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                       const pyhost_value *kwargs, void **payload) {
+  (void)h, (void)ud, (void)args, (void)nargs, (void)kwargs;
+  static int64_t storage;
+  *payload = &storage;
+  return PYHOST_OK;
+}
+
+static int counter_get(pyhost *h, void *payload, void *ud, pyhost_value **result) {
+  (void)h, (void)ud;
+  *result = pyhost_value_int(*(int64_t *)payload);
+  return *result ? PYHOST_OK : PYHOST_NOMEM;
+}
+
+static int counter_bump(pyhost *h, void *payload, void *ud, const pyhost_value *const *args,
+                        size_t nargs, const pyhost_value *kwargs, pyhost_value **result) {
+  (void)h, (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  ++*(int64_t *)payload;
+  return PYHOST_OK;
+}
+
+/* A module with a function and a type, used from Python, then freed. */
+static int op_module_and_type(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_module *m = NULL;
+  pyhost_type *t = NULL;
+  static const pyhost_method_def methods[] = {{"bump", counter_bump, NULL}};
+  static const pyhost_property_def props[] = {{"value", counter_get, NULL, NULL}};
+  pyhost_type_spec spec = {.name = "Counter", .methods = methods, .n_methods = 1,
+                           .properties = props, .n_properties = 1, .constructor = counter_new};
+  int rc = pyhost_module_new(h, "faultmod", "fault injection", &m);
+  if (!rc) rc = pyhost_module_add_function(h, m, "twice", fn_twice, NULL, NULL);
+  if (!rc) rc = pyhost_type_new(h, m, &spec, &t);
+  if (!rc)
+    rc = pyhost_exec(h, "import faultmod\nc = faultmod.Counter()\nc.bump()\n"
+                        "assert faultmod.twice(21) == 42 and c.value >= 1\ndel c",
+                     NULL);
+  if (t) pyhost_type_free(h, t);
+  if (m) pyhost_module_free(h, m);
+  return rc;
+}
+
+static int op_call(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *a = pyhost_value_int(20), *b = pyhost_value_str("x", 1), *r = NULL;
+  const pyhost_value *argv[2] = {a, b};
+  int rc = a && b ? pyhost_call_namev(h, "reliab.reenter", argv + 1, 0, NULL, &r) : PYHOST_NOMEM;
+  pyhost_value_free(r);
+  r = NULL;
+  if (rc == PYHOST_PYEXC) /* reenter() without its argument: a TypeError, as wanted */
+    rc = a && b ? pyhost_call_namev(h, "reliab.add", argv, 1, NULL, &r) : PYHOST_NOMEM;
+  if (rc == PYHOST_PYEXC) { /* add(20) is a TypeError too; now the real call */
+    pyhost_value *c = pyhost_value_int(22);
+    const pyhost_value *two[2] = {a, c};
+    rc = c ? pyhost_call_namev(h, "reliab.add", two, 2, NULL, &r) : PYHOST_NOMEM;
+    int64_t got = 0;
+    if (rc == PYHOST_OK && (pyhost_value_to_int(h, r, &got) || got != 42)) rc = -1;
+    pyhost_value_free(c);
+  } else if (rc == PYHOST_OK) {
+    rc = -1;
+  }
+  pyhost_value_free(r);
+  pyhost_value_free(a);
+  pyhost_value_free(b);
+  return rc;
+}
+
+static int op_reenter(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, "reliab.reenter(\"[reliab.add(1, 2), 'x' * 3, {'k': None}]\")", &v);
+  if (rc == PYHOST_OK && pyhost_value_count(v) != 3) rc = -1;
+  pyhost_value_free(v);
+  return rc;
+}
+
+TEST_CASE(walk_bridge) {
+  pyhost *h = reliab_start();
+  reliab_callback_setup(h);
+  CHECK(walk("calls (pyhost_call_namev)", h, op_call, NULL, PYHOST_OK) > 0);
+  CHECK(walk("host function re-entered", h, op_reenter, NULL, PYHOST_OK) > 0);
+  CHECK(walk("host module + type", h, op_module_and_type, NULL, PYHOST_OK) > 0);
+  report();
+  pyhost_free(h);
+}

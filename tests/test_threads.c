@@ -377,3 +377,19 @@ TEST_CASE(finalize_from_a_host_function_is_refused) {
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   pyhost_free(h);
 }
+
+/* Init with another library while one runs: refused before that library is touched. */
+TEST_CASE(second_library_while_running_is_refused) {
+  pyhost *h = reliab_start();
+  pyhost_config *c = pyhost_config_new();
+  pyhost_config_set_library(c, "/nonexistent/libpython3.99.so");
+  pyhost *second = NULL;
+  CHECK_RC(pyhost_init(c, &second), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(second), "already running");
+  CHECK_CONTAINS(pyhost_errmsg(second), pyhost_library_path(h));
+  CHECK_RC(pyhost_finalize(second), PYHOST_MISUSE); /* a failed handle finalizes nothing */
+  pyhost_free(second);
+  pyhost_config_free(c);
+  reliab_expect_int(h, "3 * 3", 9);
+  pyhost_free(h);
+}
