@@ -70,7 +70,7 @@ static void bind_g(const char *mode) {
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
   }
-  pyhost_type_spec spec = {0};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT};
   spec.name = "T";
   spec.constructor = host_new;
   check(pyhost_type_new(h, module, &spec, &type), "pyhost_type_new");

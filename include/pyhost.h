@@ -866,8 +866,11 @@ enum pyhost_type_flag {
 };
 
 /* Everything pyhost_type_new needs.  pyhost copies the strings and the arrays: the spec
- * may be temporary. */
+ * may be temporary.  Set size to sizeof(pyhost_type_spec) (PYHOST_TYPE_SPEC_INIT does):
+ * later versions append fields, and a library reads only the fields a caller's size
+ * covers, so hosts compiled against an older header keep working. */
 typedef struct pyhost_type_spec {
+  size_t size;                           /* sizeof(pyhost_type_spec) as the caller knew it */
   const char *name;                      /* "Buffer": the class is <module>.Buffer */
   const char *doc;                       /* may be NULL */
   const pyhost_method_def *methods;      /* n_methods entries, may be NULL */
@@ -880,6 +883,9 @@ typedef struct pyhost_type_spec {
   void *userdata;                        /* passed to every callback; borrowed */
   unsigned flags;                        /* pyhost_type_flag values */
 } pyhost_type_spec;
+
+/* Starts a pyhost_type_spec initializer with its size: PYHOST_TYPE_SPEC_INIT, .name = "T" */
+#define PYHOST_TYPE_SPEC_INIT .size = sizeof(pyhost_type_spec)
 
 /* Creates the class and stores it as attribute spec->name of module m.  *out (own) is
  * the handle.  PYHOST_MISUSE for a NULL or invalid spec (no name, a method without fn,

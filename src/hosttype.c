@@ -384,8 +384,24 @@ static int spec_error(pyhost *h, const char *what, const char *name) {
                            name ? name : "");
 }
 
+/* The fields of version 0.1, the oldest a caller's size may describe. */
+#define SPEC_SIZE_0_1 (offsetof(pyhost_type_spec, flags) + sizeof(unsigned))
+
+/* Copies the caller's spec into a zeroed one of this version's layout: fields a caller
+ * compiled against an older header does not know stay 0. */
+static int read_spec(pyhost *h, const pyhost_type_spec *in, pyhost_type_spec *out) {
+  memset(out, 0, sizeof *out);
+  if (!in) return spec_error(h, "spec is NULL", NULL);
+  if (in->size < SPEC_SIZE_0_1)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_type_new: spec->size is %zu; set it to sizeof(pyhost_type_spec) "
+                             "(PYHOST_TYPE_SPEC_INIT)",
+                             in->size);
+  memcpy(out, in, in->size < sizeof *out ? in->size : sizeof *out);
+  return PYHOST_OK;
+}
+
 static int check_spec(pyhost *h, const pyhost_type_spec *s) {
-  if (!s) return spec_error(h, "spec is NULL", NULL);
   if (!s->name || !s->name[0] || strchr(s->name, '.')) return spec_error(h, "spec->name must be a plain name", NULL);
   if (s->n_methods && !s->methods) return spec_error(h, "methods is NULL but n_methods is not 0", NULL);
   if (s->n_properties && !s->properties) return spec_error(h, "properties is NULL but n_properties is not 0", NULL);
@@ -511,7 +527,9 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_new: %s is NULL", m ? "out" : "module");
     goto done;
   }
-  if ((rc = check_spec(h, spec))) goto done;
+  pyhost_type_spec copy;
+  if ((rc = read_spec(h, spec, &copy)) || (rc = check_spec(h, &copy))) goto done;
+  spec = &copy;
   struct typerec *t = rec_new(h, pyhost__module_name(m), spec);
   pyhost_type *handle = t ? pyhost__calloc(1, sizeof *handle) : NULL;
   if (!handle) {

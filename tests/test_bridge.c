@@ -557,7 +557,7 @@ static const pyhost_property_def counter_props[] = {
 };
 
 static pyhost_type_spec counter_spec(int *freed, unsigned flags) {
-  pyhost_type_spec s = {"Counter", "A counter in C.", counter_methods, 2, counter_props, 2,
+  pyhost_type_spec s = {sizeof s, "Counter", "A counter in C.", counter_methods, 2, counter_props, 2,
                         counter_ctor, counter_dtor, NULL, freed, flags};
   return s;
 }
@@ -684,6 +684,26 @@ TEST_CASE(host_type_spec_errors) {
   pyhost_value_free(o);
   CHECK_RC(pyhost_object_new(h, NULL, &x, &o), PYHOST_MISUSE);
   CHECK(o == NULL);
+  finish(h, t, m);
+}
+
+TEST_CASE(type_spec_size) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  pyhost_type *t = NULL;
+  int freed = 0;
+  CHECK_RC(pyhost_module_new(h, "myapp", NULL, &m), PYHOST_OK);
+  pyhost_type_spec s = counter_spec(&freed, 0);
+  s.size = 0; /* forgot PYHOST_TYPE_SPEC_INIT */
+  CHECK_RC(pyhost_type_new(h, m, &s, &t), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "spec->size is 0; set it to sizeof(pyhost_type_spec)");
+  CHECK(t == NULL);
+  /* A caller built against a future, larger header: pyhost reads what it knows. */
+  struct { pyhost_type_spec spec; void *future_field; } bigger = {counter_spec(&freed, 0), &s};
+  bigger.spec.size = sizeof bigger;
+  CHECK_RC(pyhost_type_new(h, m, &bigger.spec, &t), PYHOST_OK);
+  run(h, "import myapp\nc = myapp.Counter(4)\nc.incr(3)\n");
+  expect(h, "c.value", "7");
   finish(h, t, m);
 }
 
@@ -832,7 +852,7 @@ TEST_CASE(gc_collects_cycles_through_payloads) {
   pyhost_type *t = NULL;
   CHECK_RC(pyhost_module_new(h, "myapp", NULL, &m), PYHOST_OK);
   pyhost_property_def props[] = {{"item", holder_get, holder_set, NULL}};
-  pyhost_type_spec s = {"Holder", NULL, NULL, 0, props, 1, holder_ctor, holder_dtor,
+  pyhost_type_spec s = {sizeof s, "Holder", NULL, NULL, 0, props, 1, holder_ctor, holder_dtor,
                         holder_traverse, &freed, 0};
   CHECK_RC(pyhost_type_new(h, m, &s, &t), PYHOST_OK);
   run(h, "import myapp, gc, sys\nclass Box:\n    pass\n"

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
   pyhost_type *item = NULL;
   pyhost_module_new(py, "inventory", NULL, &inv);
   pyhost_type_spec spec = {
-      .name = "Item", .doc = "A stock item kept in C.",
+      PYHOST_TYPE_SPEC_INIT, .name = "Item", .doc = "A stock item kept in C.",
       .methods = item_methods, .n_methods = 1,
       .properties = item_props, .n_properties = 2,
       .constructor = item_new, .destructor = item_free, .userdata = &freed,

@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   pyhost_type *wt = NULL;
   pyhost_module_new(py, "editor", NULL, &ed);
   pyhost_module_add_function(py, ed, "hello", hello, NULL, NULL);
-  pyhost_type_spec spec = {.name = "Window", .properties = window_props, .n_properties = 1,
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Window", .properties = window_props, .n_properties = 1,
                            .destructor = window_gone};
   pyhost_type_new(py, ed, &spec, &wt);
 

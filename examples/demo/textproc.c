@@ -296,6 +296,7 @@ static int setup_module(pyhost *h, pyhost_module **mod, pyhost_type **line_type)
   for (size_t i = 0; rc == PYHOST_OK && i < sizeof fns / sizeof fns[0]; i++)
     rc = pyhost_module_add_function(h, *mod, fns[i].name, fns[i].fn, NULL, fns[i].doc);
   pyhost_type_spec spec = {
+    PYHOST_TYPE_SPEC_INIT,
     .name = "Line",
     .doc = "One input line, valid during the on_line call it is passed to.",
     .methods = line_methods, .n_methods = sizeof line_methods / sizeof line_methods[0],
