@@ -335,8 +335,9 @@ static int op_module_and_type(pyhost *h, void *ctx) {
   pyhost_type *t = NULL;
   static const pyhost_method_def methods[] = {{"bump", counter_bump, NULL}};
   static const pyhost_property_def props[] = {{"value", counter_get, NULL, NULL}};
-  pyhost_type_spec spec = {.name = "Counter", .methods = methods, .n_methods = 1,
-                           .properties = props, .n_properties = 1, .constructor = counter_new};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Counter",
+                           .methods = methods, .n_methods = 1, .properties = props,
+                           .n_properties = 1, .constructor = counter_new};
   int rc = pyhost_module_new(h, "faultmod", "fault injection", &m);
   if (!rc) rc = pyhost_module_add_function(h, m, "twice", fn_twice, NULL, NULL);
   if (!rc) rc = pyhost_type_new(h, m, &spec, &t);
