@@ -5,6 +5,7 @@
 #define PYHOST_FS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum pyhost__fs_kind {
   PYHOST__FS_MISSING,  /* nothing there (or a dangling symlink) */
@@ -25,6 +26,10 @@ int pyhost__fs_realpath(const char *path, char *out, size_t cap);
 /* Reads a whole file into a malloc'd, NUL-terminated buffer (own result, *len bytes
  * before the NUL).  0, or -1 with errno-style text in err. */
 int pyhost__fs_read(const char *path, char **data, size_t *len, char *err, size_t errlen);
+
+/* Reads an open stream to its end into a malloc'd, NUL-terminated buffer and closes
+ * it: the part of pyhost__fs_read that is plain C on every platform (fs_read.c). */
+int pyhost__fs_read_stream(FILE *f, char **data, size_t *len, char *err, size_t errlen);
 
 /* The platform's directory separator and whether a path names a location (has a
  * separator) rather than a bare library name for the system loader's search. */

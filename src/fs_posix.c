@@ -47,30 +47,5 @@ int pyhost__fs_read(const char *path, char **data, size_t *len, char *err, size_
     pyhost__fmt(err, errlen, "%s", strerror(errno));
     return -1;
   }
-  size_t cap = 4096, n = 0;
-  char *buf = pyhost__malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
-    if (n + 1 < cap) break;
-    char *bigger = pyhost__realloc(buf, cap * 2);
-    if (!bigger) {
-      pyhost__free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = bigger;
-    cap *= 2;
-  }
-  int failed = !buf || ferror(f);
-  fclose(f);
-  if (failed) {
-    pyhost__free(buf);
-    pyhost__fmt(err, errlen, "%s", buf ? "read error" : "out of memory");
-    return -1;
-  }
-  buf[n] = '\0';
-  *data = buf;
-  *len = n;
-  return 0;
+  return pyhost__fs_read_stream(f, data, len, err, errlen);
 }
