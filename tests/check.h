@@ -15,6 +15,14 @@ extern const char *check_arg4;     /* argv[4]: a case-specific extra */
 
 void check_register(const char *name, void (*fn)(void));
 
+/* Starts the Python under test (check_lib) with cfg (own; NULL: defaults), or exits 1
+ * with pyhost's message: a case that cannot start Python has nothing to test. */
+struct pyhost;
+struct pyhost_config;
+struct pyhost *check_start(struct pyhost_config *cfg);
+/* The minor version of the Python under test (check_version "3.11" -> 11). */
+unsigned check_minor(void);
+
 #define TEST_CASE(name)                                                   \
   static void name(void);                                                 \
   __attribute__((constructor)) static void register_##name(void) {        \

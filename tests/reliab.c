@@ -4,17 +4,7 @@
 #include "check.h"
 
 pyhost *reliab_start(void) {
-  pyhost_config *c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
-  pyhost *h = NULL;
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "pyhost_init(%s): %s: %s\n", check_lib, pyhost_status_name(rc),
-            pyhost_errmsg(h));
-    exit(1);
-  }
-  return h;
+  return check_start(NULL);
 }
 
 /* valgrind's preload library is the one sign every valgrind version leaves. */

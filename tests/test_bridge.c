@@ -9,20 +9,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
-static pyhost *start(void) {
-  pyhost *h = NULL;
-  pyhost_config *c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "pyhost_init(%s) failed: %s\n", check_lib, pyhost_errmsg(h));
-    exit(1);
-  }
-  return h;
-}
+static pyhost *start(void) { return check_start(NULL); }
 
-static unsigned minor(void) { return (unsigned)atoi(strchr(check_version, '.') + 1); }
 
 /* Runs code; a failure is a test failure with Python's message. */
 static void run(pyhost *h, const char *code) {
@@ -746,7 +734,7 @@ TEST_CASE(subclassing_per_version) {
   int freed = 0;
   pyhost_module *m = NULL;
   pyhost_type *t = make_counter(h, &m, &freed, PYHOST_TYPE_SUBCLASSABLE);
-  if (minor() < 8) {
+  if (check_minor() < 8) {
     /* bpo-37879: a subclass would decref the type twice; the type stays final */
     run(h, "try:\n    class Sub(myapp.Counter):\n        pass\nexcept TypeError as e:\n    msg = str(e)\n");
     expect(h, "msg", "\"type 'myapp.Counter' is not an acceptable base type\"");
@@ -782,7 +770,7 @@ TEST_CASE(weakrefs_per_version) {
   pyhost_module *m = NULL;
   pyhost_type *t = make_counter(h, &m, &freed, PYHOST_TYPE_WEAKREF);
   run(h, "import weakref\nc = myapp.Counter(3)\n");
-  if (minor() >= 9) {
+  if (check_minor() >= 9) {
     CHECK(pyhost_type_has_weakrefs(t) == 1);
     run(h, "r = weakref.ref(c)\nassert r() is c\ndel c\n");
     expect(h, "r() is None", "True");

@@ -5,16 +5,8 @@
 
 static pyhost *start_flags(unsigned flags) {
   pyhost_config *c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
   pyhost_config_set_flags(c, flags);
-  pyhost *h = NULL;
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "pyhost_init(%s): %s\n", check_lib, pyhost_errmsg(h));
-    exit(1);
-  }
-  return h;
+  return check_start(c);
 }
 
 /* Imports the first C extension module (a .so) of the installation's lib-dynload, by

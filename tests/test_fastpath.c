@@ -9,19 +9,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-static pyhost *start(void) {
-  pyhost *h = NULL;
-  pyhost_config *c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "pyhost_init(%s) failed: %s: %s\n", check_lib, pyhost_status_name(rc),
-            pyhost_errmsg(h));
-    exit(1);
-  }
-  return h;
-}
+static pyhost *start(void) { return check_start(NULL); }
 
 static int64_t eval_int(pyhost *h, const char *expr) {
   pyhost_value *v = NULL;

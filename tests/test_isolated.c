@@ -46,16 +46,8 @@ static void traps(void) {
 
 static pyhost *start(int isolated) {
   pyhost_config *c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
   pyhost_config_set_isolated(c, isolated);
-  pyhost *h = NULL;
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "init: %s\n", pyhost_errmsg(h));
-    exit(1);
-  }
-  return h;
+  return check_start(c);
 }
 
 static int truth(pyhost *h, const char *expr) {

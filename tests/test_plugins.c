@@ -12,15 +12,7 @@
 static char tmp[256];
 
 static pyhost *start(void) {
-  pyhost_config *c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
-  pyhost *h = NULL;
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "pyhost_init(%s) failed: %s\n", check_lib, pyhost_errmsg(h));
-    exit(1);
-  }
+  pyhost *h = check_start(NULL);
   snprintf(tmp, sizeof tmp, "%s/pyhost-plugins-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(tmp)) {
     perror("mkdtemp");

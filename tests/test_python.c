@@ -9,25 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-static pyhost *start_with(pyhost_config *c) {
-  pyhost *h = NULL;
-  if (!c) c = pyhost_config_new();
-  pyhost_config_set_library(c, check_lib);
-  int rc = pyhost_init(c, &h);
-  pyhost_config_free(c);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "pyhost_init(%s) failed: %s: %s\n", check_lib, pyhost_status_name(rc),
-            pyhost_errmsg(h));
-    exit(1);
-  }
-  return h;
-}
-
-static pyhost *start(void) { return start_with(NULL); }
-
-static unsigned minor_of_test(void) {
-  return (unsigned)atoi(strchr(check_version, '.') + 1);
-}
+static pyhost *start(void) { return check_start(NULL); }
 
 /* Evaluates expr and checks that its repr() is want. */
 static void expect_repr(pyhost *h, const char *expr, const char *want) {
@@ -49,9 +31,9 @@ static void expect_repr(pyhost *h, const char *expr, const char *want) {
 TEST_CASE(version) {
   pyhost *h = start();
   char want[32];
-  snprintf(want, sizeof want, "(3, %u)", minor_of_test());
+  snprintf(want, sizeof want, "(3, %u)", check_minor());
   expect_repr(h, "__import__('sys').version_info[:2]", want);
-  CHECK((pyhost_python_version(h) >> 16) == (0x0300u | minor_of_test()));
+  CHECK((pyhost_python_version(h) >> 16) == (0x0300u | check_minor()));
   pyhost_value *v = NULL;
   CHECK_RC(pyhost_eval(h, "__import__('sys').hexversion", &v), PYHOST_OK);
   int64_t hex = 0;
@@ -280,7 +262,7 @@ TEST_CASE(sys_argv_and_path_from_config) {
   fputs("ANSWER = 42\n", f);
   fclose(f);
   pyhost_config_add_sys_path(c, dir);
-  pyhost *h = start_with(c);
+  pyhost *h = check_start(c);
   expect_repr(h, "__import__('sys').argv", "['host', '--flag', 'caf\xc3\xa9']");
   char want[300];
   snprintf(want, sizeof want, "'%s'", dir);
@@ -309,7 +291,7 @@ TEST_CASE(host_locale_and_signals_are_kept) {
 TEST_CASE(signal_flag_installs_python_handlers) {
   pyhost_config *c = pyhost_config_new();
   pyhost_config_set_flags(c, PYHOST_INIT_SIGNALS);
-  pyhost *h = start_with(c);
+  pyhost *h = check_start(c);
   struct sigaction now;
   sigaction(SIGINT, NULL, &now);
   CHECK(now.sa_handler != SIG_DFL);
@@ -319,14 +301,14 @@ TEST_CASE(signal_flag_installs_python_handlers) {
 TEST_CASE(min_python_is_enforced) {
   pyhost_config *c = pyhost_config_new();
   pyhost_config_set_library(c, check_lib);
-  pyhost_config_set_min_python(c, PYHOST_PY(3, minor_of_test() + 1));
+  pyhost_config_set_min_python(c, PYHOST_PY(3, check_minor() + 1));
   pyhost *h = NULL;
   CHECK_RC(pyhost_init(c, &h), PYHOST_VERSION);
   CHECK_CONTAINS(pyhost_errmsg(h), "the oldest the host accepts");
   CHECK_CONTAINS(pyhost_errmsg(h), check_lib);
   pyhost_free(h);
-  pyhost_config_set_min_python(c, PYHOST_PY(3, minor_of_test()));
-  h = start_with(c); /* a refusal does not use up the process */
+  pyhost_config_set_min_python(c, PYHOST_PY(3, check_minor()));
+  h = check_start(c); /* a refusal does not use up the process */
   expect_repr(h, "__import__('math').sqrt(16)", "4.0");
   pyhost_free(h);
 }
@@ -348,7 +330,7 @@ TEST_CASE(home_without_stdlib_is_refused) {
   CHECK_CONTAINS(pyhost_errmsg(h), "PYTHONHOME");
   pyhost_free(h);
   unsetenv("PYTHONHOME");
-  h = start_with(c);
+  h = check_start(c);
   expect_repr(h, "1", "1");
   pyhost_free(h);
   rmdir(dir);
