@@ -90,16 +90,28 @@ int pyhost_config_set_argv(pyhost_config *c, int argc, const char *const *argv) 
   return PYHOST_OK;
 }
 
-int pyhost_config_set_min_python(pyhost_config *c, unsigned long hexversion) {
-  if (!c) return PYHOST_MISUSE;
-  c->min_python = hexversion;
-  return PYHOST_OK;
-}
+/* The scalar setters, one row each: field, argument type, the value stored. */
+#define PYHOST_CONFIG_SCALARS(X)                 \
+  X(min_python, unsigned long, v)                \
+  X(max_python, unsigned long, v)                \
+  X(python_minor, unsigned long, v)              \
+  X(flags, unsigned, v)                          \
+  X(prefer_newest, int, v != 0)                  \
+  X(allow_debug, int, v != 0)                    \
+  X(no_subprocess, int, v != 0)                  \
+  X(isolated, int, v != 0)
 
-int pyhost_config_set_flags(pyhost_config *c, unsigned flags) {
-  if (!c) return PYHOST_MISUSE;
-  c->flags = flags;
-  return PYHOST_OK;
+#define DEFINE_SCALAR_SETTER(field, type, stored)                \
+  int pyhost_config_set_##field(pyhost_config *c, type v) {      \
+    if (!c) return PYHOST_MISUSE;                                \
+    c->field = (stored);                                         \
+    return PYHOST_OK;                                            \
+  }
+PYHOST_CONFIG_SCALARS(DEFINE_SCALAR_SETTER)
+#undef DEFINE_SCALAR_SETTER
+
+int pyhost_config_set_interpreter(pyhost_config *c, const char *path) {
+  return c ? set_string(&c->interpreter, path) : PYHOST_MISUSE;
 }
 
 /* Deep copy for pyhost_init; dst is zeroed on failure. */
