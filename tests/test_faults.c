@@ -131,18 +131,12 @@ static int op_exec_file(pyhost *h, void *ctx) {
   return pyhost_exec_file(h, ctx);
 }
 
-static int op_misuse(pyhost *h, void *ctx) {
-  (void)ctx;
-  return pyhost_exec(h, NULL, NULL); /* a message built by pyhost itself */
-}
-
 TEST_CASE(walk_running_code) {
   pyhost *h = reliab_start();
   CHECK(walk("eval + conversion", h, op_eval, NULL, PYHOST_OK) > 0);
   CHECK(walk("exec raising (traceback)", h, op_exec_raise, NULL, PYHOST_PYEXC) > 0);
   walk("SystemExit", h, op_exit, NULL, PYHOST_EXIT);
   walk("SyntaxError", h, op_syntax, NULL, PYHOST_PYEXC);
-  walk("misuse message", h, op_misuse, NULL, PYHOST_MISUSE);
   pyhost_value *obj = NULL;
   CHECK_RC(pyhost_eval(h, "object()", &obj), PYHOST_OK);
   CHECK(walk("repr", h, op_repr, obj, PYHOST_OK) > 0);
