@@ -48,6 +48,25 @@ TEST_CASE(empty_file) {
   expect_refused(fixture("empty.so"), PYHOST_NOLIB, "system loader says", "too short");
 }
 
+TEST_CASE(wrong_architecture) {
+  /* A 64-bit library marked 32-bit (EI_CLASS = ELFCLASS32), as a library built for
+   * another architecture looks to the loader; made at run time from a fixture. */
+  FILE *in = fopen(fixture("libnotpython.so"), "rb");
+  CHECK(in != NULL);
+  if (!in) return;
+  static unsigned char image[1 << 20];
+  size_t n = fread(image, 1, sizeof image, in);
+  fclose(in);
+  CHECK(n > 64 && image[4] == 2);
+  image[4] = 1;
+  char out[4096];
+  snprintf(out, sizeof out, "%s/libwrongclass.so", check_lib);
+  FILE *f = fopen(out, "wb");
+  CHECK(f && fwrite(image, 1, n, f) == n);
+  if (f) fclose(f);
+  expect_refused(out, PYHOST_NOLIB, "system loader says", "wrong ELF class: ELFCLASS32");
+}
+
 TEST_CASE(not_python) {
   expect_refused(fixture("libnotpython.so"), PYHOST_NOTPYTHON, "no Py_GetVersion", "not a CPython");
 }
