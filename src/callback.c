@@ -16,6 +16,7 @@
 static _Thread_local struct pyhost__frame *top;
 
 static void frame_drop(struct pyhost__frame *f) {
+  if (!f->type && !f->value && !f->tb) return; /* the common case: nothing was kept */
   PY.Py_DecRef(f->type);
   PY.Py_DecRef(f->value);
   PY.Py_DecRef(f->tb);
@@ -74,7 +75,8 @@ int pyhost__frame_finish(pyhost *h, struct pyhost__frame *f, int rc, const char 
 /* ---- arguments ---- */
 
 static int args_alloc(struct pyhost__args *a, size_t n) {
-  memset(a, 0, sizeof *a);
+  a->nargs = 0; /* small[] needs no zeroing: only the first nargs slots are ever read */
+  a->kwargs = NULL;
   a->argv = a->small;
   if (n > sizeof a->small / sizeof a->small[0]) {
     if (!(a->argv = pyhost__calloc(n, sizeof *a->argv))) {
@@ -89,7 +91,9 @@ void pyhost__args_clear(struct pyhost__args *a) {
   for (size_t i = 0; i < a->nargs; i++) pyhost_value_free(a->argv[i]);
   if (a->argv != a->small) pyhost__free(a->argv);
   pyhost_value_free(a->kwargs);
-  memset(a, 0, sizeof *a);
+  a->argv = a->small;
+  a->nargs = 0;
+  a->kwargs = NULL;
 }
 
 static int push_arg(struct pyhost__args *a, pyhost *h, PyObject *o) {

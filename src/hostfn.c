@@ -15,7 +15,10 @@
 #include <string.h>
 
 #define HOSTFN_METH_FASTCALL 0x0080
-#define CAPSULE_NAME "pyhost.function"
+/* The capsule is only ever the self of pyhost's own function objects (Python cannot
+ * rebind a builtin's self), so it goes unnamed: a named capsule costs a strcmp on
+ * every call. */
+#define CAPSULE_NAME NULL
 
 struct hostfn {
   PyMethodDef def;         /* points at name and doc below; lives as long as the record */
