@@ -41,11 +41,8 @@ if(PYHOST_BUILD_CLI)
     string(REPLACE "." "\\." _v0re "${_v0}")
     pyhost_cli_test(list_python_minor 0 ARGS --list --python-minor ${_v0} STDOUT "\n[0-9]+ +taken +${_v0re}\\."
                     ENVS "PYHOST_PYTHON_LIBRARY=")
-    math(EXPR _last "${_n} - 1")
-    foreach(i RANGE ${_last})
-      list(GET PYHOST_TEST_LIBS ${i} lib)
-      list(GET PYHOST_TEST_TAGS ${i} tag)
-      list(GET PYHOST_TEST_VERSIONS ${i} ver)
+    foreach(i IN LISTS PYHOST_TEST_INDICES)
+      pyhost_matrix_entry(${i})
       string(REPLACE "." "\\." vre "${ver}")
       pyhost_cli_test(check.${tag} 0 ARGS --check ${lib}
                       STDOUT "version +${vre}\\.[0-9]+.*optional +[0-9]+ due on this version, 0 missing.*verdict +usable.*initializes +yes")
