@@ -57,7 +57,10 @@ struct pyhost {
   PyThreadState *main_tstate;  /* saved by PyEval_SaveThread after init */
   int exit_code;
   _Atomic(struct pyhost__msg *) msgs;
-  PyObject *main_dict;        /* borrowed: __main__.__dict__ lives as long as Python */
+  /* pyhost's namespace: the __main__ module of init and its dict, strong references
+   * (Python code may remove or replace sys.modules['__main__'] at any time; pyhost
+   * keeps running code in this one).  Dropped by pyhost_finalize before Py_FinalizeEx. */
+  PyObject *main_module, *main_dict;
 };
 
 #define PYHOST__MAGIC 0x70794854u /* "pyHT" */
@@ -117,6 +120,10 @@ int pyhost__is_interrupt(PyObject *type);
 void pyhost__eval_cache_clear(void);
 /* Cache hits and misses since the last clear (for white-box tests). */
 void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
+
+/* ---- plugins (plugin.c) ---- */
+/* Drops the plugin loader's module; called with the GIL before Py_FinalizeEx. */
+void pyhost__plugin_loader_clear(void);
 
 /* ---- exceptions (error.c) ---- */
 /* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for

@@ -104,21 +104,42 @@ struct pyhost_plugin {
   PyObject *module;  /* strong reference */
 };
 
+/* The loader's module: made and run once, kept by this strong reference until
+ * finalize.  It is also registered as sys.modules["_pyhost_plugins"] for tracebacks
+ * and introspection, but never looked up there: Python code may remove or replace
+ * that entry, and plugins must keep loading. */
+static PyObject *loader;
+
+/* Makes the loader's module and runs LOADER in it: new reference or NULL with a
+ * Python exception set. */
+static PyObject *loader_make(void) {
+  PyObject *mod = PY.PyModule_New("_pyhost_plugins");
+  PyObject *dict = mod ? PY.PyModule_GetDict(mod) : NULL; /* borrowed from mod */
+  PyObject *code = dict && PY.PyDict_SetItemString(dict, "__builtins__", PY.PyEval_GetBuiltins()) == 0
+                       ? PY.Py_CompileString(LOADER, LOADER_FILE, Py_file_input)
+                       : NULL;
+  PyObject *r = code ? PY.PyEval_EvalCode(code, dict, dict) : NULL;
+  PY.Py_DecRef(code);
+  if (!r || PY.PyDict_SetItemString(PY.PyImport_GetModuleDict(), "_pyhost_plugins", mod) < 0) {
+    PY.Py_DecRef(r);
+    PY.Py_DecRef(mod);
+    return NULL;
+  }
+  PY.Py_DecRef(r);
+  return mod;
+}
+
+void pyhost__plugin_loader_clear(void) {
+  PyObject *old = loader;
+  loader = NULL;
+  PY.Py_DecRef(old);
+}
+
 /* The loader's function `fn` (new reference), running LOADER the first time.  NULL
  * with a Python exception set. */
 static PyObject *loader_fn(const char *fn) {
-  PyObject *mod = PY.PyImport_AddModule("_pyhost_plugins"); /* borrowed */
-  PyObject *dict = mod ? PY.PyModule_GetDict(mod) : NULL;
-  if (!dict) return NULL;
-  if (!PY.PyDict_GetItemString(dict, "load")) {
-    if (PY.PyDict_SetItemString(dict, "__builtins__", PY.PyEval_GetBuiltins()) < 0) return NULL;
-    PyObject *code = PY.Py_CompileString(LOADER, LOADER_FILE, Py_file_input);
-    PyObject *r = code ? PY.PyEval_EvalCode(code, dict, dict) : NULL;
-    PY.Py_DecRef(code);
-    if (!r) return NULL;
-    PY.Py_DecRef(r);
-  }
-  return PY.PyObject_GetAttrString(mod, fn);
+  if (!loader && !(loader = loader_make())) return NULL;
+  return PY.PyObject_GetAttrString(loader, fn);
 }
 
 /* Calls the loader's function fn(a[, b]): new reference, or NULL with an exception. */

@@ -189,6 +189,30 @@ static int prepend_sys_path(pyhost *h) {
   return 0;
 }
 
+/* Takes pyhost's own references to __main__ and its dict (see internal.h).  0/-1. */
+static int keep_main(pyhost *h) {
+  PyObject *main = PY.PyImport_AddModule("__main__"); /* borrowed */
+  PyObject *dict = main ? PY.PyModule_GetDict(main) : NULL; /* borrowed */
+  if (!dict) return -1;
+  PY.Py_IncRef(main);
+  PY.Py_IncRef(dict);
+  h->main_module = main;
+  h->main_dict = dict;
+  return 0;
+}
+
+/* With the GIL, before Py_FinalizeEx: every reference pyhost keeps across calls goes,
+ * while Python can still run the destructors this may trigger (docs/lifetimes.md). */
+static void drop_kept(pyhost *h) {
+  pyhost__inflight_forget();
+  pyhost__eval_cache_clear();
+  pyhost__plugin_loader_clear();
+  PyObject *dict = h->main_dict, *main = h->main_module;
+  h->main_dict = h->main_module = NULL;
+  PY.Py_DecRef(dict);
+  PY.Py_DecRef(main);
+}
+
 /* env: the environment saved by pyhost__isolate_begin (isolated mode), or NULL. */
 static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   char saved_ctype[256];
@@ -207,9 +231,7 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   if (!pyhost__runtime_at_least(3, 7)) PY.PyEval_InitThreads();
 
   int rc = isolated_rc;
-  PyObject *main = PY.PyImport_AddModule("__main__"); /* borrowed */
-  h->main_dict = main ? PY.PyModule_GetDict(main) : NULL;
-  if (!h->main_dict || set_argv(h) < 0 || prepend_sys_path(h) < 0 || pyhost__inflight_open() < 0)
+  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || pyhost__inflight_open() < 0)
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
   h->main_tstate = PY.PyEval_SaveThread();
   return rc;
@@ -351,11 +373,9 @@ int pyhost_finalize(pyhost *h) {
   h->main_tstate = PY.PyEval_SaveThread();
   pyhost__inflight_drain();
   PY.PyEval_RestoreThread(h->main_tstate);
-  pyhost__inflight_forget();
-  pyhost__eval_cache_clear();
+  drop_kept(h);
   int rc = PY.Py_FinalizeEx();
   h->main_tstate = NULL;
-  h->main_dict = NULL;
   if (rc < 0)
     return pyhost__set_error(h, PYHOST_ERROR,
                              "Py_FinalizeEx reported an error (buffered data could not be "
