@@ -123,7 +123,7 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
                            "pyhost_module_new: a module named %s is already in sys.modules", name);
     goto done;
   }
-  PyObject *parent = NULL;
+  PyObject *parent = NULL; /* strong while used: allocating may run code that drops it */
   const char *dot = strrchr(name, '.');
   if (dot) {
     char pname[512];
@@ -134,11 +134,13 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
                              name, pname);
       goto done;
     }
+    PY.Py_IncRef(parent);
   }
   pyhost_module *m = pyhost__calloc(1, sizeof *m);
   if (!m || !(m->name = pyhost__strdup(name))) {
     pyhost__free(m);
     rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating module %s", name);
+    PY.Py_DecRef(parent);
     goto done;
   }
   m->h = h;
@@ -157,6 +159,7 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
     *out = m;
   }
   PY.Py_DecRef(d);
+  PY.Py_DecRef(parent);
 done:
   pyhost__leave(h, gil);
   return rc;

@@ -439,6 +439,27 @@ TEST_CASE(host_functions_and_types_deleted) {
   finish(h);
 }
 
+TEST_CASE(parent_dropped_while_creating_child) {
+  pyhost *h = reliab_start();
+  /* The next allocation of a GC object collects (3.6 to 3.11 collect right there; 3.12
+   * and later at the next bytecode, after the call) and a __del__ then drops the
+   * parent module that pyhost_module_new has looked up and not yet used. */
+  exec_ok(h, "import gc, sys, types\ngc.disable()\ngc.set_threshold(1)\n"
+             "sys.modules['lifeparent'] = types.ModuleType('lifeparent')\n"
+             "class D(object):\n"
+             "    def __del__(self):\n"
+             "        sys.modules.pop('lifeparent', None)\n"
+             "d = D(); d.me = d; del d");
+  exec_ok(h, "gc.enable()");
+  pyhost_module *m = NULL;
+  int rc = pyhost_module_new(h, "lifeparent.child", NULL, &m);
+  CHECK(rc == PYHOST_OK || rc == PYHOST_MISUSE);
+  exec_ok(h, "gc.set_threshold(700); gc.collect()");
+  churn(h, 1000);
+  pyhost_module_free(h, m);
+  finish(h);
+}
+
 /* ---- random sequences of removals between pyhost calls ---- */
 
 static uint64_t rng_state;
@@ -465,6 +486,7 @@ static const char *const REMOVALS[] = {
     "import sys\nfor k in [k for k in sys.modules if k not in ('sys', 'builtins')]:\n"
     "    del sys.modules[k]",
     "import gc; gc.collect()",
+    "import sys; sys.modules = dict(sys.modules)",
     "globals().pop('echo', None); globals().pop('Box', None)",
     "_junk = [bytearray(256) for _ in range(200)]; del _junk",
 };
