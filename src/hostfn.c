@@ -28,7 +28,12 @@ struct hostfn {
   char *name, *qualname, *doc;
   PyObject *func;          /* the module list's reference to the function object */
   int crefs;               /* capsule + module list; freed at 0 (GIL held) */
-  struct hostfn *next;
+  struct hostfn *next;     /* the module's list */
+  /* Once unregistered while Python still holds the function, the record is on the
+   * orphans list: if Python never frees the function at exit (CPython does not free
+   * everything), pyhost frees the record after Py_FinalizeEx. */
+  struct hostfn *orphan_next, *orphan_prev;
+  int orphan;
 };
 
 struct pyhost_module {
@@ -38,7 +43,22 @@ struct pyhost_module {
   struct hostfn *fns;
 };
 
+static struct hostfn *orphans; /* GIL-protected */
+
+static void orphan_add(struct hostfn *f) {
+  f->orphan = 1;
+  f->orphan_prev = NULL;
+  f->orphan_next = orphans;
+  if (orphans) orphans->orphan_prev = f;
+  orphans = f;
+}
+
 static void record_free(struct hostfn *f) {
+  if (f->orphan) {
+    if (f->orphan_prev) f->orphan_prev->orphan_next = f->orphan_next;
+    else orphans = f->orphan_next;
+    if (f->orphan_next) f->orphan_next->orphan_prev = f->orphan_prev;
+  }
   pyhost__free(f->name);
   pyhost__free(f->qualname);
   pyhost__free(f->doc);
@@ -173,7 +193,12 @@ static void unregister(struct hostfn **link) {
   f->userdata = NULL;
   PY.Py_DecRef(f->func);
   f->func = NULL;
+  if (f->crefs > 1) orphan_add(f); /* the capsule still holds it */
   record_unref(f);
+}
+
+void pyhost__hostfn_free_orphans(void) {
+  while (orphans) record_free(orphans);
 }
 
 static struct hostfn **find(pyhost_module *m, const char *name) {

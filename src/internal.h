@@ -125,6 +125,11 @@ void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
 /* Drops the plugin loader's module; called with the GIL before Py_FinalizeEx. */
 void pyhost__plugin_loader_clear(void);
 
+/* ---- host functions (hostfn.c) ---- */
+/* After Py_FinalizeEx: frees the records of unregistered host functions whose function
+ * objects Python never freed (no capsule destructor will run any more). */
+void pyhost__hostfn_free_orphans(void);
+
 /* ---- exceptions (error.c) ---- */
 /* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for
  * SystemExit (exit code stored in h), PYHOST_NOMEM for MemoryError raised by pyhost

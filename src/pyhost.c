@@ -375,6 +375,7 @@ int pyhost_finalize(pyhost *h) {
   PY.PyEval_RestoreThread(h->main_tstate);
   drop_kept(h);
   int rc = PY.Py_FinalizeEx();
+  pyhost__hostfn_free_orphans();
   h->main_tstate = NULL;
   if (rc < 0)
     return pyhost__set_error(h, PYHOST_ERROR,
