@@ -439,8 +439,12 @@ PYHOST_API const char *pyhost_value_repr(pyhost *h, pyhost_value *v);
  * running code
  * ====================================================================== */
 
-/* Runs statements in the __main__ module's namespace.  filename appears in tracebacks
- * (NULL: "<pyhost>").  Returns one of these states:
+/* Runs statements in the __main__ module's namespace.  That namespace is pyhost's own:
+ * the dict of the __main__ module that existed at init, held from init to finalize, so
+ * code that removes or replaces sys.modules['__main__'] (or clears sys.modules) does
+ * not take it away; pyhost_exec_file, pyhost_eval, pyhost_get_global,
+ * pyhost_set_global and pyhost_resolve use the same one (docs/lifetimes.md).
+ * filename appears in tracebacks (NULL: "<pyhost>").  Returns one of these states:
  *   PYHOST_OK     the code ran to its end;
  *   PYHOST_PYEXC  it raised: pyhost_errmsg(h) holds the exception's type, message and
  *                 formatted traceback (a SyntaxError names file and line);
@@ -754,6 +758,9 @@ PYHOST_API int pyhost_raise_named(pyhost *h, const char *type_name, const char *
  * host module already; it then becomes an attribute of its parent) with docstring doc
  * (may be NULL) and registers it in sys.modules.  *out (own) is the handle.  A name that
  * sys.modules already has gives PYHOST_MISUSE, unless it is a module this host freed.
+ * The handle holds the module: when Python code removes it from sys.modules, what
+ * Python holds of it keeps working, `import name` raises ModuleNotFoundError until
+ * the host puts it back (pyhost_module_value), and the handle's calls still work.
  * Since 0.1. */
 PYHOST_API int pyhost_module_new(pyhost *h, const char *name, const char *doc,
                                  pyhost_module **out);
