@@ -60,6 +60,19 @@ static void namespace_works(pyhost *h) {
   CHECK_RC(pyhost_get_global(h, "answer", &v), PYHOST_OK);
   CHECK(v && pyhost_value_to_int(h, v, &got) == PYHOST_OK && got == 42);
   pyhost_value_free(v);
+  pyhost_value *arg = pyhost_value_int(21);
+  const pyhost_value *argv[1] = {arg};
+  CHECK_RC(pyhost_call_namev(h, "twice", argv, 1, NULL, &v), PYHOST_OK); /* resolved there */
+  CHECK(v && pyhost_value_to_int(h, v, &got) == PYHOST_OK && got == 42);
+  pyhost_value_free(v);
+  pyhost_value_free(arg);
+  char path[] = "/tmp/pyhost-lifetimes-XXXXXX";
+  int fd = mkstemp(path);
+  static const char src[] = "from_file = __file__\n";
+  CHECK(fd >= 0 && write(fd, src, strlen(src)) == (ssize_t)strlen(src) && close(fd) == 0);
+  CHECK_RC(pyhost_exec_file(h, path), PYHOST_OK);
+  CHECK(reliab_eval_true(h, "from_file == __file__"));
+  unlink(path);
   CHECK_RC(pyhost_set_global(h, "answer", NULL), PYHOST_OK);
   CHECK_RC(pyhost_get_global(h, "answer", &v), PYHOST_PYEXC);
   CHECK_CONTAINS(pyhost_errmsg(h), "NameError");
