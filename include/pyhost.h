@@ -83,7 +83,8 @@ extern "C" {
   X(TYPE, 16, "a value has another type than the one asked for")                   \
   X(RANGE, 17, "a number does not fit the C type")                                 \
   X(INTERRUPTED, 18, "the call was stopped by pyhost_interrupt")                  \
-  X(NOHOOK, 19, "the plugin has no such hook")
+  X(NOHOOK, 19, "the plugin has no such hook")                                     \
+  X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
