@@ -11,6 +11,8 @@ endif()
 
 pyhost_test_binary(test_unit test_unit.c)
 pyhost_unit_tests(unit test_unit test_unit.c)
+pyhost_test_binary(test_libcheck test_libcheck.c)
+pyhost_unit_tests(libcheck test_libcheck test_libcheck.c)
 
 # The DLL exports exactly the PYHOST_API functions (the .so's check, on the export table).
 if(CMAKE_OBJDUMP)

@@ -2,6 +2,10 @@
 # fixture at run time from the library under test and drives pyhost_init,
 # pyhost_inspect_library and the `pyhost` command with it, once per Python in the
 # matrix.  Included from tests/CMakeLists.txt.
+# the parsers on synthetic bytes (also in the Windows cross build: cross_tests.cmake)
+pyhost_test_binary(test_libcheck test_libcheck.c)
+pyhost_unit_tests(libcheck test_libcheck test_libcheck.c)
+
 if(NOT PYHOST_BUILD_CLI)
   return()
 endif()
