@@ -83,7 +83,8 @@ extern "C" {
   X(TYPE, 16, "a value has another type than the one asked for")                   \
   X(RANGE, 17, "a number does not fit the C type")                                 \
   X(INTERRUPTED, 18, "the call was stopped by pyhost_interrupt")                  \
-  X(NOHOOK, 19, "the plugin has no such hook")
+  X(NOHOOK, 19, "the plugin has no such hook")                                     \
+  X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
@@ -137,8 +138,11 @@ PYHOST_API void pyhost_config_free(pyhost_config *cfg);
 /* The Python shared library to load: a path ("/opt/py/lib/libpython3.12.so.1.0",
  * "C:\\Python312\\python3.dll") or a bare library name left to the system loader.
  * Default: the PYHOST_PYTHON_LIBRARY environment variable, then discovery
- * (docs/discovery.md).  A configured path is used exactly, never second-guessed.
- * Since 0.1. */
+ * (docs/discovery.md).  A configured path is used exactly, never second-guessed; a
+ * relative one is resolved against the current directory at pyhost_init.  The file
+ * is checked before the system loader sees it: PYHOST_DAMAGED when it is truncated or
+ * its headers are inconsistent, PYHOST_NOLIB for a FIFO, socket or device,
+ * PYHOST_NOTFOUND for a symlink loop (docs/configuration.md).  Since 0.1. */
 PYHOST_API int pyhost_config_set_library(pyhost_config *cfg, const char *path);
 
 /* The Python home (sys.prefix).  Default: derived from the library's real path, so a
@@ -277,8 +281,8 @@ typedef struct pyhost_library_info {
   const char *home_probe;   /* where the standard library was looked for */
 } pyhost_library_info;
 
-/* Examines the library at path (opened RTLD_LOCAL, closed again, nothing run but
- * Py_GetVersion).  *out (own result) is filled even when the library is unusable; its
+/* Examines the library at path (its headers checked as pyhost_init checks them, then
+ * opened RTLD_LOCAL, closed again, nothing run but Py_GetVersion).  *out (own result) is filled even when the library is unusable; its
  * status says why.  Returns PYHOST_OK when the examination itself worked (whatever
  * the verdict), PYHOST_NOMEM or PYHOST_MISUSE.  Free with pyhost_library_info_free.
  * Since 0.1. */

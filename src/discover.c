@@ -18,6 +18,7 @@
 #include "dl.h"
 #include "elf.h"
 #include "fs.h"
+#include "libcheck.h"
 #include "interp.h"
 
 #include <stdio.h>
@@ -205,8 +206,10 @@ static void examine(struct disc *d, struct cand *c, size_t index) {
     reject(c, "missing", "not a file");
     return;
   }
-  if (!pyhost__fs_readable(c->library)) {
-    reject(c, "unreadable", "the file is not readable");
+  char checked_why[1024];
+  int checked = pyhost__libcheck_path(c->library, checked_why, sizeof checked_why);
+  if (checked) {
+    reject(c, checked == PYHOST_DAMAGED ? "damaged" : "unreadable", "%s", checked_why);
     return;
   }
   char real[PYHOST__IPATH];

@@ -239,6 +239,22 @@ unsigned pyhost__sys_machine(char *name, size_t cap) {
   return m;
 }
 
+void pyhost__sys_loader_search(char *out, size_t cap) {
+  const char *ld = getenv("LD_LIBRARY_PATH");
+#if defined(__APPLE__)
+  const char *dy = getenv("DYLD_LIBRARY_PATH");
+  pyhost__fmt(out, cap, "DYLD_LIBRARY_PATH (%s%s%s), the loading program's rpaths, then "
+              "DYLD_FALLBACK_LIBRARY_PATH or /usr/local/lib and /usr/lib; never the current directory",
+              dy && dy[0] ? "\"" : "", dy && dy[0] ? dy : "unset", dy && dy[0] ? "\"" : "");
+  (void)ld;
+#else
+  pyhost__fmt(out, cap, "LD_LIBRARY_PATH (%s%s%s), the runpath of the program, the cache of "
+              "ldconfig (/etc/ld.so.cache, made from the directories in /etc/ld.so.conf), then "
+              "/lib and /usr/lib and their multiarch directories; never the current directory",
+              ld && ld[0] ? "\"" : "", ld && ld[0] ? ld : "unset", ld && ld[0] ? "\"" : "");
+#endif
+}
+
 int pyhost__sys_home(char *out, size_t cap) {
   const char *h = getenv("HOME");
   if (!h || h[0] != '/') return -1;

@@ -60,11 +60,15 @@ void pyhost__sys_prefix_lib_dirs(const char *prefix, void (*fn)(void *ctx, const
  * numbers compare: writes a short name ("x86_64") and returns the number; 0 unknown. */
 unsigned pyhost__sys_machine(char *name, size_t cap);
 
+/* Where the system loader looks for a bare library name (no directory), as far as a
+ * process can know it, in one line of text for error messages. */
+void pyhost__sys_loader_search(char *out, size_t cap);
+
 /* The user's home directory into out; 0 or -1. */
 int pyhost__sys_home(char *out, size_t cap);
 
-/* The current directory into out; 0 or -1.  Only read to find pyenv's .python-version
- * files, never to load anything from it. */
+/* The current directory into out; 0 or -1.  Read to find pyenv's .python-version
+ * files and to make a relative library path the host gave absolute; never searched. */
 int pyhost__sys_cwd(char *out, size_t cap);
 
 /* Runs argv[0] (an absolute path) with argv, no shell, stdin from the null device,

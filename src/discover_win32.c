@@ -125,6 +125,12 @@ unsigned pyhost__sys_machine(char *name, size_t cap) {
   return 0; /* PE files are not ELF: discovery compares nothing */
 }
 
+void pyhost__sys_loader_search(char *out, size_t cap) {
+  pyhost__fmt(out, cap, "the program's own directory, the directories added with AddDllDirectory "
+              "or SetDllDirectory, then the system directory (System32); never PATH or the "
+              "current directory (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)");
+}
+
 int pyhost__sys_home(char *out, size_t cap) {
   const char *h = getenv("USERPROFILE");
   if (!h || !pyhost__sys_is_absolute(h)) return -1;

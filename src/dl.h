@@ -12,6 +12,10 @@
  * NULL and copies the system loader's own message into err. */
 void *pyhost__dl_open(const char *path, int global, char *err, size_t errlen);
 
+/* The file format this loader reads (enum pyhost__lib_format in libcheck.h): the one
+ * whose headers are checked before a file is handed to pyhost__dl_open. */
+extern const int pyhost__dl_format;
+
 /* The address of a symbol (function or data), or NULL. */
 void *pyhost__dl_sym(void *lib, const char *name);
 

@@ -9,8 +9,16 @@
 #include "dl.h"
 #include "strbuf.h"
 
+#include "libcheck.h"
+
 #include <dlfcn.h>
 #include <string.h>
+
+#if defined(__APPLE__)
+const int pyhost__dl_format = PYHOST__FMT_MACHO;
+#else
+const int pyhost__dl_format = PYHOST__FMT_ELF;
+#endif
 
 void *pyhost__dl_open(const char *path, int global, char *err, size_t errlen) {
   dlerror(); /* clear a stale message */

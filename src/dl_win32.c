@@ -7,11 +7,14 @@
  * only: the current directory is never searched.
  */
 #include "dl.h"
+#include "libcheck.h"
 #include "strbuf.h"
 
 #include <windows.h>
 #include <stdlib.h>
 #include <string.h>
+
+const int pyhost__dl_format = PYHOST__FMT_PE;
 
 static wchar_t *utf8_to_utf16(const char *s) {
   int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);

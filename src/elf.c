@@ -1,10 +1,12 @@
 /* elf.c: reading an ELF file's header and dynamic section (see elf.h).
  *
- * Only the headers are read with fseek/fread: a statically linked python is several
- * megabytes and never needs reading whole.  Every offset is checked against what was
- * read, so a truncated or hostile file yields "no information", never a crash.
+ * Only the headers are read: a statically linked python is several megabytes and
+ * never needs reading whole.  Every offset is checked against the file's size, so a
+ * truncated or hostile file yields "no information", never a crash; the file is
+ * opened as libcheck.c opens it, so a FIFO or a device never blocks the reader.
  */
 #include "elf.h"
+#include "fs.h"
 #include "strbuf.h"
 
 #include <stdint.h>
@@ -12,14 +14,14 @@
 #include <string.h>
 
 struct reader {
-  FILE *f;
+  struct pyhost__fs_file f;
   int big;   /* big-endian */
   int wide;  /* ELF64 */
 };
 
 static int read_at(struct reader *r, uint64_t off, void *buf, size_t n) {
-  if (off > (uint64_t)0x7fffffff || fseek(r->f, (long)off, SEEK_SET) != 0) return -1;
-  return fread(buf, 1, n, r->f) == n ? 0 : -1;
+  if (off > r->f.size || n > r->f.size - off) return -1;
+  return pyhost__fs_pread(&r->f, off, buf, n);
 }
 
 static uint64_t get(const struct reader *r, const unsigned char *p, int size) {
@@ -31,15 +33,10 @@ static uint64_t get(const struct reader *r, const unsigned char *p, int size) {
 /* Reads the NUL-terminated string at file offset off into out (cut to cap). */
 static void read_str(struct reader *r, uint64_t off, char *out, size_t cap) {
   out[0] = '\0';
-  if (read_at(r, off, out, cap - 1) != 0) {
-    /* near the end of the file: read byte by byte */
-    size_t i = 0;
-    if (fseek(r->f, (long)off, SEEK_SET) != 0) return;
-    for (int c; i + 1 < cap && (c = fgetc(r->f)) != EOF && c; i++) out[i] = (char)c;
-    out[i] = '\0';
-    return;
-  }
-  out[cap - 1] = '\0';
+  if (off >= r->f.size) return;
+  size_t n = r->f.size - off < cap - 1 ? (size_t)(r->f.size - off) : cap - 1; /* near the end */
+  if (read_at(r, off, out, n) != 0) n = 0;
+  out[n] = '\0';
 }
 
 struct load { uint64_t vaddr, off, size; };
@@ -82,10 +79,12 @@ static void read_dynamic(struct reader *r, uint64_t dyn_off, uint64_t dyn_size,
 
 int pyhost__elf_read(const char *path, struct pyhost__elf *out) {
   memset(out, 0, sizeof *out);
-  struct reader r = {fopen(path, "rb"), 0, 0};
-  if (!r.f) return -1;
+  struct reader r = {{0, 0}, 0, 0};
+  char why[256];
+  if (pyhost__fs_open_regular(path, &r.f, why, sizeof why) != PYHOST__FS_FILE) return -1;
   unsigned char h[64];
-  size_t got = fread(h, 1, sizeof h, r.f);
+  size_t got = r.f.size < sizeof h ? (size_t)r.f.size : sizeof h;
+  if (read_at(&r, 0, h, got) != 0) got = 0;
   int rc = got >= 2 ? 0 : -1;
   if (got >= 2 && h[0] == '#' && h[1] == '!') out->is_script = 1;
   if (got >= 52 && !memcmp(h, "\177ELF", 4) && (h[4] == 1 || h[4] == 2)) {
@@ -122,6 +121,6 @@ int pyhost__elf_read(const char *path, struct pyhost__elf *out) {
     }
     if (out->dynamic) read_dynamic(&r, dyn_off, dyn_size, loads, nloads, out);
   }
-  fclose(r.f);
+  pyhost__fs_close(&r.f);
   return rc;
 }

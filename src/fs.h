@@ -5,6 +5,7 @@
 #define PYHOST_FS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum pyhost__fs_kind {
@@ -30,6 +31,26 @@ int pyhost__fs_read(const char *path, char **data, size_t *len, char *err, size_
 /* Reads an open stream to its end into a malloc'd, NUL-terminated buffer and closes
  * it: the part of pyhost__fs_read that is plain C on every platform (fs_read.c). */
 int pyhost__fs_read_stream(FILE *f, char **data, size_t *len, char *err, size_t errlen);
+
+/* A file opened for reading a library's headers (libcheck.c). */
+struct pyhost__fs_file {
+  intptr_t handle; /* a descriptor or a HANDLE */
+  uint64_t size;   /* of the opened file, not of whatever the path names later */
+};
+
+/* Opens path for reading if it is a regular file after following symlinks (as many as
+ * the system follows: a loop fails), without ever blocking: what the path names is
+ * looked at before it is opened, the open does not wait (a FIFO, a device), and the
+ * opened file is looked at again.  Returns PYHOST__FS_FILE with f open; otherwise the
+ * kind found, nothing open, and the reason in why ("no such file", "a symlink loop or
+ * a chain of too many links", "a FIFO (named pipe)", "not readable: ..."). */
+enum pyhost__fs_kind pyhost__fs_open_regular(const char *path, struct pyhost__fs_file *f,
+                                             char *why, size_t cap);
+
+/* Reads n bytes at off of an open file.  0, or -1 when fewer could be read. */
+int pyhost__fs_pread(const struct pyhost__fs_file *f, uint64_t off, void *buf, size_t n);
+
+void pyhost__fs_close(struct pyhost__fs_file *f);
 
 /* The platform's directory separator and whether a path names a location (has a
  * separator) rather than a bare library name for the system loader's search. */

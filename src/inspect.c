@@ -5,6 +5,7 @@
 #include "dl.h"
 #include "elf.h"
 #include "fs.h"
+#include "libcheck.h"
 #include "discover_sys.h"
 
 #include <string.h>
@@ -48,11 +49,12 @@ static void count_rows(struct info *i, void *lib, unsigned runtime) {
 static void examine(struct info *i, const char *path) {
   pyhost_library_info *p = &i->pub;
   if (pyhost__fs_has_dir(path)) {
-    enum pyhost__fs_kind k = pyhost__fs_kind(path);
-    if (k == PYHOST__FS_MISSING) return (void)verdict(i, PYHOST_NOTFOUND, "%s: no such file", path);
-    if (k == PYHOST__FS_DIR) return (void)verdict(i, PYHOST_ISDIR, "%s is a directory", path);
-    if (!pyhost__fs_readable(path))
-      return (void)verdict(i, PYHOST_NOTFOUND, "%s is not readable", path);
+    char why[1024], text[PYHOST__PATH_MAX + 1100];
+    int rc = pyhost__libcheck_path(path, why, sizeof why);
+    if (rc) {
+      pyhost__fmt(text, sizeof text, "%s: %s%s", path, rc == PYHOST_DAMAGED ? "the file is damaged: " : "", why);
+      return (void)verdict(i, rc, "%s", text);
+    }
     if (pyhost__fs_realpath(path, i->real, sizeof i->real) != 0) pyhost__fmt(i->real, sizeof i->real, "%s", path);
     struct pyhost__elf e;
     char machine[32];

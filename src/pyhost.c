@@ -7,8 +7,10 @@
  * that its symbols never shadow the next library the host tries.
  */
 #include "internal.h"
+#include "discover_sys.h"
 #include "dl.h"
 #include "fs.h"
+#include "libcheck.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -57,24 +59,49 @@ static int name_says_free_threaded(const char *path) {
   return *p == 't';
 }
 
+/* The file is looked at before the system loader maps it (libcheck.h): a damaged
+ * library would kill the process inside the loader, a FIFO would hang it. */
 static int check_path(pyhost *h, const char *path, const char *origin) {
   if (!path[0]) return pyhost__set_error(h, PYHOST_NOTFOUND, "the Python library path%s is empty", origin);
   if (!pyhost__fs_has_dir(path)) return PYHOST_OK; /* a bare name: the system loader searches */
-  switch (pyhost__fs_kind(path)) {
-  case PYHOST__FS_MISSING:
-    return pyhost__set_error(h, PYHOST_NOTFOUND, "cannot load Python library %s%s: no such file",
-                             path, origin);
-  case PYHOST__FS_DIR:
-    return pyhost__set_error(h, PYHOST_ISDIR,
+  char why[1024];
+  int rc = pyhost__libcheck_path(path, why, sizeof why);
+  if (rc == PYHOST_ISDIR)
+    return pyhost__set_error(h, rc,
                              "cannot load Python library %s%s: it is a directory; name the "
                              "libpython3.X shared library inside its lib/ directory",
                              path, origin);
-  default:
-    break;
-  }
-  if (!pyhost__fs_readable(path))
+  if (rc == PYHOST_DAMAGED)
+    return pyhost__set_error(h, rc, "cannot load Python library %s%s: the file is damaged: %s", path,
+                             origin, why);
+  if (rc) return pyhost__set_error(h, rc, "cannot load Python library %s%s: %s", path, origin, why);
+  return PYHOST_OK;
+}
+
+/* A relative path with a directory part is resolved against the current directory
+ * here, once, so that the file checked, the file loaded and the file reported are the
+ * same; a bare name is left to the system loader's search (it never looks in the
+ * current directory, see docs/configuration.md). */
+static int absolute_path(pyhost *h, char *path, size_t cap, char *origin, size_t ocap) {
+  char cwd[PYHOST__PATH_MAX], rel[PYHOST__PATH_MAX], path_as_given[PYHOST__PATH_MAX];
+  if (!path[0] || !pyhost__fs_has_dir(path) || pyhost__sys_is_absolute(path)) return PYHOST_OK;
+  pyhost__fmt(path_as_given, sizeof path_as_given, "%s", path);
+  if (pyhost__sys_cwd(cwd, sizeof cwd) != 0)
     return pyhost__set_error(h, PYHOST_NOTFOUND,
-                             "cannot load Python library %s%s: the file is not readable", path, origin);
+                             "cannot load Python library %s%s: a relative path, and the current "
+                             "directory cannot be read to resolve it",
+                             path, origin);
+  const char *r = path;
+  while (r[0] == '.' && (r[1] == '/' || r[1] == pyhost__fs_sep)) r += 2; /* "./lib.so" */
+  pyhost__fmt(rel, sizeof rel, "%s", r);
+  if (strlen(cwd) + 1 + strlen(rel) >= cap)
+    return pyhost__set_error(h, PYHOST_NOTFOUND,
+                             "cannot load Python library %s%s: resolved against the current "
+                             "directory %s it is longer than the %zu bytes pyhost handles",
+                             rel, origin, cwd, cap - 1);
+  pyhost__fmt(path, cap, "%s%c%s", cwd, pyhost__fs_sep, rel);
+  size_t used = strlen(origin);
+  pyhost__fmt(origin + used, ocap - used, " (the relative path %s, resolved against the current directory)", path_as_given);
   return PYHOST_OK;
 }
 
@@ -119,6 +146,17 @@ static int open_and_check(pyhost *h, const char *path, const char *origin, struc
   int rc = check_path(h, path, origin);
   if (rc) return rc;
   void *lib = pyhost__dl_open(path, 0, err, sizeof err);
+  if (!lib && !pyhost__fs_has_dir(path)) {
+    char where[1024], hint[PYHOST__PATH_MAX + 80] = "";
+    pyhost__sys_loader_search(where, sizeof where);
+    if (pyhost__fs_kind(path) == PYHOST__FS_FILE)
+      pyhost__fmt(hint, sizeof hint, "; a file of that name is in the current directory: give it as .%c%s",
+                  pyhost__fs_sep, path);
+    return pyhost__set_error(h, PYHOST_NOLIB,
+                             "cannot load Python library %s%s: a bare name (no directory), which "
+                             "the system loader searched for in %s; it says: %s%s",
+                             path, origin, where, err, hint);
+  }
   if (!lib)
     return pyhost__set_error(h, PYHOST_NOLIB,
                              "cannot load Python library %s%s: the system loader says: %s", path,
@@ -263,17 +301,27 @@ static int claim_process(pyhost *h) {
                            expected == PROCESS_RUNNING ? process_library : "starting");
 }
 
+static int given_path(pyhost *h, const char *value, char *path, size_t cap, const char *origin) {
+  size_t n = strlen(value);
+  if (n < cap) return memcpy(path, value, n + 1), PYHOST_OK;
+  return pyhost__set_error(h, PYHOST_NOTFOUND,
+                           "cannot load Python library %.200s...%s: the path has %zu bytes, more "
+                           "than the %zu pyhost handles",
+                           value, origin, n, cap - 1);
+}
+
 static int choose_library(pyhost *h, char *path, size_t cap, char *origin, size_t ocap) {
+  int rc;
   if (h->cfg.library) {
-    pyhost__fmt(path, cap, "%s", h->cfg.library);
     origin[0] = '\0';
-    return PYHOST_OK;
+    rc = given_path(h, h->cfg.library, path, cap, origin);
+    return rc ? rc : absolute_path(h, path, cap, origin, ocap);
   }
   const char *env = getenv("PYHOST_PYTHON_LIBRARY");
   if (env && env[0]) {
-    pyhost__fmt(path, cap, "%s", env);
     pyhost__fmt(origin, ocap, " (from PYHOST_PYTHON_LIBRARY)");
-    return PYHOST_OK;
+    rc = given_path(h, env, path, cap, origin);
+    return rc ? rc : absolute_path(h, path, cap, origin, ocap);
   }
   return pyhost__discover(h, path, cap, origin, ocap);
 }

@@ -20,6 +20,10 @@ void check_register(const char *name, void (*fn)(void));
 struct pyhost;
 struct pyhost_config;
 struct pyhost *check_start(struct pyhost_config *cfg);
+/* pyhost_init with library lib must fail with status and a message holding every
+ * fragment (NULL ones are skipped); the message is copied into msg. */
+void check_refused(const char *lib, int status, const char *f1, const char *f2, const char *f3,
+                   char *msg, size_t cap);
 /* The minor version of the Python under test (check_version "3.11" -> 11). */
 unsigned check_minor(void);
 

@@ -16,6 +16,21 @@ pyhost *check_start(pyhost_config *cfg) {
   return h;
 }
 
+void check_refused(const char *lib, int status, const char *f1, const char *f2, const char *f3,
+                   char *msg, size_t cap) {
+  pyhost_config *c = pyhost_config_new();
+  pyhost_config_set_library(c, lib);
+  pyhost *h = NULL;
+  CHECK_RC(pyhost_init(c, &h), status);
+  const char *m = pyhost_errmsg(h);
+  const char *frags[] = {f1, f2, f3};
+  for (int i = 0; i < 3; i++)
+    if (frags[i]) CHECK_CONTAINS(m, frags[i]);
+  snprintf(msg, cap, "%s", m);
+  pyhost_free(h);
+  pyhost_config_free(c);
+}
+
 unsigned check_minor(void) {
   return (unsigned)atoi(strchr(check_version, '.') + 1);
 }

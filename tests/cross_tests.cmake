@@ -11,6 +11,8 @@ endif()
 
 pyhost_test_binary(test_unit test_unit.c)
 pyhost_unit_tests(unit test_unit test_unit.c)
+pyhost_test_binary(test_libcheck test_libcheck.c)
+pyhost_unit_tests(libcheck test_libcheck test_libcheck.c)
 
 # The DLL exports exactly the PYHOST_API functions (the .so's check, on the export table).
 if(CMAKE_OBJDUMP)
@@ -101,3 +103,16 @@ pyhost_win32_cli_test(registry_discovery 1 ARGS --list
   STDOUT "registry.*Python312.python312\\.dll.*missing-symbols")
 set_tests_properties(cli.win32.registry_discovery PROPERTIES FIXTURES_REQUIRED win32_registry)
 
+
+# A DLL cut short (an interrupted copy) is refused by the PE check before
+# LoadLibraryExW sees it (src/libcheck_pe.c); the cut copy is made at test time.
+find_program(PYHOST_HEAD_EXE head)
+if(PYHOST_HEAD_EXE)
+  add_test(NAME win32.make_truncated_dll COMMAND ${CMAKE_COMMAND} -E env
+    sh -c "head -c 1000 '${FIX}/fake_missing.dll' > '${FIX}/truncated.dll'")
+  set_tests_properties(win32.make_truncated_dll PROPERTIES LABELS "unit;win32"
+    FIXTURES_SETUP win32_truncated)
+  pyhost_win32_cli_test(truncated_dll 1 ARGS --python ${WFIX}/truncated.dll -e 1
+    STDERR "truncated\\.dll.*the file is damaged: truncated: ")
+  set_tests_properties(cli.win32.truncated_dll PROPERTIES FIXTURES_REQUIRED win32_truncated)
+endif()

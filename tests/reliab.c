@@ -3,6 +3,9 @@
 #include "reliab.h"
 #include "check.h"
 
+#include <stdatomic.h>
+#include <time.h>
+
 pyhost *reliab_start(void) {
   return check_start(NULL);
 }
@@ -48,6 +51,36 @@ int reliab_eval_true(pyhost *h, const char *expr) {
   }
   pyhost_value_free(v);
   return b;
+}
+
+int reliab_wait(int (*cond)(void *ctx), void *ctx, const char *what) {
+  struct timespec start, now, pause = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    if (cond(ctx)) return 1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= RELIAB_WAIT_SECONDS) break;
+    nanosleep(&pause, NULL);
+  }
+  fprintf(stderr, "waited %d s for %s: it never happened\n", RELIAB_WAIT_SECONDS, what);
+  check_failures++;
+  return 0;
+}
+
+struct expr_wait {
+  pyhost *h;
+  const char *expr;
+  _Atomic int *stop;
+};
+
+static int expr_true(void *ctx) {
+  struct expr_wait *w = ctx;
+  return (w->stop && atomic_load(w->stop)) || reliab_eval_true(w->h, w->expr);
+}
+
+int reliab_wait_true(pyhost *h, const char *expr, _Atomic int *stop) {
+  struct expr_wait w = {h, expr, stop};
+  return reliab_wait(expr_true, &w, expr);
 }
 
 /* ---- host functions for the stress test and the recursion cases ---- */

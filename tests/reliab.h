@@ -6,6 +6,7 @@
 
 #include "pyhost.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Starts check_lib or exits 1 with the message. */
@@ -20,6 +21,15 @@ void reliab_expect_int(pyhost *h, const char *expr, int64_t want);
 int64_t reliab_eval_int(pyhost *h, const char *expr);
 /* 1 when expr evaluates to a true bool/int. */
 int reliab_eval_true(pyhost *h, const char *expr);
+
+/* Waiting for a condition instead of sampling it once: the scheduler owes a thread
+ * nothing on a loaded 2-core CI box, so every wait polls (1 ms sleeps) up to a
+ * generous bound and counts a failure naming what never happened.
+ * reliab_wait: until cond(ctx) is nonzero.  reliab_wait_true: until expr evaluates
+ * true, or *stop (when not NULL) becomes nonzero.  Both return 1 when it happened. */
+enum { RELIAB_WAIT_SECONDS = 120 };
+int reliab_wait(int (*cond)(void *ctx), void *ctx, const char *what);
+int reliab_wait_true(pyhost *h, const char *expr, _Atomic int *stop);
 
 /* Host functions (issue 3's API) for the stress test; no-ops while that API is not
  * there.  reliab_callback_step returns PYHOST_OK or the failing status. */

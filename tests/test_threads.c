@@ -132,13 +132,13 @@ static void *spinner_main(void *arg) {
   return NULL;
 }
 
-/* Starts code on a thread and returns once `flag` is true in __main__. */
+/* Starts code on a thread and returns once `flag` is true in __main__ (or the code
+ * ended early, which the caller's checks then report). */
 static void spin_up(struct spinner *sp, pthread_t *t, const char *flag) {
   CHECK(pthread_create(t, NULL, spinner_main, sp) == 0);
   char expr[128];
   snprintf(expr, sizeof expr, "globals().get('%s', False)", flag);
-  while (!reliab_eval_true(sp->h, expr) && !atomic_load(&sp->done)) {
-  }
+  reliab_wait_true(sp->h, expr, &sp->done);
 }
 
 static const char *const spin_forever =
@@ -184,8 +184,13 @@ TEST_CASE(long_computation_does_not_starve_others) {
     pthread_join(t[i], NULL);
     CHECK(q[i].ok == 500);
   }
-  /* every quick thread finished while the loop still ran, and the loop moved on */
+  /* every quick thread finished while the loop still ran, and the loop moves on: how
+   * soon is the scheduler's business (one read could come before the spinning thread
+   * ran again), so wait for it */
   CHECK(!atomic_load(&sp.done));
+  char moved[64];
+  snprintf(moved, sizeof moved, "n > %lld", (long long)n1);
+  CHECK(reliab_wait_true(h, moved, NULL));
   int64_t n2 = reliab_eval_int(h, "n");
   CHECK(n2 > n1);
   printf("the long loop counted %lld -> %lld while 4 threads made 2000 calls\n",
@@ -317,6 +322,11 @@ static void *racer_main(void *arg) {
   }
 }
 
+static int racer_started(void *arg) {
+  struct racer *r = arg;
+  return atomic_load(&r->calls) >= 50 || r->bad;
+}
+
 TEST_CASE(calls_racing_finalize) {
   enum { N = 6 };
   pyhost *h = reliab_start();
@@ -327,9 +337,7 @@ TEST_CASE(calls_racing_finalize) {
     CHECK(pthread_create(&t[i], NULL, racer_main, &r[i]) == 0);
   }
   /* finalize while every racer is in its loop */
-  for (int i = 0; i < N; i++)
-    while (atomic_load(&r[i].calls) < 50 && !r[i].bad) {
-    }
+  for (int i = 0; i < N; i++) reliab_wait(racer_started, &r[i], "a racer's first 50 calls");
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   long total = 0;
   for (int i = 0; i < N; i++) {
@@ -358,8 +366,7 @@ TEST_CASE(finalize_interrupts_and_waits_for_running_calls) {
   struct looper l = {h, -1};
   pthread_t t;
   CHECK(pthread_create(&t, NULL, looper_main, &l) == 0);
-  while (!reliab_eval_true(h, "globals().get('looping', False)")) {
-  }
+  reliab_wait_true(h, "globals().get('looping', False)", NULL);
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   pthread_join(t, NULL);
   CHECK_RC(l.rc, PYHOST_INTERRUPTED);
