@@ -21,8 +21,9 @@ foreach(inc IN LISTS _headers)
     string(MD5 _h "${inc}")
     string(SUBSTRING "${_h}" 0 6 _h)
   endif()
+  pyhost_python_headers_after("${inc}" _after)
   add_test(NAME consistency.prototypes.headers${hv}-${_h} COMMAND ${CMAKE_COMMAND}
-    -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DHEADER_VERSION=${hv}
+    -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DAFTER=${_after} -DHEADER_VERSION=${hv}
     -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src
     -P ${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.cmake)
   set_tests_properties(consistency.prototypes.headers${hv}-${_h} PROPERTIES LABELS unit TIMEOUT 300)
