@@ -40,7 +40,7 @@ mirror=${PYHOST_MIRROR:-$(mirror_from_apt | head -n1)}
 
 if ! command -v debootstrap >/dev/null; then
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 debootstrap
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 debootstrap >/dev/null
 fi
 # A clear error beats debootstrap's own when the mirror is down or unreachable.
 release_url="${mirror%/}/dists/sid/Release"
