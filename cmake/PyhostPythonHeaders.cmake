@@ -38,3 +38,20 @@ function(pyhost_find_python_headers var)
   endif()
   set(${var} "${best}" CACHE PATH "CPython headers to build with" FORCE)
 endfunction()
+
+# pyhost_python_headers_after(<include dir> <var>): the directory to search last
+# (-idirafter) for headers outside the one named.  Debian's python3.X/pyconfig.h only
+# includes <x86_64-linux-gnu/python3.X/pyconfig.h>: for headers of another root (the
+# sid sysroot of tools/sysroot.sh) that lives in the include dir's parent, which must
+# come after the compiler's own system headers so the host's libc headers still win.
+# "" when nothing is needed.
+function(pyhost_python_headers_after inc var)
+  set(after "")
+  get_filename_component(parent "${inc}" DIRECTORY)
+  get_filename_component(name "${inc}" NAME)
+  if(CMAKE_LIBRARY_ARCHITECTURE AND NOT parent STREQUAL "/usr/include" AND
+     EXISTS "${parent}/${CMAKE_LIBRARY_ARCHITECTURE}/${name}/pyconfig.h")
+    set(after "${parent}")
+  endif()
+  set(${var} "${after}" PARENT_SCOPE)
+endfunction()

@@ -2,14 +2,45 @@
 # time, one entry per installation, oldest first.
 #
 # Sources: PYHOST_TEST_PYTHONS (a list of library paths), pyenv's versions under
-# PYENV_ROOT (or ~/.pyenv), and the system's /usr/lib[/<multiarch>] and /usr/local/lib.
+# PYENV_ROOT (or ~/.pyenv), the system's /usr/lib[/<multiarch>] and /usr/local/lib, and
+# the Debian sid sysroot that tools/sysroot.sh makes (PYHOST_SYSROOT): the newest
+# releases and their debug builds, run through that sysroot's own loader.
 # Results:
 #   PYHOST_TEST_LIBS      library paths (real paths, no duplicates)
-#   PYHOST_TEST_TAGS      matching test-name tags: py3.11, py3.11-system, ...
+#   PYHOST_TEST_TAGS      matching test-name tags: py3.11, py3.11-system, py3.15, py3.15d, ...
 #   PYHOST_TEST_VERSIONS  matching "3.11"
 #   PYHOST_TEST_INCLUDES  matching header directories ("" when none)
+#   PYHOST_TEST_LAUNCHER_<i>  the command prefix entry i's programs run under (a list;
+#                         empty but for sysroot entries)
+#   PYHOST_TEST_DEBUG_COUNT   how many entries are debug builds (sys.abiflags "d")
 #   PYHOST_PY2_LIB        a Python 2 library for the bad-input tests ("" when none)
 set(PYHOST_TEST_PYTHONS "" CACHE STRING "Extra Python libraries to run the matrix against")
+
+# The sysroot: the environment's, else tools/sysroot.sh's default when it finished there.
+set(_sysroot_default "$ENV{PYHOST_SYSROOT}")
+if(NOT _sysroot_default)
+  set(_cache "$ENV{XDG_CACHE_HOME}")
+  if(NOT _cache)
+    set(_cache "$ENV{HOME}/.cache")
+  endif()
+  if(EXISTS "${_cache}/pyhost/sysroot-sid/.pyhost-stamp")
+    set(_sysroot_default "${_cache}/pyhost/sysroot-sid")
+  endif()
+endif()
+set(PYHOST_SYSROOT "${_sysroot_default}" CACHE PATH
+    "Debian sid sysroot made by tools/sysroot.sh: its Pythons join the matrix (empty: none)")
+set(_sysroot_libdir "${PYHOST_SYSROOT}/usr/lib/x86_64-linux-gnu")
+set(_sysroot_launcher)
+if(PYHOST_SYSROOT)
+  if(NOT EXISTS "${PYHOST_SYSROOT}/.pyhost-stamp")
+    message(FATAL_ERROR "PYHOST_SYSROOT=${PYHOST_SYSROOT} is not a complete sysroot (no .pyhost-stamp): "
+      "run tools/sysroot.sh, or configure with -DPYHOST_SYSROOT= to leave it out")
+  endif()
+  # Its libraries need sid's glibc: every program of those entries starts under sid's
+  # loader, which also finds sid's libc, libm, libexpat... (no chroot needed).
+  set(_sysroot_launcher "${PYHOST_SYSROOT}/lib64/ld-linux-x86-64.so.2" --library-path
+      "${PYHOST_SYSROOT}/lib/x86_64-linux-gnu:${_sysroot_libdir}")
+endif()
 
 set(_globs)
 set(_pyenv "$ENV{PYENV_ROOT}")
@@ -21,7 +52,11 @@ if(_pyenv)
 endif()
 list(APPEND _globs /usr/lib/libpython*.so.1.0 /usr/lib/*/libpython*.so.1.0 /usr/local/lib/libpython*.so.1.0)
 file(GLOB _found ${_globs})
-set(_all ${PYHOST_TEST_PYTHONS} ${_found})
+set(_sysroot_found)
+if(PYHOST_SYSROOT)
+  file(GLOB _sysroot_found "${_sysroot_libdir}/libpython3.*.so.1.0")
+endif()
+set(_all ${PYHOST_TEST_PYTHONS} ${_found} ${_sysroot_found})
 
 set(PYHOST_TEST_LIBS)
 set(PYHOST_TEST_TAGS)
@@ -47,11 +82,18 @@ foreach(lib IN LISTS _all)
     set(PYHOST_PY2_LIB "${real}")
     continue()
   endif()
-  if(flags MATCHES "t|d")
-    continue() # free-threaded and debug builds are fixtures, not matrix entries
-  endif()
   get_filename_component(libdir "${real}" DIRECTORY)
-  if(libdir MATCHES "/versions/[^/]+/lib$")
+  set(sysroot 0)
+  if(PYHOST_SYSROOT AND libdir STREQUAL _sysroot_libdir)
+    set(sysroot 1)
+  endif()
+  if(flags MATCHES "t" OR (flags MATCHES "d" AND NOT sysroot))
+    continue() # free-threaded builds, and debug builds but the sysroot's, are fixtures
+  endif()
+  if(sysroot)
+    set(tag "py3.${minor}${flags}")
+    set(prefix "${PYHOST_SYSROOT}/usr")
+  elseif(libdir MATCHES "/versions/[^/]+/lib$")
     set(tag "py3.${minor}")
     get_filename_component(prefix "${libdir}" DIRECTORY)
   else()
@@ -68,7 +110,7 @@ foreach(lib IN LISTS _all)
   else()
     set(key "${minor}")
   endif()
-  list(APPEND _rows "${key}|${tag}|${real}|${inc}")
+  list(APPEND _rows "${key}|${tag}|${real}|${inc}|${sysroot}")
 endforeach()
 list(SORT _rows)
 foreach(row IN LISTS _rows)
@@ -76,10 +118,16 @@ foreach(row IN LISTS _rows)
   list(GET f 1 tag)
   list(GET f 2 real)
   list(GET f 3 inc)
+  list(GET f 4 sysroot)
   if(tag IN_LIST PYHOST_TEST_TAGS)
     set(tag "${tag}-2")
   endif()
   string(REGEX MATCH "3\\.[0-9]+" ver "${tag}")
+  list(LENGTH PYHOST_TEST_LIBS _i)
+  set(PYHOST_TEST_LAUNCHER_${_i})
+  if(sysroot)
+    set(PYHOST_TEST_LAUNCHER_${_i} ${_sysroot_launcher})
+  endif()
   list(APPEND PYHOST_TEST_LIBS "${real}")
   list(APPEND PYHOST_TEST_TAGS "${tag}")
   list(APPEND PYHOST_TEST_VERSIONS "${ver}")
@@ -88,7 +136,10 @@ endforeach()
 
 # Walking the matrix, the same way everywhere:
 #   foreach(i IN LISTS PYHOST_TEST_INDICES)
-#     pyhost_matrix_entry(${i})   # sets lib, tag, ver and inc for entry i
+#     pyhost_matrix_entry(${i})   # sets lib, tag, ver, inc and launcher for entry i
+# Every command of a matrix test starts with ${launcher} (a list, often empty);
+# launcher_at is the same joined by "@@" with a trailing "@@", for the -DCMD= strings of
+# the scripts that split on "@@" (tests/expect.cmake, examples/compare_output.cmake).
 set(PYHOST_TEST_INDICES)
 list(LENGTH PYHOST_TEST_LIBS _n)
 if(_n GREATER 0)
@@ -102,15 +153,29 @@ macro(pyhost_matrix_entry i)
   list(GET PYHOST_TEST_TAGS ${i} tag)
   list(GET PYHOST_TEST_VERSIONS ${i} ver)
   list(GET PYHOST_TEST_INCLUDES ${i} inc)
+  set(launcher ${PYHOST_TEST_LAUNCHER_${i}})
+  set(launcher_at "")
+  if(launcher)
+    string(REPLACE ";" "@@" launcher_at "${launcher}@@")
+  endif()
 endmacro()
 
 set(_minors ${PYHOST_TEST_VERSIONS})
 list(REMOVE_DUPLICATES _minors)
 list(LENGTH _minors PYHOST_TEST_MINOR_COUNT)
-message(STATUS "pyhost test matrix: ${PYHOST_TEST_TAGS} (${PYHOST_TEST_MINOR_COUNT} minors)")
-if("$ENV{CI}" STREQUAL "true" AND PYHOST_TEST_MINOR_COUNT LESS 8)
-  message(FATAL_ERROR "CI needs at least 8 Python 3 minors for the matrix, found "
-    "${PYHOST_TEST_MINOR_COUNT}: ${PYHOST_TEST_TAGS}")
+set(PYHOST_TEST_DEBUG_COUNT 0)
+foreach(_t IN LISTS PYHOST_TEST_TAGS)
+  if(_t MATCHES "^py3\\.[0-9]+d$")
+    math(EXPR PYHOST_TEST_DEBUG_COUNT "${PYHOST_TEST_DEBUG_COUNT} + 1")
+  endif()
+endforeach()
+message(STATUS "pyhost test matrix: ${PYHOST_TEST_TAGS} (${PYHOST_TEST_MINOR_COUNT} minors, "
+  "${PYHOST_TEST_DEBUG_COUNT} debug builds)")
+# CI proves "3.6 to the newest" and runs the debug builds: it never skips them.
+if("$ENV{CI}" STREQUAL "true" AND (PYHOST_TEST_MINOR_COUNT LESS 10 OR PYHOST_TEST_DEBUG_COUNT LESS 2))
+  message(FATAL_ERROR "CI needs at least 10 Python 3 minors (3.6 to 3.15) and 2 debug builds for "
+    "the matrix, found ${PYHOST_TEST_MINOR_COUNT} minors and ${PYHOST_TEST_DEBUG_COUNT} debug builds: "
+    "${PYHOST_TEST_TAGS} (PYHOST_SYSROOT=${PYHOST_SYSROOT}; tools/sysroot.sh makes the sysroot)")
 endif()
 if("$ENV{CI}" STREQUAL "true" AND NOT PYHOST_PY2_LIB)
   message(FATAL_ERROR "CI needs the Python 2.7 library for the bad-input tests")

@@ -52,7 +52,13 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
  * slab and one item array, sized once: a 100 000-element list costs three allocations,
  * not 100 000 (malloc and free were 80 % of converting a list of ints). */
 static pyhost_value *new_value(pyhost_value *slot, pyhost_kind kind) {
-  if (!slot) return pyhost__value_new(kind);
+  if (!slot) {
+    /* every NULL a converter returns must carry an exception: a host function that
+     * returns NULL without one is a SystemError, and fatal on a debug build */
+    pyhost_value *v = pyhost__value_new(kind);
+    if (!v) PY.PyErr_NoMemory();
+    return v;
+  }
   slot->kind = (unsigned char)kind;
   slot->in_slab = 1;
   return slot;

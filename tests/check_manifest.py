@@ -1,9 +1,12 @@
-"""check_manifest.py DUMP_PYAPI SHARED_DIR FLOOR
+"""check_manifest.py DUMP_PYAPI SHARED_DIR FLOOR [VERSION=LIBRARY ...]
 
 Compares pyhost's symbol list with CPython's own manifest (Misc/stable_abi.toml): every
 row must be a stable-ABI function or data item of the same kind and the same `added`.
 Then, with exports_by_version.tsv, every row a Python version promises must really be
 exported by that version's libpython.  Exits 77 (skip) when SHARED_DIR is absent.
+Every VERSION=LIBRARY (the test matrix, newest releases and debug builds included) is
+read with `nm -D --defined-only` the same way, so versions newer than the table are
+checked against the real library.
 Works on any Python 3 (no tomllib needed: the manifest's tables are one-line headers).
 """
 import os
@@ -30,8 +33,20 @@ def parse_manifest(path):
     return items
 
 
+def exported_by(library):
+    out = subprocess.check_output(["nm", "-D", "--defined-only", library]).decode()
+    return {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
+
+
+def missing_exports(rows, version, exported):
+    v = tuple(map(int, version.split(".")))
+    return [name for name, kind, added, need in rows
+            if tuple(map(int, added.split("."))) <= v and name not in exported]
+
+
 def main():
     dump, shared, floor = sys.argv[1], sys.argv[2], sys.argv[3]
+    libraries = [a.split("=", 1) for a in sys.argv[4:]]
     toml = os.path.join(shared, "cpython", "stable_abi.toml")
     if not os.path.exists(toml):
         print("skipped: %s is absent" % toml)
@@ -64,6 +79,10 @@ def main():
                 if tuple(map(int, v.split("."))) >= a and exported.get(name, {}).get(v) != "Y":
                     problems.append("%s (added %s) is not exported by libpython %s" % (name, added, v))
                 checked += 1
+    for version, library in libraries:
+        rows_due = missing_exports(rows, version, exported_by(library))
+        problems += ["%s is not exported by %s (Python %s)" % (n, library, version) for n in rows_due]
+        checked += len(rows)
     for p in problems:
         print("FAIL: " + p)
     print("%d rows checked against the manifest, %d (row, version) exports checked" % (len(rows), checked))

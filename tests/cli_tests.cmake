@@ -1,7 +1,7 @@
 # The `pyhost` command, run as a user would, once per Python in the matrix and once per
 # bad input.  Included from tests/CMakeLists.txt.
 function(pyhost_cli_test name exit)
-  cmake_parse_arguments(T "" "STDOUT;STDERR" "ARGS;ENVS" ${ARGN})
+  cmake_parse_arguments(T "" "STDOUT;STDERR" "ARGS;ENVS;LAUNCHER" ${ARGN})
   set(args -DEXIT=${exit})
   if(DEFINED T_STDOUT)
     list(APPEND args "-DSTDOUT=${T_STDOUT}")
@@ -11,8 +11,9 @@ function(pyhost_cli_test name exit)
   endif()
   # ";" would split the -D arguments: expect.cmake turns "@@" back into list separators
   # (a cross build runs the command through its emulator, wine64: tests/cross_tests.cmake)
-  string(REPLACE ";" "@@" cmd "${CMAKE_CROSSCOMPILING_EMULATOR};$<TARGET_FILE:pyhost_cli>;${T_ARGS}")
-  string(REGEX REPLACE "^@@" "" cmd "${cmd}")
+  # (a matrix entry's launcher, the sysroot's loader, comes first: cmake/PyhostTestPythons.cmake)
+  string(REPLACE ";" "@@" cmd "${CMAKE_CROSSCOMPILING_EMULATOR};${T_LAUNCHER};$<TARGET_FILE:pyhost_cli>;${T_ARGS}")
+  string(REGEX REPLACE "^(@@)+" "" cmd "${cmd}")
   string(REPLACE ";" "@@" envs "${T_ENVS}")
   add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}" "-DENVS=${envs}" ${args}
            -P ${CMAKE_CURRENT_SOURCE_DIR}/expect.cmake)
@@ -39,14 +40,14 @@ endif()
 foreach(i IN LISTS PYHOST_TEST_INDICES)
   pyhost_matrix_entry(${i})
   string(REPLACE "3." "" minor "${ver}")
-  pyhost_cli_test(eval.${tag} 0 ARGS --python ${lib} -e "sys.version_info[:2]" STDOUT "^\\(3, ${minor}\\)\n$")
-  pyhost_cli_test(env_library.${tag} 0 ARGS -e "6*7" STDOUT "^42\n$" ENVS "PYHOST_PYTHON_LIBRARY=${lib}")
-  pyhost_cli_test(info.${tag} 0 ARGS --python ${lib} --info STDOUT "python   ${ver}\\.[0-9]+\nlibrary  /")
-  pyhost_cli_test(exec_exit_code.${tag} 3 ARGS --python ${lib} -c "raise SystemExit(3)")
-  pyhost_cli_test(exec_exit_message.${tag} 1 ARGS --python ${lib} -c "import sys\nsys.exit('giving up')" STDERR "giving up")
-  pyhost_cli_test(exec_exception.${tag} 1 ARGS --python ${lib} -c "def f(): raise ValueError('boom')\nf()"
+  pyhost_cli_test(eval.${tag} 0 LAUNCHER ${launcher} ARGS --python ${lib} -e "sys.version_info[:2]" STDOUT "^\\(3, ${minor}\\)\n$")
+  pyhost_cli_test(env_library.${tag} 0 LAUNCHER ${launcher} ARGS -e "6*7" STDOUT "^42\n$" ENVS "PYHOST_PYTHON_LIBRARY=${lib}")
+  pyhost_cli_test(info.${tag} 0 LAUNCHER ${launcher} ARGS --python ${lib} --info STDOUT "python   ${ver}\\.[0-9]+\nlibrary  /")
+  pyhost_cli_test(exec_exit_code.${tag} 3 LAUNCHER ${launcher} ARGS --python ${lib} -c "raise SystemExit(3)")
+  pyhost_cli_test(exec_exit_message.${tag} 1 LAUNCHER ${launcher} ARGS --python ${lib} -c "import sys\nsys.exit('giving up')" STDERR "giving up")
+  pyhost_cli_test(exec_exception.${tag} 1 LAUNCHER ${launcher} ARGS --python ${lib} -c "def f(): raise ValueError('boom')\nf()"
                   STDERR "Traceback.*ValueError: boom")
-  pyhost_cli_test(syntax_error.${tag} 1 ARGS --python ${lib} -e "1 +" STDERR "SyntaxError")
-  pyhost_cli_test(script.${tag} 0 ARGS --python ${lib} ${CMAKE_CURRENT_SOURCE_DIR}/data/args.py one two
+  pyhost_cli_test(syntax_error.${tag} 1 LAUNCHER ${launcher} ARGS --python ${lib} -e "1 +" STDERR "SyntaxError")
+  pyhost_cli_test(script.${tag} 0 LAUNCHER ${launcher} ARGS --python ${lib} ${CMAKE_CURRENT_SOURCE_DIR}/data/args.py one two
                   STDOUT "args.py', 'one', 'two'\\]")
 endforeach()

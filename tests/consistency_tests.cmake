@@ -16,16 +16,21 @@ list(REMOVE_DUPLICATES _headers)
 foreach(inc IN LISTS _headers)
   string(REGEX MATCH "python3\\.[0-9]+" hv "${inc}")
   string(REPLACE "python" "" hv "${hv}")
+  set(hname "${hv}")
+  if(inc MATCHES "python3\\.[0-9]+d$")
+    set(hname "${hv}d") # a debug build's headers
+  endif()
   if(TARGET pyhost_objects)
     get_filename_component(_tag "${inc}" DIRECTORY)
     string(MD5 _h "${inc}")
     string(SUBSTRING "${_h}" 0 6 _h)
   endif()
-  add_test(NAME consistency.prototypes.headers${hv}-${_h} COMMAND ${CMAKE_COMMAND}
-    -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DHEADER_VERSION=${hv}
+  pyhost_python_headers_after("${inc}" _after)
+  add_test(NAME consistency.prototypes.headers${hname}-${_h} COMMAND ${CMAKE_COMMAND}
+    -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DAFTER=${_after} -DHEADER_VERSION=${hv}
     -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src
     -P ${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.cmake)
-  set_tests_properties(consistency.prototypes.headers${hv}-${_h} PROPERTIES LABELS unit TIMEOUT 300)
+  set_tests_properties(consistency.prototypes.headers${hname}-${_h} PROPERTIES LABELS unit TIMEOUT 300)
 endforeach()
 
 # Manifest: every row is in CPython's stable_abi.toml with the same kind and `added`,
@@ -36,8 +41,13 @@ target_include_directories(dump_pyapi PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_include_directories(dump_pyapi SYSTEM PRIVATE ${PYHOST_PYTHON_INCLUDE_DIR})
 target_compile_definitions(dump_pyapi PRIVATE Py_LIMITED_API=${PYHOST_LIMITED_API_HEX})
 if(PYHOST_TEST_PYTHON_EXE)
+  set(_exports)
+  foreach(i IN LISTS PYHOST_TEST_INDICES)
+    pyhost_matrix_entry(${i})
+    list(APPEND _exports "${ver}=${lib}")
+  endforeach()
   add_test(NAME consistency.manifest COMMAND ${PYHOST_TEST_PYTHON_EXE}
     ${CMAKE_CURRENT_SOURCE_DIR}/check_manifest.py $<TARGET_FILE:dump_pyapi> ${PYHOST_SHARED_DIR}
-    ${PYHOST_LIMITED_API})
+    ${PYHOST_LIMITED_API} ${_exports})
   set_tests_properties(consistency.manifest PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 endif()

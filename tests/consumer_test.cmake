@@ -2,6 +2,7 @@
 #   cmake -DMODE=install|find_package|pkg-config|add_subdirectory -DSRC=<pyhost source>
 #         -DBUILD=<pyhost build> -DWORK=<scratch dir> -DCC=<C compiler>
 #         -DGEN=<generator> -DLIBS=<python libs, "@@"-separated> -DVERSIONS=<"3.X"@@...>
+#         [-DLAUNCHER_NEW=<the last library's launcher, "@@"-separated, "@@"-ended>]
 #         [-DCFLAGS=<C flags> -DLDFLAGS=<linker flags>]
 #         -P consumer_test.cmake
 # install: `cmake --install BUILD --prefix WORK/prefix` (the fixture of the next two).
@@ -82,7 +83,11 @@ foreach(exe IN LISTS exes)
   foreach(i RANGE ${last})
     list(GET LIBS ${i} lib)
     list(GET VERSIONS ${i} ver)
-    execute_process(COMMAND "${bin}/${exe}" "${lib}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    set(launcher)
+    if(i EQUAL last AND LAUNCHER_NEW)
+      string(REPLACE "@@" ";" launcher "${LAUNCHER_NEW}")
+    endif()
+    execute_process(COMMAND ${launcher} "${bin}/${exe}" "${lib}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     string(REPLACE "." "\\." ver_re "${ver}")
     if(rc OR NOT out MATCHES "^consumer: pyhost [0-9]+\\.[0-9]+\\.[0-9]+, Python ${ver_re}: 45\n$")
       message(FATAL_ERROR "${exe} on ${lib}: exit ${rc}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")

@@ -12,6 +12,7 @@ list(GET PYHOST_TEST_LIBS 0 _lib_old)
 list(GET PYHOST_TEST_VERSIONS 0 _ver_old)
 list(GET PYHOST_TEST_LIBS ${_last} _lib_new)
 list(GET PYHOST_TEST_VERSIONS ${_last} _ver_new)
+pyhost_matrix_entry(${_last}) # the newest may need its launcher (the sid sysroot's loader)
 
 set(_work "${CMAKE_CURRENT_BINARY_DIR}/consumer")
 foreach(mode install find_package pkg-config add_subdirectory)
@@ -20,6 +21,7 @@ foreach(mode install find_package pkg-config add_subdirectory)
     -DCC=${CMAKE_C_COMPILER} "-DGEN=${CMAKE_GENERATOR}" "-DCFLAGS=${CMAKE_C_FLAGS}"
     "-DLDFLAGS=${CMAKE_EXE_LINKER_FLAGS}"
     "-DLIBS=${_lib_old}@@${_lib_new}" "-DVERSIONS=${_ver_old}@@${_ver_new}"
+    "-DLAUNCHER_NEW=${launcher_at}"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer_test.cmake)
   set_tests_properties(consumer.${mode} PROPERTIES LABELS consumer TIMEOUT 600
     ENVIRONMENT "PYHOST_PYTHON_LIBRARY=;PYTHONHOME=;PYTHONPATH=")

@@ -44,10 +44,17 @@ if(PYHOST_BUILD_CLI)
     foreach(i IN LISTS PYHOST_TEST_INDICES)
       pyhost_matrix_entry(${i})
       string(REPLACE "." "\\." vre "${ver}")
-      pyhost_cli_test(check.${tag} 0 ARGS --check ${lib}
+      pyhost_cli_test(check.${tag} 0 LAUNCHER ${launcher} ARGS --check ${lib}
                       STDOUT "version +${vre}\\.[0-9]+.*optional +[0-9]+ due on this version, 0 missing.*verdict +usable.*initializes +yes")
-      # --list names this library with its version
-      pyhost_cli_test(list.${tag} 0 ARGS --list STDOUT "${vre}\\.[0-9]+ [^\n]*${lib}" ENVS "PYHOST_PYTHON_LIBRARY=")
+      # --list names this library with its version ("d" for a debug build).  Discovery
+      # rightly never searches a private sysroot, so its libraries are named the way a
+      # user would name one from there: PYHOST_PYTHON_LIBRARY.
+      set(named "")
+      if(launcher)
+        set(named "${lib}")
+      endif()
+      pyhost_cli_test(list.${tag} 0 LAUNCHER ${launcher} ARGS --list STDOUT "${vre}\\.[0-9]+d? [^\n]*${lib}"
+                      ENVS "PYHOST_PYTHON_LIBRARY=${named}")
     endforeach()
   endif()
 endif()

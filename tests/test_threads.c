@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 /* ---- stress: many threads, many mixed calls ---- */
 

@@ -1,0 +1,412 @@
+/* test_refcount.c: no public entry leaks references.  Arguments: CASE LIB VERSION.
+ *
+ * A debug build of CPython (sys.abiflags "d") counts every reference it hands out:
+ * sys.gettotalrefcount().  Each case runs one public entry ROUNDS times after a warm-up
+ * (caches, interned strings and lazily made types settle there) and wants the total
+ * back within SLACK: a leak of one reference per call would show as ROUNDS.  Registered
+ * for the debug entries of the matrix only; a release build (no counter) skips when run
+ * by hand, a debug build without the counter fails.  docs/versions-and-abi.md. */
+#define _GNU_SOURCE
+#include "pyhost.h"
+#include "check.h"
+
+#include <stdint.h>
+#include <unistd.h>
+
+#ifndef ROUNDS
+#define ROUNDS 10000
+#endif
+#define WARMUP 1000
+#define SLACK 64 /* far below ROUNDS, above what one-off caches add */
+
+typedef void (*op_fn)(pyhost *h, void *ctx);
+
+/* Runs a call whose result is not wanted (result must not be NULL). */
+#define DISCARD(call_with_r, want)  \
+  do {                              \
+    pyhost_value *r = NULL;         \
+    CHECK_RC(call_with_r, want);    \
+    pyhost_value_free(r);           \
+  } while (0)
+
+static int64_t total_refs(pyhost *h) {
+  pyhost_value *v = NULL;
+  int64_t n = -1;
+  /* a collection first: cycles (tracebacks hold frames) are garbage, not leaks */
+  pyhost_value *r = NULL;
+  int rc = pyhost_call_namev(h, "gc.collect", NULL, 0, NULL, &r);
+  pyhost_value_free(r);
+  if (rc != PYHOST_OK ||
+      pyhost_call_namev(h, "sys.gettotalrefcount", NULL, 0, NULL, &v) != PYHOST_OK ||
+      pyhost_value_to_int(h, v, &n) != PYHOST_OK) {
+    fprintf(stderr, "sys.gettotalrefcount(): %s\n", pyhost_errmsg(h));
+    check_failures++;
+  }
+  pyhost_value_free(v);
+  return n;
+}
+
+/* Starts Python; skips on a release build, fails on a debug build without the counter. */
+static pyhost *start(void) {
+  pyhost *h = check_start(NULL);
+  pyhost_value *v = NULL;
+  const char *flags = "";
+  CHECK_RC(pyhost_eval(h, "getattr(__import__('sys'), 'abiflags', '')", &v), PYHOST_OK);
+  CHECK_RC(pyhost_value_to_str(h, v, &flags, NULL), PYHOST_OK);
+  int debug = strchr(flags, 'd') != NULL;
+  pyhost_value_free(v);
+  v = NULL;
+  CHECK_RC(pyhost_eval(h, "hasattr(__import__('sys'), 'gettotalrefcount')", &v), PYHOST_OK);
+  int counted = 0;
+  CHECK_RC(pyhost_value_to_bool(h, v, &counted), PYHOST_OK);
+  pyhost_value_free(v);
+  if (debug && !counted) {
+    fprintf(stderr, "a debug build (abiflags %s) without sys.gettotalrefcount\n", flags);
+    exit(1);
+  }
+  if (!counted) {
+    pyhost_free(h);
+    SKIP("Python %s is a release build: no sys.gettotalrefcount", check_version);
+  }
+  return h;
+}
+
+static void measure(pyhost *h, const char *what, op_fn op, void *ctx) {
+  for (int i = 0; i < WARMUP; i++) op(h, ctx);
+  int64_t before = total_refs(h);
+  int failures = check_failures;
+  for (int i = 0; i < ROUNDS && check_failures == failures; i++) op(h, ctx);
+  int64_t after = total_refs(h);
+  fprintf(stderr, "%s: %lld references after %d rounds\n", what, (long long)(after - before), ROUNDS);
+  if (after - before > SLACK) {
+    fprintf(stderr, "%s: the total reference count grew by %lld in %d rounds (at most %d allowed)\n",
+            what, (long long)(after - before), ROUNDS, SLACK);
+    check_failures++;
+  }
+}
+
+static pyhost_value *object(pyhost *h, const char *expr) {
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, expr, &v), PYHOST_OK);
+  return v;
+}
+
+/* ---- eval, exec, call ---- */
+
+static void op_eval(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "[n * 2 for n in range(3)]", &v), PYHOST_OK);
+  pyhost_value_free(v);
+}
+
+static void op_exec(pyhost *h, void *ctx) {
+  (void)ctx;
+  CHECK_RC(pyhost_exec(h, "rc_x = {'a': [1, 2.5, 'three']}\ndel rc_x\n", "<refcount>"), PYHOST_OK);
+}
+
+TEST_CASE(eval_and_exec) {
+  pyhost *h = start();
+  measure(h, "pyhost_eval", op_eval, NULL);
+  measure(h, "pyhost_exec", op_exec, NULL);
+  pyhost_free(h);
+}
+
+static void op_call(pyhost *h, void *ctx) {
+  const pyhost_value *f = ctx;
+  pyhost_value *args = pyhost_value_tuple(), *kw = pyhost_value_dict(), *r = NULL;
+  pyhost_value_append(args, pyhost_value_int(40));
+  pyhost_value_set(kw, pyhost_value_str("b", 1), pyhost_value_int(2));
+  CHECK_RC(pyhost_call(h, f, args, kw, &r), PYHOST_OK);
+  pyhost_value_free(r);
+  r = NULL;
+  const pyhost_value *argv[] = {args};
+  CHECK_RC(pyhost_callv(h, f, argv, 1, NULL, &r), PYHOST_OK);
+  pyhost_value_free(r);
+  r = NULL;
+  CHECK_RC(pyhost_call_namev(h, "len", argv, 1, NULL, &r), PYHOST_OK);
+  pyhost_value_free(r);
+  pyhost_value_free(args);
+  pyhost_value_free(kw);
+}
+
+TEST_CASE(call) {
+  pyhost *h = start();
+  pyhost_value *f = object(h, "lambda a, b=0: (a, b)");
+  measure(h, "pyhost_call/callv/call_namev", op_call, f);
+  pyhost_value_free(f);
+  pyhost_free(h);
+}
+
+/* ---- every value kind, C -> Python and Python -> C ---- */
+
+static pyhost_value *every_kind(pyhost *h, const pyhost_value *obj) {
+  pyhost_value *l = pyhost_value_list(), *d = pyhost_value_dict(), *t = pyhost_value_tuple();
+  pyhost_value_append(l, pyhost_value_none());
+  pyhost_value_append(l, pyhost_value_bool(1));
+  pyhost_value_append(l, pyhost_value_int(-7));
+  pyhost_value_append(l, pyhost_value_float(2.5));
+  pyhost_value_append(l, pyhost_value_str("caf\xc3\xa9", 5));
+  pyhost_value_append(l, pyhost_value_bytes("\0\1", 2));
+  pyhost_value_append(t, pyhost_value_int(1));
+  pyhost_value_append(l, t);
+  pyhost_value_set(d, pyhost_value_str("k", 1), pyhost_value_int(2));
+  pyhost_value_append(l, d);
+  pyhost_value_append(l, pyhost_value_copy(obj));
+  (void)h;
+  return l;
+}
+
+static void op_to_python(pyhost *h, void *ctx) {
+  pyhost_value *v = every_kind(h, ctx);
+  CHECK_RC(pyhost_set_global(h, "rc_value", v), PYHOST_OK);
+  pyhost_value_free(v);
+}
+
+static void op_from_python(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_get_global(h, "rc_value", &v), PYHOST_OK);
+  pyhost_value_free(v);
+  v = NULL;
+  /* what C has no own kind for: big ints, subclasses, objects */
+  CHECK_RC(pyhost_get_global(h, "rc_odd", &v), PYHOST_OK);
+  pyhost_value_free(v);
+}
+
+TEST_CASE(values_both_ways) {
+  pyhost *h = start();
+  pyhost_value *obj = object(h, "object()");
+  CHECK_RC(pyhost_exec(h, "class S(str): pass\nrc_odd = [2**80, -2**70, S('x'), True, {1: (None,)}, object()]\n",
+                       "<refcount>"), PYHOST_OK);
+  measure(h, "values to Python", op_to_python, obj);
+  measure(h, "values from Python", op_from_python, NULL);
+  pyhost_value_free(obj);
+  pyhost_free(h);
+}
+
+/* ---- host functions, host types, errors with tracebacks ---- */
+
+static int add(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+               const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud;
+  (void)kwargs;
+  int64_t a = 0, b = 0;
+  if (nargs != 2 || pyhost_value_to_int(h, args[0], &a) || pyhost_value_to_int(h, args[1], &b))
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "add(a, b) wants two ints");
+  *result = pyhost_value_list();
+  pyhost_value_append(*result, pyhost_value_int(a + b));
+  pyhost_value_append(*result, pyhost_value_str("sum", 3));
+  return PYHOST_OK;
+}
+
+/* calls back into Python; a failure there travels out with its traceback */
+static int relay(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                 const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud;
+  (void)kwargs;
+  if (nargs != 1) return pyhost_raise_named(h, "ValueError", "relay(f) wants one callable");
+  return pyhost_callv(h, args[0], NULL, 0, NULL, result);
+}
+
+static pyhost_module *host_module(pyhost *h) {
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "rcmod", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "add", add, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "relay", relay, NULL, NULL), PYHOST_OK);
+  return m;
+}
+
+static void op_hostfn(pyhost *h, void *ctx) {
+  const pyhost_value *f = ctx;
+  pyhost_value *a = pyhost_value_int(40), *b = pyhost_value_int(2), *r = NULL;
+  const pyhost_value *argv[] = {a, b};
+  CHECK_RC(pyhost_callv(h, f, argv, 2, NULL, &r), PYHOST_OK);
+  pyhost_value_free(r);
+  r = NULL;
+  /* keyword arguments, and a failure raised by the function */
+  pyhost_value *kw = pyhost_value_dict();
+  pyhost_value_set(kw, pyhost_value_str("z", 1), pyhost_value_none());
+  CHECK_RC(pyhost_callv(h, f, argv, 1, kw, &r), PYHOST_PYEXC);
+  pyhost_value_free(r);
+  pyhost_value_free(kw);
+  pyhost_value_free(a);
+  pyhost_value_free(b);
+}
+
+static void op_hostfn_from_python(pyhost *h, void *ctx) {
+  (void)ctx;
+  CHECK_RC(pyhost_exec(h, "import rcmod\nrcmod.add(1, 2)\n"
+                          "try:\n    rcmod.add(1)\nexcept TypeError:\n    pass\n", "<refcount>"),
+           PYHOST_OK);
+}
+
+TEST_CASE(host_functions) {
+  pyhost *h = start();
+  pyhost_module *m = host_module(h);
+  pyhost_value *f = object(h, "__import__('rcmod').add");
+  measure(h, "host function from C", op_hostfn, f);
+  measure(h, "host function from Python", op_hostfn_from_python, NULL);
+  pyhost_value_free(f);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+static int counter_ctor(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                        const pyhost_value *kwargs, void **payload) {
+  (void)ud;
+  (void)kwargs;
+  int64_t start = 0;
+  if (nargs > 0 && pyhost_value_to_int(h, args[0], &start) != PYHOST_OK) return PYHOST_PYEXC;
+  int64_t *p = malloc(sizeof *p);
+  if (!p) return pyhost_raise(h, PYHOST_EXC_MEMORY_ERROR, "no memory");
+  *p = start;
+  *payload = p;
+  return PYHOST_OK;
+}
+
+static void counter_dtor(void *payload, void *ud) {
+  (void)ud;
+  free(payload);
+}
+
+static int counter_incr(pyhost *h, void *payload, void *ud, const pyhost_value *const *args,
+                        size_t nargs, const pyhost_value *kwargs, pyhost_value **result) {
+  (void)h;
+  (void)ud;
+  (void)args;
+  (void)nargs;
+  (void)kwargs;
+  *result = pyhost_value_int(++*(int64_t *)payload);
+  return PYHOST_OK;
+}
+
+static int counter_get(pyhost *h, void *payload, void *ud, pyhost_value **result) {
+  (void)h;
+  (void)ud;
+  *result = pyhost_value_int(*(int64_t *)payload);
+  return PYHOST_OK;
+}
+
+static int counter_set(pyhost *h, void *payload, void *ud, const pyhost_value *value) {
+  (void)ud;
+  return pyhost_value_to_int(h, value, payload);
+}
+
+static const pyhost_method_def counter_methods[] = {{"incr", counter_incr, NULL}};
+static const pyhost_property_def counter_props[] = {{"value", counter_get, counter_set, NULL}};
+
+struct types {
+  pyhost_type *t;
+  pyhost_value *cls;
+};
+
+static void op_instances(pyhost *h, void *ctx) {
+  struct types *ts = ctx;
+  pyhost_value *start = pyhost_value_int(5), *obj = NULL, *r = NULL;
+  const pyhost_value *argv[] = {start};
+  CHECK_RC(pyhost_callv(h, ts->cls, argv, 1, NULL, &obj), PYHOST_OK);
+  CHECK_RC(pyhost_getattr(h, obj, "incr", &r), PYHOST_OK);
+  pyhost_value *r2 = NULL;
+  CHECK_RC(pyhost_callv(h, r, NULL, 0, NULL, &r2), PYHOST_OK);
+  pyhost_value_free(r2);
+  pyhost_value_free(r);
+  r = NULL;
+  CHECK_RC(pyhost_setattr(h, obj, "value", start), PYHOST_OK);
+  CHECK_RC(pyhost_getattr(h, obj, "value", &r), PYHOST_OK);
+  pyhost_value_free(r);
+  pyhost_value_free(obj);
+  obj = NULL;
+  /* made by the host, invalidated by the host */
+  int64_t *p = malloc(sizeof *p);
+  *p = 1;
+  CHECK_RC(pyhost_object_new(h, ts->t, p, &obj), PYHOST_OK);
+  CHECK_RC(pyhost_object_invalidate(h, obj, ts->t), PYHOST_OK);
+  free(p);
+  pyhost_value_free(obj);
+  pyhost_value_free(start);
+}
+
+TEST_CASE(host_type_instances) {
+  pyhost *h = start();
+  pyhost_module *m = host_module(h);
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Counter", .methods = counter_methods,
+                           .n_methods = 1, .properties = counter_props, .n_properties = 1,
+                           .constructor = counter_ctor, .destructor = counter_dtor};
+  struct types ts = {NULL, NULL};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &ts.t), PYHOST_OK);
+  CHECK_RC(pyhost_type_value(h, ts.t, &ts.cls), PYHOST_OK);
+  measure(h, "host type instances", op_instances, &ts);
+  pyhost_value_free(ts.cls);
+  pyhost_type_free(h, ts.t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+static void op_errors(pyhost *h, void *ctx) {
+  const pyhost_value *relay_fn = ctx;
+  /* Python -> C: a traceback three frames deep */
+  DISCARD(pyhost_call_namev(h, "rc_fail", NULL, 0, NULL, &r), PYHOST_PYEXC);
+  CHECK_RC(pyhost_exec(h, "rc_fail()\n", "<refcount>"), PYHOST_PYEXC);
+  DISCARD(pyhost_eval(h, "1 +", &r), PYHOST_PYEXC); /* SyntaxError */
+  /* C -> Python -> C -> Python: the traceback travels back out through the host function */
+  pyhost_value *f = NULL;
+  CHECK_RC(pyhost_get_global(h, "rc_fail", &f), PYHOST_OK);
+  const pyhost_value *argv[] = {f};
+  DISCARD(pyhost_callv(h, relay_fn, argv, 1, NULL, &r), PYHOST_PYEXC);
+  pyhost_value_free(f);
+}
+
+TEST_CASE(errors_with_tracebacks) {
+  pyhost *h = start();
+  pyhost_module *m = host_module(h);
+  CHECK_RC(pyhost_exec(h, "def rc_fail():\n    def inner():\n        raise ValueError('deep')\n"
+                          "    inner()\n", "<refcount>"), PYHOST_OK);
+  pyhost_value *relay_fn = object(h, "__import__('rcmod').relay");
+  /* the message carries the traceback: what is measured is the real error path */
+  DISCARD(pyhost_callv(h, relay_fn, NULL, 0, NULL, &r), PYHOST_PYEXC); /* wrong arity */
+  CHECK_CONTAINS(pyhost_errmsg(h), "relay(f) wants one callable");
+  DISCARD(pyhost_call_namev(h, "rc_fail", NULL, 0, NULL, &r), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "in inner");
+  measure(h, "errors with tracebacks", op_errors, relay_fn);
+  pyhost_value_free(relay_fn);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* ---- plugin hooks ---- */
+
+static void op_plugin(pyhost *h, void *ctx) {
+  pyhost_plugin *p = ctx;
+  pyhost_value *args = pyhost_value_list(), *kw = pyhost_value_dict(), *r = NULL;
+  pyhost_value_append(args, pyhost_value_str("ab", 2));
+  pyhost_value_set(kw, pyhost_value_str("times", 5), pyhost_value_int(3));
+  CHECK_RC(pyhost_plugin_call(h, p, "on_item", args, kw, &r), PYHOST_OK);
+  pyhost_value_free(r);
+  CHECK_RC(pyhost_plugin_call(h, p, "boom", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_RC(pyhost_plugin_call(h, p, "missing", NULL, NULL, NULL), PYHOST_NOHOOK);
+  CHECK_RC(pyhost_plugin_has_hook(h, p, "on_item"), PYHOST_OK);
+  pyhost_value_free(args);
+  pyhost_value_free(kw);
+}
+
+TEST_CASE(plugin_hooks) {
+  pyhost *h = start();
+  char dir[] = "/tmp/pyhost-refcount-XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/rcplug.py", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("def on_item(s, times=1):\n    return {'item': s * times, 'n': times}\n"
+          "def boom():\n    raise KeyError('k')\n", f);
+    fclose(f);
+  }
+  pyhost_plugin *p = NULL;
+  CHECK_RC(pyhost_plugin_load(h, path, &p), PYHOST_OK);
+  if (p) measure(h, "plugin hook calls", op_plugin, p);
+  pyhost_plugin_unload(p);
+  unlink(path);
+  rmdir(dir);
+  pyhost_free(h);
+}
