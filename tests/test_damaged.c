@@ -108,13 +108,21 @@ static int run_cli(const char *const *args, char *err, size_t cap) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  char *argv[16];
+  /* a sysroot entry's programs run under its loader: PYHOST_TEST_LAUNCHER holds that
+   * command prefix, each word followed by "@@" (tests/CMakeLists.txt) */
+  static char launch[8192];
+  snprintf(launch, sizeof launch, "%s", getenv("PYHOST_TEST_LAUNCHER") ? getenv("PYHOST_TEST_LAUNCHER") : "");
+  char *argv[32];
   int n = 0;
+  for (char *w = launch, *end; n < 16 && (end = strstr(w, "@@")) != NULL; w = end + 2) {
+    *end = '\0';
+    argv[n++] = w;
+  }
   argv[n++] = (char *)check_arg4;
-  for (; args[n - 1] && n < 15; n++) argv[n] = (char *)args[n - 1];
+  for (const char *const *a = args; *a && n < 31; a++) argv[n++] = (char *)*a;
   argv[n] = NULL;
   pid_t pid;
-  int rc = posix_spawn(&pid, check_arg4, &fa, NULL, argv, environ);
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   CHECK(rc == 0);
   if (rc != 0) return -1;
