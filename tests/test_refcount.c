@@ -71,18 +71,24 @@ static pyhost *start(void) {
   return h;
 }
 
+/* Growth of the total over ROUNDS calls of op, measured up to three times: a real leak
+ * grows it by about ROUNDS every time, while what the runtime adds on its own (caches
+ * that settle late, a loaded box's timing) is a small constant that need not repeat,
+ * as CPython's own refleak runs (regrtest -R) judge it. */
 static void measure(pyhost *h, const char *what, op_fn op, void *ctx) {
   for (int i = 0; i < WARMUP; i++) op(h, ctx);
-  int64_t before = total_refs(h);
-  int failures = check_failures;
-  for (int i = 0; i < ROUNDS && check_failures == failures; i++) op(h, ctx);
-  int64_t after = total_refs(h);
-  fprintf(stderr, "%s: %lld references after %d rounds\n", what, (long long)(after - before), ROUNDS);
-  if (after - before > SLACK) {
-    fprintf(stderr, "%s: the total reference count grew by %lld in %d rounds (at most %d allowed)\n",
-            what, (long long)(after - before), ROUNDS, SLACK);
-    check_failures++;
+  int64_t growth = 0;
+  for (int rep = 0; rep < 3; rep++) {
+    int64_t before = total_refs(h);
+    int failures = check_failures;
+    for (int i = 0; i < ROUNDS && check_failures == failures; i++) op(h, ctx);
+    growth = total_refs(h) - before;
+    fprintf(stderr, "%s: %lld references after %d rounds\n", what, (long long)growth, ROUNDS);
+    if (growth <= SLACK) return;
   }
+  fprintf(stderr, "%s: the total reference count grew by more than %d in each of 3 runs of %d rounds\n",
+          what, SLACK, ROUNDS);
+  check_failures++;
 }
 
 static pyhost_value *object(pyhost *h, const char *expr) {
