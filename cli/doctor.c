@@ -162,8 +162,9 @@ int pyhost_cli_check(const char *lib) {
          in->version_text);
   printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
          in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
-  printf("architecture   %s%s\n", in->architecture[0] ? in->architecture : "not ELF",
-         in->architecture_ok ? "" : "  (not this process's)");
+  /* no architecture and not ok: the file was refused before its headers were read */
+  printf("architecture   %s%s\n", in->architecture[0] ? in->architecture : in->architecture_ok ? "not ELF" : "-",
+         in->architecture[0] && !in->architecture_ok ? "  (not this process's)" : "");
   printf("required       %zu symbols, %zu missing\n", in->required, in->required_missing);
   printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
          in->optional_missing, in->optional_later);
