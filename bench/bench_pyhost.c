@@ -9,7 +9,8 @@
 static pyhost *h;
 static PyObject *str_obj, *list_obj;
 static pyhost_value *str_val, *list_val;
-static pyhost_value *fn; /* (b): the Python function f, resolved once */
+static pyhost_value *fn;       /* (b): the Python function f, resolved once */
+static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_module *module;
 static pyhost_type *type;
 
@@ -46,6 +47,12 @@ static int host_g(pyhost *hh, void *userdata, const pyhost_value *const *args, s
   return PYHOST_OK; /* *result left NULL: None */
 }
 
+/* (c): the same in the fast form (borrowed arguments, result left None). */
+static int host_g_fast(pyhost *hh, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
+  (void)hh, (void)userdata, (void)args, (void)ret;
+  return PYHOST_OK;
+}
+
 /* (e): the host type's constructor; instances carry a NULL payload. */
 static int host_new(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
                     const pyhost_value *kwargs, void **payload) {
@@ -65,8 +72,12 @@ static void run_loop(const char *src, unsigned long n) {
 static void bind_g(const char *mode) {
   pyhost_value *g = NULL;
   check(pyhost_module_new(h, "pyhost_bench", NULL, &module), "pyhost_module_new");
-  if (!strcmp(mode, "hostfn")) {
-    check(pyhost_module_add_function(h, module, "g", host_g, NULL, NULL), "add_function");
+  if (!strcmp(mode, "hostfn") || !strcmp(mode, "hostfn_values")) {
+    if (!strcmp(mode, "hostfn")) /* the fastest route: the borrowed form */
+      check(pyhost_module_add_fast_function(h, module, "g", host_g_fast, NULL, NULL),
+            "add_fast_function");
+    else
+      check(pyhost_module_add_function(h, module, "g", host_g, NULL, NULL), "add_function");
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
   }
@@ -83,12 +94,15 @@ static void bind_g(const char *mode) {
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   char expr[64];
   if (!strcmp(mode, "call") || !strcmp(mode, "call_noscope")) {
+    for (unsigned long i = 0; i < n; i++) check(pyhost_prepared_call(h, pfn, NULL, 0), "f()");
+  } else if (!strcmp(mode, "callv")) {
     for (unsigned long i = 0; i < n; i++) {
       pyhost_value *r = NULL;
       check(pyhost_callv(h, fn, NULL, 0, NULL, &r), "f()");
       pyhost_value_free(r);
     }
-  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
+  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hostfn_values") ||
+             !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
@@ -148,12 +162,15 @@ int main(int argc, char **argv) {
   }
   start(lib);
   check(pyhost_exec(h, BENCH_SETUP_PY, "<bench>"), "setup");
-  if (!strncmp(mode, "call", 4)) check(pyhost_get_global(h, "f", &fn), "f");
-  if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) bind_g(mode);
+  if (!strncmp(mode, "call", 4)) {
+    check(pyhost_get_global(h, "f", &fn), "f");
+    check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
+  }
+  if (!strncmp(mode, "hostfn", 6) || !strcmp(mode, "hosttype")) bind_g(mode);
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strcmp(mode, "hostfn") || !strcmp(mode, "hosttype") ||
+               !strcmp(mode, "call") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strcmp(mode, "hosttype") ||
                !strcmp(mode, "loop_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
@@ -165,6 +182,7 @@ int main(int argc, char **argv) {
   pyhost_value_free(str_val);
   pyhost_value_free(list_val);
   pyhost_value_free(fn);
+  pyhost_callable_free(pfn);
   if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
   pyhost_type_free(h, type);
   pyhost_module_free(h, module);
