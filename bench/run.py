@@ -127,8 +127,15 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     if cg:
         ir = (instructions(b.p("call", cg), cg), instructions(b.d("call", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op(b.d("call", n)))
-    add("b", "C->Python: pyhost_callv(f) in a GIL scope vs direct vectorcall", pairs, call_target,
-        "", ir, key="b: C->Python call")
+    add("b", "C->Python: pyhost_prepared_call(f) in a GIL scope vs direct vectorcall", pairs,
+        call_target, "", ir, key="b: C->Python call")
+    # (b) for reference: the value form, pyhost_callv
+    ir_v = None
+    if cg:
+        ir_v = (instructions(b.p("callv", cg), cg), ir[1])
+    pairs = b.pairs(lambda: ns_per_op(b.p("callv", n)), lambda: ns_per_op(b.d("call", n)))
+    add("b", "C->Python: pyhost_callv(f) (values) in a GIL scope vs direct vectorcall", pairs,
+        None, "for reference", ir_v, key="b: pyhost_callv (values)")
     # (h) the same calls taking the GIL on every call
     ir_h = None
     if cg:
@@ -150,8 +157,16 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
               loop_ir(b.d("hostfn", cg), b.d("loop_empty", cg)))
     pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
                     net(b.d("hostfn", n), b.d("loop_empty", n)))
-    add("c", "Python->C: host function vs METH_FASTCALL builtin (net of the loop)", pairs,
+    add("c", "Python->C: fast host function vs METH_FASTCALL builtin (net of the loop)", pairs,
         call_target, "", ir, key="c: Python->C call")
+    # (c) for reference: the value form (pyhost_module_add_function)
+    ir_v = None
+    if cg:
+        ir_v = (loop_ir(b.p("hostfn_values", cg), b.p("loop_empty", cg)), ir[1])
+    pairs = b.pairs(net(b.p("hostfn_values", n), b.p("loop_empty", n)),
+                    net(b.d("hostfn", n), b.d("loop_empty", n)))
+    add("c", "Python->C: host function (values) vs METH_FASTCALL builtin (net of the loop)",
+        pairs, None, "for reference", ir_v, key="c: host function (values)")
 
     # (d) pyhost_eval with the cache vs compiling every time
     ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)
@@ -190,7 +205,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         if cg:
             ir = (instructions(b.p("call", cg), cg), instructions([pb, "call", str(cg)], cg))
         pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op([pb, "call", str(n)]))
-        add("g", "C->Python: pyhost (scope) vs pybind11 py::function()", pairs, None, "", ir,
+        add("g", "C->Python: pyhost_prepared_call (scope) vs pybind11 py::function()", pairs, None, "", ir,
             key="g: pybind11 C->Python")
         ir = None
         if cg:
@@ -198,7 +213,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                   loop_ir([pb, "hostfn", str(cg)], [pb, "loop_empty", str(cg)]))
         pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
                         net([pb, "hostfn", str(n)], [pb, "loop_empty", str(n)]))
-        add("g", "Python->C: pyhost host function vs pybind11 m.def (net of the loop)", pairs,
+        add("g", "Python->C: pyhost fast host function vs pybind11 m.def (net of the loop)", pairs,
             None, "", ir, key="g: pybind11 Python->C")
     return rows
 

@@ -720,6 +720,7 @@ typedef enum pyhost_arg_kind {
 typedef struct pyhost_arg {
   int kind;   /* pyhost_arg_kind */
   size_t len; /* PYHOST_ARG_STR, PYHOST_ARG_BYTES: the number of bytes at u.s / u.p */
+  /* the argument, in the member its kind names */
   union {
     int b;
     int64_t i;
@@ -913,6 +914,10 @@ typedef struct pyhost_args pyhost_args;
 /* The result of one call: None unless a pyhost_ret_* function sets it. */
 typedef struct pyhost_ret pyhost_ret;
 
+/* A host function of the fast form: reads its arguments with the pyhost_args_* getters
+ * and sets its result with the pyhost_ret_* setters (leaving it unset returns None).
+ * Called with the GIL held on the thread running the Python code; returns PYHOST_OK or
+ * fails as a pyhost_function does. */
 typedef int (*pyhost_fast_function)(pyhost *h, void *userdata, const pyhost_args *args,
                                     pyhost_ret *ret);
 
