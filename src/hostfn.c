@@ -264,7 +264,10 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     goto done;
   }
   f->crefs++; /* the module list's */
-  struct hostfn **old = find(m, name);
+  /* a name the module does not have yet (the usual case) needs no walk of the list:
+   * registering n functions stays linear */
+  struct hostfn **old = PY.PyDict_GetItemString(PY.PyModule_GetDict(m->mod), name) ? find(m, name)
+                                                                                  : NULL;
   if (old) unregister(old);
   f->next = m->fns;
   m->fns = f;
