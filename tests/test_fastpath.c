@@ -319,7 +319,9 @@ TEST_CASE(prepared_call_errors) {
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   CHECK_RC(pyhost_prepared_call(h, c, NULL, 0), PYHOST_MISUSE);
   CHECK_CONTAINS(pyhost_errmsg(h), "finalized");
-  CHECK_RC(pyhost_prepare_name(h, "len", &c), PYHOST_MISUSE);
+  pyhost_callable *late = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "len", &late), PYHOST_MISUSE);
+  CHECK(late == NULL);
   pyhost_callable_free(c);
   pyhost_callable_free(NULL);
   pyhost_free(h);
@@ -451,6 +453,7 @@ TEST_CASE(fast_function_arguments_and_results) {
   expect_py(h, "fastmod.kind(None, True, 1, 1.0, 's', b'', [], (), {}, object())",
             "'none bool int float str bytes list tuple dict object none '");
   expect_py(h, "fastmod.mix.__doc__", "'doc'");
+  pyhost_module_free(h, m);
   pyhost_free(h);
 }
 
@@ -509,5 +512,6 @@ TEST_CASE(fast_function_errors) {
   CHECK_RC(pyhost_ret_int(h, NULL, 1), PYHOST_MISUSE);
   CHECK_RC(pyhost_ret_none(h, NULL), PYHOST_MISUSE);
   CHECK_RC(pyhost_args_kwname(h, NULL, 0, NULL, NULL), PYHOST_MISUSE);
+  pyhost_module_free(h, m);
   pyhost_free(h);
 }
