@@ -6,10 +6,14 @@
 #include "internal.h"
 #include "bench.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 static pyhost *h;
 static PyObject *str_obj, *list_obj;
 static pyhost_value *str_val, *list_val;
-static pyhost_value *fn; /* (b): the Python function f, resolved once */
+static pyhost_value *fn;       /* (b): the Python function f, resolved once */
+static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_module *module;
 static pyhost_type *type;
 
@@ -46,6 +50,12 @@ static int host_g(pyhost *hh, void *userdata, const pyhost_value *const *args, s
   return PYHOST_OK; /* *result left NULL: None */
 }
 
+/* (c): the same in the fast form (borrowed arguments, result left None). */
+static int host_g_fast(pyhost *hh, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
+  (void)hh, (void)userdata, (void)args, (void)ret;
+  return PYHOST_OK;
+}
+
 /* (e): the host type's constructor; instances carry a NULL payload. */
 static int host_new(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
                     const pyhost_value *kwargs, void **payload) {
@@ -65,8 +75,12 @@ static void run_loop(const char *src, unsigned long n) {
 static void bind_g(const char *mode) {
   pyhost_value *g = NULL;
   check(pyhost_module_new(h, "pyhost_bench", NULL, &module), "pyhost_module_new");
-  if (!strcmp(mode, "hostfn")) {
-    check(pyhost_module_add_function(h, module, "g", host_g, NULL, NULL), "add_function");
+  if (!strcmp(mode, "hostfn") || !strcmp(mode, "hostfn_values")) {
+    if (!strcmp(mode, "hostfn")) /* the fastest route: the borrowed form */
+      check(pyhost_module_add_fast_function(h, module, "g", host_g_fast, NULL, NULL),
+            "add_fast_function");
+    else
+      check(pyhost_module_add_function(h, module, "g", host_g, NULL, NULL), "add_function");
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
   }
@@ -83,12 +97,15 @@ static void bind_g(const char *mode) {
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   char expr[64];
   if (!strcmp(mode, "call") || !strcmp(mode, "call_noscope")) {
+    for (unsigned long i = 0; i < n; i++) check(pyhost_prepared_call(h, pfn, NULL, 0), "f()");
+  } else if (!strcmp(mode, "callv")) {
     for (unsigned long i = 0; i < n; i++) {
       pyhost_value *r = NULL;
       check(pyhost_callv(h, fn, NULL, 0, NULL, &r), "f()");
       pyhost_value_free(r);
     }
-  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
+  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hostfn_values") ||
+             !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
@@ -110,6 +127,111 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   } else {
     bench_die(mode, "unknown mode");
   }
+}
+
+/* ---- scale: how cost grows with the number of functions, plugins and threads ---- */
+
+#define SCALE_CALLS 100000ul /* calls measured after the set-up, whatever its size */
+
+/* The measured parts of the scale modes: never inlined, so that callgrind's
+ * --toggle-collect=<name> counts each one alone (bench/run.py). */
+static BENCH_NOINLINE void scale_register_fns(unsigned long n) {
+  char name[32];
+  for (unsigned long i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "g%lu", i);
+    check(pyhost_module_add_fast_function(h, module, name, host_g_fast, NULL, NULL), name);
+  }
+}
+
+static BENCH_NOINLINE void scale_call_fn(void) {
+  run_loop(BENCH_LOOP_CALL_PY, SCALE_CALLS);
+}
+
+static BENCH_NOINLINE void scale_load_plugins(const char *dir, pyhost_plugin **ps,
+                                              unsigned long n) {
+  char path[128];
+  for (unsigned long i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/p%lu.py", dir, i);
+    check(pyhost_plugin_load(h, path, &ps[i]), path);
+  }
+}
+
+static BENCH_NOINLINE void scale_call_hook(pyhost_plugin *p) {
+  for (unsigned long k = 0; k < SCALE_CALLS; k++) {
+    pyhost_value *r = NULL;
+    check(pyhost_plugin_call(h, p, "hook", NULL, NULL, &r), "hook");
+    pyhost_value_free(r);
+  }
+}
+
+/* N fast host functions in one module: registration per function, then calls of the
+ * last one registered from a Python loop (the same loop for every N). */
+static void scale_fns(unsigned long n) {
+  char src[96];
+  check(pyhost_module_new(h, "pyhost_scale", NULL, &module), "pyhost_module_new");
+  double t0 = bench_now();
+  scale_register_fns(n);
+  bench_result("scale_fns_register", bench_now() - t0, n);
+  snprintf(src, sizeof src, "from pyhost_scale import g%lu as g", n - 1);
+  check(pyhost_exec(h, src, NULL), src);
+  check(pyhost_gil_enter(h), "pyhost_gil_enter");
+  t0 = bench_now();
+  scale_call_fn();
+  bench_result("scale_fns_call", bench_now() - t0, SCALE_CALLS);
+  check(pyhost_gil_leave(h), "pyhost_gil_leave");
+}
+
+/* N plugins (one small file each): load time per plugin, then hook calls on the last. */
+static void scale_plugins(unsigned long n) {
+  char dir[] = "/tmp/pyhost_bench_XXXXXX", path[128];
+  if (!mkdtemp(dir)) bench_die("mkdtemp", NULL);
+  for (unsigned long i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/p%lu.py", dir, i);
+    FILE *f = fopen(path, "w");
+    if (!f) bench_die(path, "cannot write");
+    fprintf(f, "def hook():\n    return %lu\n", i);
+    fclose(f);
+  }
+  pyhost_plugin **ps = calloc(n, sizeof *ps);
+  if (!ps) bench_die("calloc", NULL);
+  double t0 = bench_now();
+  scale_load_plugins(dir, ps, n);
+  bench_result("scale_plugins_load", bench_now() - t0, n);
+  check(pyhost_gil_enter(h), "pyhost_gil_enter");
+  t0 = bench_now();
+  scale_call_hook(ps[n - 1]);
+  bench_result("scale_plugins_call", bench_now() - t0, SCALE_CALLS);
+  check(pyhost_gil_leave(h), "pyhost_gil_leave");
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_plugin_unload(ps[i]);
+    snprintf(path, sizeof path, "%s/p%lu.py", dir, i);
+    remove(path);
+  }
+  free(ps);
+  rmdir(dir);
+}
+
+/* N host threads calling the prepared f at once, in GIL scopes of 100 calls (a
+ * thread without a scope of its own pays a thread state per call): the total
+ * throughput (ns per call over all threads). */
+static void *scale_thread(void *arg) {
+  (void)arg;
+  for (unsigned long k = 0; k < SCALE_CALLS; k += 100) {
+    check(pyhost_gil_enter(h), "pyhost_gil_enter");
+    for (unsigned long j = 0; j < 100; j++) check(pyhost_prepared_call(h, pfn, NULL, 0), "f()");
+    check(pyhost_gil_leave(h), "pyhost_gil_leave");
+  }
+  return NULL;
+}
+
+static void scale_threads(unsigned long n) {
+  pthread_t t[64];
+  if (n > 64) bench_die("scale_threads", "at most 64 threads");
+  double t0 = bench_now();
+  for (unsigned long i = 0; i < n; i++)
+    if (pthread_create(&t[i], NULL, scale_thread, NULL)) bench_die("pthread_create", NULL);
+  for (unsigned long i = 0; i < n; i++) pthread_join(t[i], NULL);
+  bench_result("scale_threads_call", bench_now() - t0, n * SCALE_CALLS);
 }
 
 static void make_values(void) {
@@ -148,12 +270,29 @@ int main(int argc, char **argv) {
   }
   start(lib);
   check(pyhost_exec(h, BENCH_SETUP_PY, "<bench>"), "setup");
-  if (!strncmp(mode, "call", 4)) check(pyhost_get_global(h, "f", &fn), "f");
-  if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) bind_g(mode);
+  if (!strncmp(mode, "scale_", 6)) { /* N is the size of the set-up, not a count */
+    if (!strcmp(mode, "scale_fns")) scale_fns(n);
+    else if (!strcmp(mode, "scale_plugins")) scale_plugins(n);
+    else if (!strcmp(mode, "scale_threads")) {
+      check(pyhost_get_global(h, "f", &fn), "f");
+      check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
+      scale_threads(n);
+      pyhost_callable_free(pfn);
+      pyhost_value_free(fn);
+    } else bench_die(mode, "unknown mode");
+    pyhost_module_free(h, module);
+    pyhost_free(h);
+    return 0;
+  }
+  if (!strncmp(mode, "call", 4)) {
+    check(pyhost_get_global(h, "f", &fn), "f");
+    check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
+  }
+  if (!strncmp(mode, "hostfn", 6) || !strcmp(mode, "hosttype")) bind_g(mode);
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strcmp(mode, "hostfn") || !strcmp(mode, "hosttype") ||
+               !strcmp(mode, "call") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strcmp(mode, "hosttype") ||
                !strcmp(mode, "loop_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
@@ -165,6 +304,7 @@ int main(int argc, char **argv) {
   pyhost_value_free(str_val);
   pyhost_value_free(list_val);
   pyhost_value_free(fn);
+  pyhost_callable_free(pfn);
   if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
   pyhost_type_free(h, type);
   pyhost_module_free(h, module);

@@ -71,6 +71,69 @@ def instructions(cmd, n):
     return int(m.group(1)) / (n + n // 10 + 1)
 
 
+def instructions_in(cmd, function, n):
+    """Instructions per operation inside `function` (callgrind --toggle-collect)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
+                        f"--callgrind-out-file={out}"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=ENV, check=True)
+        with open(out) as f:
+            text = f.read()
+    m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+    return int(m.group(1)) / n
+
+
+def results(cmd):
+    """Every RESULT line of one run: {name: ns per operation}."""
+    return {m.group(1): float(m.group(2))
+            for m in re.finditer(r"^RESULT (\S+) ([0-9.]+)$", run(cmd), re.M)}
+
+
+SCALE_CALLS = 100_000  # bench_pyhost.c: calls measured after each scale set-up
+
+
+def measure_scale(cfg, entry, runs, callgrind):
+    """(what, size, ns per op, instructions per op or None) for the scale table."""
+    prog, lib = cfg["pyhost"], entry["lib"]
+    rows = []
+
+    def one(mode, size, parts):
+        """parts: [(result name, label, toggle function, ops per run or None for size)]"""
+        outs = [results([prog, mode, str(size), lib]) for _ in range(runs)]
+        for name, label, fn, ops in parts:
+            ns = statistics.median(o[name] for o in outs)
+            ir = None
+            if callgrind and fn:
+                ir = instructions_in([prog, mode, str(size), lib], fn, ops or size)
+            rows.append((label, size, ns, ir))
+
+    for size in (10, 1000, 10000):
+        one("scale_fns", size, [
+            ("scale_fns_register", "host functions in one module: registration, per function",
+             "scale_register_fns", None),
+            ("scale_fns_call", "host functions in one module: a call from Python (loop included)",
+             "scale_call_fn", SCALE_CALLS)])
+    for size in (1, 100, 1000):
+        one("scale_plugins", size, [
+            ("scale_plugins_load", "plugins loaded: load, per plugin", "scale_load_plugins", None),
+            ("scale_plugins_call", "plugins loaded: a hook call (pyhost_plugin_call)",
+             "scale_call_hook", SCALE_CALLS)])
+    for size in (1, 2, 4, 8):
+        one("scale_threads", size, [
+            ("scale_threads_call", "host threads calling at once: wall time per call, all threads "
+             "together (prepared calls, GIL scopes of 100)", None, None)])
+    return rows
+
+
+def scale_table(tag, rows):
+    out = [f"### Scale ({tag})", "",
+           "| what | size | ns per operation | instructions per operation |", "|---|---|---|---|"]
+    for label, size, ns, ir in rows:
+        out.append(f"| {label} | {size} | {fmt_ns(ns)} | {'' if ir is None else f'{ir:.0f}'} |")
+    return "\n".join(out) + "\n"
+
+
 def median_ratio(pairs):
     return statistics.median(a / b for a, b in pairs)
 
@@ -127,8 +190,15 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     if cg:
         ir = (instructions(b.p("call", cg), cg), instructions(b.d("call", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op(b.d("call", n)))
-    add("b", "C->Python: pyhost_callv(f) in a GIL scope vs direct vectorcall", pairs, call_target,
-        "", ir, key="b: C->Python call")
+    add("b", "C->Python: pyhost_prepared_call(f) in a GIL scope vs direct vectorcall", pairs,
+        call_target, "", ir, key="b: C->Python call")
+    # (b) for reference: the value form, pyhost_callv
+    ir_v = None
+    if cg:
+        ir_v = (instructions(b.p("callv", cg), cg), ir[1])
+    pairs = b.pairs(lambda: ns_per_op(b.p("callv", n)), lambda: ns_per_op(b.d("call", n)))
+    add("b", "C->Python: pyhost_callv(f) (values) in a GIL scope vs direct vectorcall", pairs,
+        None, "for reference", ir_v, key="b: pyhost_callv (values)")
     # (h) the same calls taking the GIL on every call
     ir_h = None
     if cg:
@@ -150,8 +220,16 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
               loop_ir(b.d("hostfn", cg), b.d("loop_empty", cg)))
     pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
                     net(b.d("hostfn", n), b.d("loop_empty", n)))
-    add("c", "Python->C: host function vs METH_FASTCALL builtin (net of the loop)", pairs,
+    add("c", "Python->C: fast host function vs METH_FASTCALL builtin (net of the loop)", pairs,
         call_target, "", ir, key="c: Python->C call")
+    # (c) for reference: the value form (pyhost_module_add_function)
+    ir_v = None
+    if cg:
+        ir_v = (loop_ir(b.p("hostfn_values", cg), b.p("loop_empty", cg)), ir[1])
+    pairs = b.pairs(net(b.p("hostfn_values", n), b.p("loop_empty", n)),
+                    net(b.d("hostfn", n), b.d("loop_empty", n)))
+    add("c", "Python->C: host function (values) vs METH_FASTCALL builtin (net of the loop)",
+        pairs, None, "for reference", ir_v, key="c: host function (values)")
 
     # (d) pyhost_eval with the cache vs compiling every time
     ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)
@@ -190,7 +268,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         if cg:
             ir = (instructions(b.p("call", cg), cg), instructions([pb, "call", str(cg)], cg))
         pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op([pb, "call", str(n)]))
-        add("g", "C->Python: pyhost (scope) vs pybind11 py::function()", pairs, None, "", ir,
+        add("g", "C->Python: pyhost_prepared_call (scope) vs pybind11 py::function()", pairs, None, "", ir,
             key="g: pybind11 C->Python")
         ir = None
         if cg:
@@ -198,7 +276,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                   loop_ir([pb, "hostfn", str(cg)], [pb, "loop_empty", str(cg)]))
         pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
                         net([pb, "hostfn", str(n)], [pb, "loop_empty", str(n)]))
-        add("g", "Python->C: pyhost host function vs pybind11 m.def (net of the loop)", pairs,
+        add("g", "Python->C: pyhost fast host function vs pybind11 m.def (net of the loop)", pairs,
             None, "", ir, key="g: pybind11 Python->C")
     return rows
 
@@ -330,6 +408,15 @@ def main():
             ia, ib = r["ir"] if r["ir"] else ("", "")
             tsv.append(f"{e['tag']}\t{r['id']}\t{r['what']}\t{r['pyhost']:.1f}\t{r['base']:.1f}\t"
                        f"{r['ratio']:.4f}\t{ia}\t{ib}\t{r['target'] or ''}")
+    if entries:  # the scale table, on the newest Python measured
+        e = max(entries, key=lambda e: tuple(int(x) for x in e["version"].split(".")[:2]))
+        print(f"run.py: scale on {e['tag']} ...", file=sys.stderr, flush=True)
+        srows = measure_scale(cfg, e, a.runs, callgrind)
+        parts.append(scale_table(e["tag"], srows))
+        with open(os.path.join(a.out, "bench", "scale.tsv"), "w") as f:
+            f.write("what\tsize\tns\tir\n")
+            for label, size, ns, ir in srows:
+                f.write(f"{label}\t{size}\t{ns:.1f}\t{'' if ir is None else f'{ir:.0f}'}\n")
     header = (f"Generated by `bench/run.sh` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
               f"{machine()}; {a.runs} runs per row, scale {a.scale}"
               f"{', callgrind instruction counts per iteration' if callgrind else ''}.\n\n")

@@ -697,6 +697,137 @@ PYHOST_API int pyhost_call_namev(pyhost *h, const char *dotted,
                                  const pyhost_value *const *argv, size_t nargs,
                                  const pyhost_value *kwargs, pyhost_value **result);
 
+/* ---- prepared calls: the fast form for hot loops ----
+ *
+ * A callable resolved once and called many times with C arguments read in place: no
+ * pyhost_value is built for an argument or, unless asked for, for the result.  On
+ * Python 3.12+ the call is PyObject_Vectorcall (no argument tuple); before, it is the
+ * cheapest call the runtime's stable ABI has (PyObject_CallNoArgs on 3.10 and 3.11
+ * for no arguments, else an argument tuple).  Inside a pyhost_gil_enter scope a
+ * prepared call adds to Python's own call only a thread-local check of the handle. */
+
+/* A prepared callable: owned by the host, freed with pyhost_callable_free. */
+typedef struct pyhost_callable pyhost_callable;
+
+/* The kinds of pyhost_arg.  Values are fixed (docs/abi.md); new kinds are appended. */
+typedef enum pyhost_arg_kind {
+  PYHOST_ARG_NONE = 0,  /* None */
+  PYHOST_ARG_BOOL = 1,  /* u.b: False for 0, True otherwise */
+  PYHOST_ARG_INT = 2,   /* u.i: an int */
+  PYHOST_ARG_FLOAT = 3, /* u.d: a float */
+  PYHOST_ARG_STR = 4,   /* u.s, len (or PYHOST_STRLEN): UTF-8, strict (invalid UTF-8 raises
+                         * UnicodeDecodeError) */
+  PYHOST_ARG_BYTES = 5, /* u.p, len: bytes */
+  PYHOST_ARG_VALUE = 6  /* u.v: a pyhost_value converted as pyhost_call converts it (an
+                         * object value is passed as it is; NULL is None) */
+} pyhost_arg_kind;
+
+/* One argument of a prepared call, borrowed: pyhost reads it during the call and
+ * keeps nothing.  Build it with the pyhost_arg_* helpers below (a struct literal
+ * works too).  An element of arrays, so its layout is frozen (docs/abi.md). */
+typedef struct pyhost_arg {
+  int kind;   /* pyhost_arg_kind */
+  size_t len; /* PYHOST_ARG_STR, PYHOST_ARG_BYTES: the number of bytes at u.s / u.p */
+  /* the argument, in the member its kind names */
+  union {
+    int b;
+    int64_t i;
+    double d;
+    const char *s;
+    const void *p;
+    const pyhost_value *v;
+  } u;
+} pyhost_arg;
+
+static inline pyhost_arg pyhost_arg_none(void) {
+  pyhost_arg a;
+  a.kind = PYHOST_ARG_NONE;
+  a.len = 0;
+  a.u.p = 0;
+  return a;
+}
+static inline pyhost_arg pyhost_arg_bool(int b) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_BOOL;
+  a.u.b = b;
+  return a;
+}
+static inline pyhost_arg pyhost_arg_int(int64_t i) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_INT;
+  a.u.i = i;
+  return a;
+}
+static inline pyhost_arg pyhost_arg_float(double d) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_FLOAT;
+  a.u.d = d;
+  return a;
+}
+/* s: len bytes of UTF-8 (need not be NUL-terminated; NULL only with len 0), or a
+ * NUL-terminated string with len PYHOST_STRLEN. */
+static inline pyhost_arg pyhost_arg_str(const char *s, size_t len) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_STR;
+  a.len = len;
+  a.u.s = s;
+  return a;
+}
+static inline pyhost_arg pyhost_arg_bytes(const void *p, size_t len) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_BYTES;
+  a.len = len;
+  a.u.p = p;
+  return a;
+}
+static inline pyhost_arg pyhost_arg_value(const pyhost_value *v) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_VALUE;
+  a.u.v = v;
+  return a;
+}
+
+/* Prepares callable (any value; an object value is the usual one: a function, a bound
+ * method, a class, a host function) for pyhost_prepared_call: *out (own) keeps a strong
+ * reference to the Python object.  Since 0.1. */
+PYHOST_API int pyhost_prepare(pyhost *h, const pyhost_value *callable, pyhost_callable **out);
+
+/* As pyhost_prepare on the object a dotted name resolves to (see pyhost_resolve); the
+ * name is looked up once, here.  Since 0.1. */
+PYHOST_API int pyhost_prepare_name(pyhost *h, const char *dotted, pyhost_callable **out);
+
+/* Frees c and drops its reference (taking the GIL for it; after pyhost_finalize it
+ * only frees the memory).  NULL is ignored.  Freeing a callable while a call of it is
+ * running (from a host function it called) is safe: the call finishes, then the
+ * callable is freed.  Since 0.1. */
+PYHOST_API void pyhost_callable_free(pyhost_callable *c);
+
+/* Calls c with nargs positional arguments read from argv (NULL when nargs is 0) and
+ * discards the result.  Returns what pyhost_callv returns, plus PYHOST_MISUSE for a
+ * NULL or foreign c (prepared on another handle), a NULL argv with nargs > 0, an
+ * unknown argument kind, or a NULL string or bytes pointer with a non-zero len; after
+ * pyhost_finalize it answers PYHOST_MISUSE like every call.  Since 0.1. */
+PYHOST_API int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                    size_t nargs);
+
+/* As pyhost_prepared_call, reading the result straight into a C scalar: *out is
+ * written only on PYHOST_OK.  _int wants an int (not a bool) and gives PYHOST_RANGE
+ * beyond 64 bits; _float takes a float or an int; _bool wants a bool (True/False, not
+ * a truth value).  A result of another type gives PYHOST_TYPE naming the expected and
+ * the actual type, as pyhost_value_to_int and friends do.  Since 0.1. */
+PYHOST_API int pyhost_prepared_call_int(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                        size_t nargs, int64_t *out);
+PYHOST_API int pyhost_prepared_call_float(pyhost *h, pyhost_callable *c,
+                                          const pyhost_arg *argv, size_t nargs, double *out);
+PYHOST_API int pyhost_prepared_call_bool(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                         size_t nargs, int *out);
+
+/* As pyhost_prepared_call with the result converted as pyhost_call converts it: *result
+ * (own) on PYHOST_OK, NULL otherwise.  Since 0.1. */
+PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
+                                          const pyhost_arg *argv, size_t nargs,
+                                          pyhost_value **result);
+
 /* ======================================================================
  * host functions: C functions Python can call (docs/host-functions.md)
  * ====================================================================== */
@@ -777,6 +908,81 @@ PYHOST_API int pyhost_module_new(pyhost *h, const char *name, const char *doc,
 PYHOST_API int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
                                           pyhost_function fn, void *userdata,
                                           const char *doc);
+
+/* ---- host functions with borrowed arguments: the fast form ----
+ *
+ * The callback sees the Python arguments through a view (pyhost_args) and converts
+ * only the ones it reads, one at a time, straight into C; it sets its result through
+ * a pyhost_ret.  Nothing is allocated on the common path (scalar, str and bytes
+ * arguments and results).  Both are borrowed and valid only until the callback
+ * returns; they belong to the thread running it.  Failing works as for
+ * pyhost_function: return pyhost_raise(...), the status of a failed pyhost call, or any
+ * other status. */
+
+/* The arguments of one call from Python: positional ones at indexes 0 .. count-1,
+ * keyword ones after them (index count + k for the k-th keyword). */
+typedef struct pyhost_args pyhost_args;
+/* The result of one call: None unless a pyhost_ret_* function sets it. */
+typedef struct pyhost_ret pyhost_ret;
+
+/* A host function of the fast form: reads its arguments with the pyhost_args_* getters
+ * and sets its result with the pyhost_ret_* setters (leaving it unset returns None).
+ * Called with the GIL held on the thread running the Python code; returns PYHOST_OK or
+ * fails as a pyhost_function does. */
+typedef int (*pyhost_fast_function)(pyhost *h, void *userdata, const pyhost_args *args,
+                                    pyhost_ret *ret);
+
+/* As pyhost_module_add_function for a callback of the fast form.  Since 0.1. */
+PYHOST_API int pyhost_module_add_fast_function(pyhost *h, pyhost_module *m, const char *name,
+                                               pyhost_fast_function fn, void *userdata,
+                                               const char *doc);
+
+/* The number of positional arguments, and of keyword arguments. */
+PYHOST_API size_t pyhost_args_count(const pyhost_args *args);
+PYHOST_API size_t pyhost_args_kwcount(const pyhost_args *args);
+
+/* The name of the k-th keyword argument (its value is at index count + k): UTF-8,
+ * borrowed until the callback returns.  PYHOST_OK, or PYHOST_MISUSE (nothing raised)
+ * for a k out of range or a NULL out pointer (len may be NULL).  Since 0.1. */
+PYHOST_API int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k,
+                                  const char **name, size_t *len);
+
+/* The kind argument i would convert to (PYHOST_KIND_OBJECT for any other type), or
+ * PYHOST_KIND_NONE for an index out of range.  Since 0.1. */
+PYHOST_API pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i);
+
+/* Argument i converted into C, under the rules of pyhost_value_to_int and friends: _int
+ * wants an int (not a bool), _float a float or an int, _bool True or False, _str a str
+ * (UTF-8, borrowed until the callback returns; a NUL follows its len bytes), _bytes a
+ * bytes object (borrowed likewise).  _value converts any argument into a pyhost_value
+ * (own *out).  On success: PYHOST_OK.  Otherwise nothing is written and the getter
+ * raises in the callback's frame and returns PYHOST_PYEXC, so `return rc;` hands the
+ * exception to the Python caller: TypeError ("<function>() argument 2: expected int, got
+ * str") for a wrong type or a missing argument (i >= count + kwcount), OverflowError
+ * for an int beyond 64 bits.  PYHOST_MISUSE (nothing raised) when called outside the
+ * callback or with a NULL out pointer.  Since 0.1. */
+PYHOST_API int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out);
+PYHOST_API int pyhost_args_float(pyhost *h, const pyhost_args *args, size_t i, double *out);
+PYHOST_API int pyhost_args_bool(pyhost *h, const pyhost_args *args, size_t i, int *out);
+PYHOST_API int pyhost_args_str(pyhost *h, const pyhost_args *args, size_t i, const char **s,
+                               size_t *len);
+PYHOST_API int pyhost_args_bytes(pyhost *h, const pyhost_args *args, size_t i,
+                                 const void **data, size_t *len);
+PYHOST_API int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i,
+                                 pyhost_value **out);
+
+/* Set the callback's result (a later call replaces an earlier one).  _str takes len
+ * bytes of UTF-8 (PYHOST_STRLEN: up to a NUL); _value converts v (borrowed) as a
+ * pyhost_function's result is converted; _none resets it.  PYHOST_OK, or PYHOST_PYEXC
+ * with the exception raised in the callback's frame (invalid UTF-8, no memory), or
+ * PYHOST_MISUSE for a NULL ret or a NULL pointer with a non-zero len.  Since 0.1. */
+PYHOST_API int pyhost_ret_none(pyhost *h, pyhost_ret *ret);
+PYHOST_API int pyhost_ret_bool(pyhost *h, pyhost_ret *ret, int b);
+PYHOST_API int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i);
+PYHOST_API int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d);
+PYHOST_API int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len);
+PYHOST_API int pyhost_ret_bytes(pyhost *h, pyhost_ret *ret, const void *data, size_t len);
+PYHOST_API int pyhost_ret_value(pyhost *h, pyhost_ret *ret, const pyhost_value *v);
 
 /* Sets module attribute `name` to val (converted to Python; an object value is shared).
  * Since 0.1. */

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Frames live on the C stack of the thread running the callback. */
-static _Thread_local struct pyhost__frame *top;
+/* Frames live on the C stack of the thread running the callback; the innermost is
+ * pyhost__thread.frame (internal.h), pushed and popped inline (bridge.h). */
 
 static void frame_drop(struct pyhost__frame *f) {
   if (!f->type && !f->value && !f->tb) return; /* the common case: nothing was kept */
@@ -34,25 +34,11 @@ static void frame_keep(struct pyhost__frame *f, PyObject *type, PyObject *value,
   f->tb = tb;
 }
 
-void pyhost__frame_push(struct pyhost__frame *f) {
-  f->type = f->value = f->tb = NULL;
-  f->outer = top;
-  top = f;
-}
-
-void pyhost__frame_pop(struct pyhost__frame *f) {
-  top = f->outer;
-}
-
 void pyhost__callback_keep(PyObject *type, PyObject *value, PyObject *tb) {
-  if (top && type) frame_keep(top, type, value, tb);
+  if (pyhost__thread.frame && type) frame_keep(pyhost__thread.frame, type, value, tb);
 }
 
-int pyhost__handle_running(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC && atomic_load(&h->state) == PYHOST__RUNNING;
-}
-
-int pyhost__frame_finish(pyhost *h, struct pyhost__frame *f, int rc, const char *who) {
+int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const char *who) {
   if (rc == PYHOST_OK) {
     frame_drop(f);
     return 0;
@@ -184,13 +170,13 @@ static int raise_into_frame(PyObject *type, const char *fmt, va_list ap) {
   PyObject *exc = msg ? PY.PyObject_CallFunctionObjArgs(type, msg, NULL) : NULL;
   PY.Py_DecRef(msg);
   if (exc) {
-    frame_keep(top, (PyObject *)Py_TYPE(exc), exc, NULL);
+    frame_keep(pyhost__thread.frame, (PyObject *)Py_TYPE(exc), exc, NULL);
     PY.Py_DecRef(exc);
   } else { /* the class refused the message: keep why */
     PyObject *t, *v, *tb;
     PY.PyErr_Fetch(&t, &v, &tb);
     PY.PyErr_NormalizeException(&t, &v, &tb);
-    frame_keep(top, t, v, tb);
+    frame_keep(pyhost__thread.frame, t, v, tb);
     PY.Py_DecRef(t);
     PY.Py_DecRef(v);
     PY.Py_DecRef(tb);
@@ -207,7 +193,7 @@ static int outside_callback(pyhost *h, const char *fn) {
 
 int pyhost_raise(pyhost *h, pyhost_exc type, const char *fmt, ...) {
   if (!pyhost__handle_running(h)) return PYHOST_MISUSE;
-  if (!top) return outside_callback(h, "pyhost_raise");
+  if (!pyhost__thread.frame) return outside_callback(h, "pyhost_raise");
   PyObject *t = exc_type(type);
   if (!t) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_raise: unknown exception type %d", (int)type);
   va_list ap;
@@ -219,7 +205,7 @@ int pyhost_raise(pyhost *h, pyhost_exc type, const char *fmt, ...) {
 
 int pyhost_raise_named(pyhost *h, const char *type_name, const char *fmt, ...) {
   if (!pyhost__handle_running(h)) return PYHOST_MISUSE;
-  if (!top) return outside_callback(h, "pyhost_raise_named");
+  if (!pyhost__thread.frame) return outside_callback(h, "pyhost_raise_named");
   if (!type_name) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_raise_named: type_name is NULL");
   PyObject *t = pyhost__resolve(h, type_name);
   int ok = t && (PY.PyType_GetFlags(Py_TYPE(t)) & Py_TPFLAGS_TYPE_SUBCLASS) &&

@@ -9,28 +9,19 @@
 #include "internal.h"
 
 /* One scope per thread: CPython runs one interpreter per process, so one handle. */
-static _Thread_local struct {
-  const pyhost *h;        /* the handle the scope is on; NULL when none */
-  unsigned long depth;    /* nesting count; 0 when no scope is open */
-  PyGILState_STATE state; /* what the outermost PyGILState_Ensure returned */
-} scope;
-
-int pyhost__gil_scoped(const pyhost *h) {
-  return scope.depth != 0 && scope.h == h;
-}
-
+_Thread_local struct pyhost__thread pyhost__thread;
 int pyhost_gil_enter(pyhost *h) {
   if (pyhost__gil_scoped(h)) {
-    scope.depth++;
+    pyhost__thread.depth++;
     pyhost__clear_message(h);
     return PYHOST_OK;
   }
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  scope.h = h;
-  scope.depth = 1;
-  scope.state = gil;
+  pyhost__thread.scope_h = h;
+  pyhost__thread.depth = 1;
+  pyhost__thread.state = gil;
   return PYHOST_OK;
 }
 
@@ -41,9 +32,9 @@ int pyhost_gil_leave(pyhost *h) {
                              "pyhost_gil_leave without a matching pyhost_gil_enter on this "
                              "thread");
   pyhost__clear_message(h);
-  if (--scope.depth == 0) {
-    scope.h = NULL;
-    pyhost__leave(h, scope.state); /* the enter was counted in flight (inflight.c) */
+  if (--pyhost__thread.depth == 0) {
+    pyhost__thread.scope_h = NULL;
+    pyhost__leave(h, pyhost__thread.state); /* the enter was counted in flight (inflight.c) */
   }
   return PYHOST_OK;
 }

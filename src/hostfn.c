@@ -24,6 +24,7 @@ struct hostfn {
   PyMethodDef def;         /* points at name and doc below; lives as long as the record */
   pyhost *h;
   pyhost_function fn;      /* NULL once unregistered */
+  pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */
   void *userdata;
   char *name, *qualname, *doc;
   PyObject *func;          /* the module list's reference to the function object */
@@ -77,15 +78,25 @@ static void capsule_gone(PyObject *cap) {
 
 /* ---- calls from Python ---- */
 
-static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
-  PyObject *r = NULL;
-  if (!f->fn) {
+/* 1 when f may run now; else 0 with the Python exception set. */
+static inline int can_run(struct hostfn *f) {
+  if ((f->fn || f->ffn) && pyhost__handle_running(f->h)) return 1;
+  if (!f->fn && !f->ffn) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
-  } else if (!pyhost__handle_running(f->h)) {
+    return 0;
+  }
+  if (!pyhost__handle_running(f->h)) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError,
                     "%s called while Python is being finalized; the host no longer takes calls",
                     f->qualname);
-  } else {
+    return 0;
+  }
+  return 1;
+}
+
+static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
+  PyObject *r = NULL;
+  if (can_run(f)) {
     struct pyhost__frame frame;
     pyhost_value *result = NULL;
     pyhost__frame_push(&frame);
@@ -102,15 +113,29 @@ static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
 static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   struct hostfn *f = PY.PyCapsule_GetPointer(self, CAPSULE_NAME);
+  if (!f) return NULL;
+  if (f->ffn) { /* borrowed: no conversion before the callback asks */
+    struct pyhost_args v;
+    if (!can_run(f)) return NULL;
+    pyhost__args_vector(&v, f->h, f->qualname, args, (size_t)nargs, kwnames);
+    return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
+  }
   struct pyhost__args a;
-  if (!f || pyhost__args_from_vector(&a, args, (size_t)nargs, kwnames) < 0) return NULL;
+  if (pyhost__args_from_vector(&a, args, (size_t)nargs, kwnames) < 0) return NULL;
   return run(f, &a);
 }
 
 static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = PY.PyCapsule_GetPointer(self, CAPSULE_NAME);
+  if (!f) return NULL;
+  if (f->ffn) {
+    struct pyhost_args v;
+    if (!can_run(f)) return NULL;
+    pyhost__args_tuple(&v, f->h, f->qualname, args, 0, kwargs);
+    return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
+  }
   struct pyhost__args a;
-  if (!f || pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return NULL;
+  if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return NULL;
   return run(f, &a);
 }
 
@@ -190,6 +215,7 @@ static void unregister(struct hostfn **link) {
   struct hostfn *f = *link;
   *link = f->next;
   f->fn = NULL;
+  f->ffn = NULL;
   f->userdata = NULL;
   PY.Py_DecRef(f->func);
   f->func = NULL;
@@ -215,16 +241,17 @@ static void drop_attr(pyhost_module *m, struct hostfn *f) {
   PY.PyErr_Clear();
 }
 
-int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
-                               pyhost_function fn, void *userdata, const char *doc) {
+/* Adds fn or ffn (one of them) as name; fname names the public function. */
+static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_function fn,
+                        pyhost_fast_function ffn, void *userdata, const char *doc,
+                        const char *fname) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  if ((rc = check_module(h, m, "pyhost_module_add_function")) ||
-      (rc = check_name(h, name, "pyhost_module_add_function")))
+  if ((rc = check_module(h, m, fname)) || (rc = check_name(h, name, fname)))
     goto done;
-  if (!fn) {
-    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_add_function: fn is NULL for %s", name);
+  if (!fn && !ffn) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: fn is NULL for %s", fname, name);
     goto done;
   }
   struct hostfn *f = pyhost__calloc(1, sizeof *f);
@@ -238,6 +265,7 @@ int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
   pyhost__fmt(f->qualname, qlen, "%s.%s", m->name, name);
   f->h = h;
   f->fn = fn;
+  f->ffn = ffn;
   f->userdata = userdata;
   f->def.ml_name = f->name;
   f->def.ml_doc = f->doc;
@@ -264,7 +292,10 @@ int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
     goto done;
   }
   f->crefs++; /* the module list's */
-  struct hostfn **old = find(m, name);
+  /* a name the module does not have yet (the usual case) needs no walk of the list:
+   * registering n functions stays linear */
+  struct hostfn **old = PY.PyDict_GetItemString(PY.PyModule_GetDict(m->mod), name) ? find(m, name)
+                                                                                  : NULL;
   if (old) unregister(old);
   f->next = m->fns;
   m->fns = f;
@@ -275,6 +306,16 @@ int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
 done:
   pyhost__leave(h, gil);
   return rc;
+}
+
+int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
+                               pyhost_function fn, void *userdata, const char *doc) {
+  return add_function(h, m, name, fn, NULL, userdata, doc, "pyhost_module_add_function");
+}
+
+int pyhost_module_add_fast_function(pyhost *h, pyhost_module *m, const char *name,
+                                    pyhost_fast_function fn, void *userdata, const char *doc) {
+  return add_function(h, m, name, NULL, fn, userdata, doc, "pyhost_module_add_fast_function");
 }
 
 int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {

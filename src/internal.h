@@ -78,16 +78,49 @@ void pyhost__set_message(const pyhost *h, const char *text, size_t len);
 void pyhost__clear_message(const pyhost *h);
 void pyhost__free_messages(pyhost *h);
 
+/* ---- per-thread state (gil.c) ---- */
+/* One struct, so that the hot path computes one thread-local address. */
+struct pyhost__thread {
+  const pyhost *scope_h;   /* the handle of this thread's pyhost_gil_enter scope, or NULL */
+  unsigned long depth;     /* the scope's nesting count; 0 when no scope is open */
+  PyGILState_STATE state;  /* what the outermost PyGILState_Ensure returned */
+  unsigned long messages;  /* this thread's non-empty message slots (msg.c); 0 lets a call
+                            * skip the reset.  Slots of a freed handle still count: that
+                            * costs a look-up, never a stale message. */
+  struct pyhost__frame *frame; /* the innermost host callback running (bridge.h) */
+};
+extern _Thread_local struct pyhost__thread pyhost__thread;
+
 /* ---- calls into Python (pyhost.c) ---- */
-/* Checks h and takes the GIL.  Returns PYHOST_OK (then call pyhost__leave) or MISUSE
- * with the message set. */
-int pyhost__enter(pyhost *h, PyGILState_STATE *gil);
-void pyhost__leave(pyhost *h, PyGILState_STATE gil);
 /* What pyhost__enter stores when this thread's pyhost_gil_enter scope already holds
  * the GIL: pyhost__leave then releases nothing.  Neither PyGILState value. */
 #define PYHOST__GIL_SCOPED ((PyGILState_STATE)2)
-/* 1 when this thread holds a pyhost_gil_enter scope on h (gil.c). */
-int pyhost__gil_scoped(const pyhost *h);
+/* pyhost__enter outside a scope: checks h, counts the call in flight, takes the GIL. */
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil);
+void pyhost__inflight_end(PyGILState_STATE gil);
+
+/* 1 when this thread holds a pyhost_gil_enter scope on h. */
+static inline int pyhost__gil_scoped(const pyhost *h) {
+  return h && pyhost__thread.scope_h == h;
+}
+
+/* Checks h and takes the GIL.  Returns PYHOST_OK (then call pyhost__leave) or MISUSE
+ * with the message set.  Inside a scope on h this is the whole cost of a call's
+ * entry: the scope's handle is h (a scope is only opened on a live handle and closed
+ * before it is freed) and h still runs, so only the state is read. */
+static inline int pyhost__enter(pyhost *h, PyGILState_STATE *gil) {
+  if (pyhost__gil_scoped(h) && atomic_load(&h->state) == PYHOST__RUNNING) {
+    *gil = PYHOST__GIL_SCOPED; /* counted in flight by the scope's enter */
+    if (pyhost__thread.messages) pyhost__clear_message(h);
+    return PYHOST_OK;
+  }
+  return pyhost__enter_slow(h, gil);
+}
+
+static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
+  (void)h;
+  if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
+}
 /* 1 while a Python started by pyhost runs in this process. */
 int pyhost__python_running(void);
 /* Test seam: the library's symbol look-up answers NULL for name (NULL: off). */
@@ -100,7 +133,6 @@ int pyhost__inflight_open(void);
 /* Counts a call and takes the GIL: 0, or -1 (nothing held) once finalize has begun.
  * pyhost__enter's core; value_free uses it directly (it has no handle). */
 int pyhost__inflight_begin(PyGILState_STATE *gil);
-void pyhost__inflight_end(PyGILState_STATE gil);
 /* How many pyhost calls this thread is inside (0 outside any). */
 int pyhost__inflight_depth(void);
 /* With the GIL: refuses new calls and interrupts the running ones; returns how many. */
@@ -149,6 +181,17 @@ PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
 pyhost_value *pyhost__from_python(pyhost *h, PyObject *o);
 /* UTF-8 text of a str object, copied into a pyhost__malloc'd buffer (own). */
 char *pyhost__utf8_copy(PyObject *str, size_t *len);
+
+/* ---- C scalars (scalar.c) ---- */
+/* Argument index of a call named fn, as a new reference; NULL with a Python exception
+ * set, or with PYHOST_MISUSE in h's message (an unknown kind, a NULL pointer) and no
+ * exception. */
+PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn);
+/* The result o of a call named fn read as an int, float or bool under pyhost_value's
+ * rules: PYHOST_OK, or PYHOST_TYPE / PYHOST_RANGE / PYHOST_PYEXC with h's message set. */
+int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out);
+int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out);
+int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
 
 /* ---- values (value.c) ---- */
 struct pyhost_value {

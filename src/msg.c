@@ -35,10 +35,16 @@ static struct pyhost__msg *get_slot(const pyhost *h) {
   return m;
 }
 
-void pyhost__set_message(const pyhost *h, const char *text, size_t len) {
-  if (!h) return;
-  struct pyhost__msg *m = get_slot(h);
-  if (!m) return;
+static int is_set(const struct pyhost__msg *m) {
+  return m->text && m->text[0];
+}
+
+/* Keeps pyhost__thread.messages in step after m's text changed from was_set. */
+static void count(const struct pyhost__msg *m, int was_set) {
+  pyhost__thread.messages += (unsigned long)(is_set(m) - was_set);
+}
+
+static void store(struct pyhost__msg *m, const char *text, size_t len) {
   static const char cut_fmt[] = "\n[... %zu bytes cut ...]\n";
   size_t need = len < MSG_MAX ? len : MSG_MAX + sizeof cut_fmt + 24;
   if (m->cap < need + 1) {
@@ -63,6 +69,15 @@ void pyhost__set_message(const pyhost *h, const char *text, size_t len) {
   m->text[MSG_HEAD + n + tail] = '\0';
 }
 
+void pyhost__set_message(const pyhost *h, const char *text, size_t len) {
+  if (!h) return;
+  struct pyhost__msg *m = get_slot(h);
+  if (!m) return;
+  int was_set = is_set(m);
+  store(m, text, len);
+  count(m, was_set);
+}
+
 int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...) {
   char buf[8192];
   struct pyhost__strbuf sb;
@@ -75,9 +90,15 @@ int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...) {
   return status;
 }
 
+/* Called by every pyhost call: with no message set on this thread (the usual case) it
+ * reads one thread-local counter and returns. */
 void pyhost__clear_message(const pyhost *h) {
+  if (!pyhost__thread.messages) return;
   struct pyhost__msg *m = h ? find_slot(h) : NULL;
-  if (m && m->text) m->text[0] = '\0';
+  if (m && is_set(m)) {
+    m->text[0] = '\0';
+    pyhost__thread.messages--;
+  }
 }
 
 void pyhost__free_messages(pyhost *h) {

@@ -375,7 +375,7 @@ refused:
   return rc;
 }
 
-int pyhost__enter(pyhost *h, PyGILState_STATE *gil) {
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   if (!h) return PYHOST_MISUSE;
   if (h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
   int st = atomic_load(&h->state);
@@ -391,11 +391,6 @@ int pyhost__enter(pyhost *h, PyGILState_STATE *gil) {
                              "this pyhost is being finalized; Python no longer takes calls");
   pyhost__clear_message(h);
   return PYHOST_OK;
-}
-
-void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
-  (void)h;
-  if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
 }
 
 int pyhost_finalize(pyhost *h) {

@@ -96,6 +96,21 @@ static int fn_add(pyhost *h, void *ud, const pyhost_value *const *args, size_t n
   return *result ? PYHOST_OK : PYHOST_NOMEM;
 }
 
+/* reliab.fadd(a, b, tag='') -> a + b, or tag + str(a + b): the fast form */
+static int fn_fadd(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  int64_t a, b;
+  int rc;
+  if ((rc = pyhost_args_int(h, args, 0, &a)) || (rc = pyhost_args_int(h, args, 1, &b))) return rc;
+  if (pyhost_args_kwcount(args) == 0) return pyhost_ret_int(h, ret, a + b);
+  const char *tag;
+  size_t n;
+  if ((rc = pyhost_args_str(h, args, 2, &tag, &n))) return rc;
+  char buf[128];
+  int len = snprintf(buf, sizeof buf, "%.*s%lld", (int)n, tag, (long long)(a + b));
+  return pyhost_ret_str(h, ret, buf, (size_t)len);
+}
+
 /* reliab.reenter(expr) -> pyhost_eval(expr), from inside the callback */
 static int fn_reenter(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
                       const pyhost_value *kwargs, pyhost_value **result) {
@@ -124,6 +139,7 @@ void reliab_callback_setup(pyhost *h) {
   if (module) return;
   int rc = pyhost_module_new(h, "reliab", NULL, &module);
   if (!rc) rc = pyhost_module_add_function(h, module, "add", fn_add, NULL, NULL);
+  if (!rc) rc = pyhost_module_add_fast_function(h, module, "fadd", fn_fadd, NULL, NULL);
   if (!rc) rc = pyhost_module_add_function(h, module, "reenter", fn_reenter, NULL, NULL);
   if (!rc) rc = pyhost_module_add_function(h, module, "finalize", fn_finalize, NULL, NULL);
   if (!rc) rc = pyhost_exec(h, "import reliab", NULL);
@@ -133,15 +149,16 @@ void reliab_callback_setup(pyhost *h) {
   }
 }
 
-/* A host function called from Python, through pyhost_call_namev, and re-entered. */
+/* A host function called from Python, through pyhost_call_namev, re-entered, and as a
+ * prepared callable (with and without a GIL scope). */
 int reliab_callback_step(pyhost *h, int thread, int i) {
   char src[96];
   pyhost_value *v = NULL;
   int64_t got = -1, want = (int64_t)thread * 7 + i;
   int rc;
-  switch (i % 3) {
-  case 0:
-    snprintf(src, sizeof src, "reliab.add(%d * 7, %d)", thread, i);
+  switch (i % 5) {
+  case 0: /* the value form and the fast form in turn */
+    snprintf(src, sizeof src, "reliab.%s(%d * 7, %d)", i % 2 ? "fadd" : "add", thread, i);
     rc = pyhost_eval(h, src, &v);
     break;
   case 1: {
@@ -152,10 +169,22 @@ int reliab_callback_step(pyhost *h, int thread, int i) {
     pyhost_value_free(b);
     break;
   }
-  default:
+  case 2:
     snprintf(src, sizeof src, "reliab.reenter('reliab.add(%d * 7, %d)')", thread, i);
     rc = pyhost_eval(h, src, &v);
     break;
+  default: { /* prepared: per call, or in a GIL scope, shared by this step's calls */
+    pyhost_callable *c = NULL;
+    pyhost_arg argv[2] = {pyhost_arg_int((int64_t)thread * 7), pyhost_arg_int(i)};
+    int scoped = i % 5 == 4;
+    rc = pyhost_prepare_name(h, "reliab.add", &c);
+    if (!rc && scoped) rc = pyhost_gil_enter(h);
+    for (int k = 0; !rc && k < 3; k++)
+      if (!(rc = pyhost_prepared_call_int(h, c, argv, 2, &got)) && got != want) rc = PYHOST_ERROR;
+    if (scoped && rc != PYHOST_MISUSE) pyhost_gil_leave(h);
+    pyhost_callable_free(c);
+    return rc;
+  }
   }
   if (rc == PYHOST_OK && (pyhost_value_to_int(h, v, &got) || got != want)) rc = PYHOST_ERROR;
   pyhost_value_free(v);

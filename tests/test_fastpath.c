@@ -164,3 +164,354 @@ TEST_CASE(slab_conversion) {
   pyhost_value_free(v);
   pyhost_free(h);
 }
+
+/* ---- prepared calls ---- */
+
+/* repr of what a prepared call of echo(*args) returned. */
+static void check_echo(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
+                       const char *want) {
+  pyhost_value *r = NULL;
+  int rc = pyhost_prepared_call_value(h, c, argv, n, &r);
+  if (rc) fprintf(stderr, "echo: %s\n", pyhost_errmsg(h));
+  CHECK_RC(rc, PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, r), want);
+  pyhost_value_free(r);
+}
+
+/* Every argument kind, on the stack (up to 8) and through a tuple (more). */
+TEST_CASE(prepared_call_arguments) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def echo(*a):\n    return a\n", NULL), PYHOST_OK);
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "echo", &c), PYHOST_OK);
+  pyhost_value *obj = NULL, *lst = pyhost_value_list();
+  CHECK_RC(pyhost_eval(h, "range(3)", &obj), PYHOST_OK);
+  CHECK_RC(pyhost_value_append(lst, pyhost_value_int(7)), PYHOST_OK);
+  pyhost_arg a[10] = {pyhost_arg_none(),         pyhost_arg_bool(5),
+                      pyhost_arg_int(-INT64_MAX - 1), pyhost_arg_float(2.5),
+                      pyhost_arg_str("h\xc3\xa9\0x", 5), pyhost_arg_bytes("\0\xff", 2),
+                      pyhost_arg_value(obj),     pyhost_arg_value(lst),
+                      pyhost_arg_value(NULL),    pyhost_arg_str("nul-terminated", PYHOST_STRLEN)};
+  check_echo(h, c, NULL, 0, "()");
+  check_echo(h, c, a, 8,
+             "(None, True, -9223372036854775808, 2.5, 'h\xc3\xa9\\x00x', b'\\x00\\xff', range(0, 3), [7])");
+  check_echo(h, c, a + 6, 4, "(range(0, 3), [7], None, 'nul-terminated')");
+  check_echo(h, c, a, 10,
+             "(None, True, -9223372036854775808, 2.5, 'h\xc3\xa9\\x00x', b'\\x00\\xff', range(0, 3), [7], "
+             "None, 'nul-terminated')");
+  check_echo(h, c, (pyhost_arg[]){pyhost_arg_str(NULL, 0), pyhost_arg_bytes(NULL, 0)}, 2,
+             "('', b'')");
+  /* a bound method gets its arguments without a copy on 3.12+ (argv[-1] is free) */
+  pyhost_callable *m = NULL;
+  CHECK_RC(pyhost_exec(h, "class K:\n    def m(self, x, y):\n        return (x, y)\nk = K()\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "k.m", &m), PYHOST_OK);
+  check_echo(h, m, a + 2, 2, "(-9223372036854775808, 2.5)");
+  pyhost_callable_free(m);
+  pyhost_value_free(obj);
+  pyhost_value_free(lst);
+  pyhost_callable_free(c);
+  pyhost_free(h);
+}
+
+TEST_CASE(prepared_call_results) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def ident(x):\n    return x\nclass I(int): pass\n", NULL), PYHOST_OK);
+  pyhost_value *fn = NULL;
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_get_global(h, "ident", &fn), PYHOST_OK);
+  CHECK_RC(pyhost_prepare(h, fn, &c), PYHOST_OK);
+  pyhost_value_free(fn);
+  int64_t i = 0;
+  double d = 0;
+  int b = -1;
+  pyhost_arg x = pyhost_arg_int(41);
+  CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_OK);
+  CHECK(i == 41);
+  CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_OK); /* an int is a float */
+  CHECK(d == 41.0);
+  x = pyhost_arg_float(0.5);
+  CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_OK);
+  CHECK(d == 0.5);
+  CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_TYPE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_prepared_call_int: the result: expected int, got float");
+  x = pyhost_arg_bool(1);
+  CHECK_RC(pyhost_prepared_call_bool(h, c, &x, 1, &b), PYHOST_OK);
+  CHECK(b == 1);
+  CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_TYPE); /* a bool is not an int */
+  CHECK_CONTAINS(pyhost_errmsg(h), "got bool");
+  x = pyhost_arg_int(0);
+  CHECK_RC(pyhost_prepared_call_bool(h, c, &x, 1, &b), PYHOST_TYPE); /* no truth values */
+  x = pyhost_arg_str("s", 1);
+  CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_TYPE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "expected float, got str");
+  pyhost_callable *big = NULL, *sub = NULL;
+  CHECK_RC(pyhost_exec(h, "def big():\n    return 2**70\ndef sub():\n    return I(-3)\n", NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "big", &big), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_call_int(h, big, NULL, 0, &i), PYHOST_RANGE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "does not fit in 64 bits");
+  CHECK_RC(pyhost_prepared_call_float(h, big, NULL, 0, &d), PYHOST_OK);
+  CHECK(d == 1180591620717411303424.0);
+  CHECK_RC(pyhost_prepare_name(h, "sub", &sub), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_call_int(h, sub, NULL, 0, &i), PYHOST_OK); /* int subclasses too */
+  CHECK(i == -3);
+  CHECK_RC(pyhost_prepared_call(h, sub, NULL, 0), PYHOST_OK);
+  CHECK_STREQ(pyhost_errmsg(h), "not an error");
+  pyhost_callable_free(big);
+  pyhost_callable_free(sub);
+  pyhost_callable_free(c);
+  pyhost_free(h);
+}
+
+/* Errors: tracebacks from Python, MISUSE for bad input, nothing written on failure;
+ * inside a scope the message is reset by the next call that succeeds. */
+TEST_CASE(prepared_call_errors) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def div(a, b):\n    return a // b\n", "<prep>"), PYHOST_OK);
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_prepare(h, NULL, &c), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_prepare: callable is NULL");
+  CHECK_RC(pyhost_prepare_name(h, NULL, &c), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "dotted is NULL");
+  CHECK_RC(pyhost_prepare_name(h, "div", NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepare_name(h, "no_such.thing", &c), PYHOST_PYEXC);
+  CHECK(c == NULL);
+  CHECK_CONTAINS(pyhost_errmsg(h), "No module named");
+  CHECK_RC(pyhost_prepare_name(h, "div", &c), PYHOST_OK);
+  for (int scoped = 0; scoped < 2; scoped++) {
+    if (scoped) CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+    pyhost_arg a[2] = {pyhost_arg_int(1), pyhost_arg_int(0)};
+    int64_t i = 77;
+    CHECK_RC(pyhost_prepared_call_int(h, c, a, 2, &i), PYHOST_PYEXC);
+    CHECK(i == 77);
+    CHECK_CONTAINS(pyhost_errmsg(h), "ZeroDivisionError");
+    CHECK_CONTAINS(pyhost_errmsg(h), "<prep>");
+    a[1] = pyhost_arg_int(1);
+    CHECK_RC(pyhost_prepared_call_int(h, c, a, 2, &i), PYHOST_OK);
+    CHECK(i == 1);
+    CHECK_STREQ(pyhost_errmsg(h), "not an error");
+    CHECK_RC(pyhost_prepared_call(h, NULL, a, 2), PYHOST_MISUSE);
+    CHECK_CONTAINS(pyhost_errmsg(h), "callable is NULL");
+    CHECK_RC(pyhost_prepared_call(h, c, NULL, 2), PYHOST_MISUSE);
+    CHECK_CONTAINS(pyhost_errmsg(h), "argv is NULL");
+    CHECK_RC(pyhost_prepared_call_int(h, c, a, 2, NULL), PYHOST_MISUSE);
+    CHECK_CONTAINS(pyhost_errmsg(h), "out is NULL");
+    a[1].kind = 99;
+    CHECK_RC(pyhost_prepared_call(h, c, a, 2), PYHOST_MISUSE);
+    CHECK_CONTAINS(pyhost_errmsg(h), "argument 1: unknown pyhost_arg kind 99");
+    a[1] = pyhost_arg_bytes(NULL, 3);
+    CHECK_RC(pyhost_prepared_call(h, c, a, 2), PYHOST_MISUSE);
+    CHECK_CONTAINS(pyhost_errmsg(h), "bytes with a NULL pointer and len 3");
+    a[1] = pyhost_arg_str("\xff", 1);
+    CHECK_RC(pyhost_prepared_call(h, c, a, 2), PYHOST_PYEXC);
+    CHECK_CONTAINS(pyhost_errmsg(h), "UnicodeDecodeError");
+    CHECK(eval_int(h, "6 * 7") == 42);
+    CHECK_STREQ(pyhost_errmsg(h), "not an error");
+    if (scoped) CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  }
+  pyhost_value *r = (pyhost_value *)1;
+  CHECK_RC(pyhost_prepared_call_value(h, c, NULL, 0, &r), PYHOST_PYEXC); /* TypeError */
+  CHECK(r == NULL);
+  CHECK_RC(pyhost_prepared_call(NULL, c, NULL, 0), PYHOST_MISUSE);
+  /* after finalize: MISUSE, and freeing is still safe */
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_call(h, c, NULL, 0), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "finalized");
+  pyhost_callable *late = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "len", &late), PYHOST_MISUSE);
+  CHECK(late == NULL);
+  pyhost_callable_free(c);
+  pyhost_callable_free(NULL);
+  pyhost_free(h);
+}
+
+static pyhost_callable *doomed;
+
+static int free_doomed(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                       const pyhost_value *kwargs, pyhost_value **result) {
+  (void)h, (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  pyhost_callable_free(doomed); /* while the call of it is running */
+  doomed = NULL;
+  return PYHOST_OK;
+}
+
+/* A callable freed from inside its own call lives until the call returns (ASan and
+ * memcheck see any use after free). */
+TEST_CASE(prepared_freed_while_running) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "prepmod", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "free_me", free_doomed, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import prepmod\ndef f(x):\n    prepmod.free_me()\n    return x + 1\n",
+                       NULL),
+           PYHOST_OK);
+  for (int scoped = 0; scoped < 2; scoped++) {
+    if (scoped) CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+    CHECK_RC(pyhost_exec(h, "def g(x):\n    return x\n", NULL), PYHOST_OK);
+    CHECK_RC(pyhost_prepare_name(h, "f", &doomed), PYHOST_OK);
+    pyhost_arg x = pyhost_arg_int(1);
+    int64_t i = 0;
+    CHECK_RC(pyhost_prepared_call_int(h, doomed, &x, 1, &i), PYHOST_OK);
+    CHECK(i == 2 && doomed == NULL);
+    if (scoped) CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  }
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* ---- host functions with borrowed arguments ---- */
+
+/* fast_mix(i, x, flag, s, b, *, key=...): reads every kind and returns by kind[i]. */
+static int fast_mix(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  int64_t i;
+  double x;
+  int flag, rc;
+  const char *s;
+  const void *b;
+  size_t sn, bn;
+  if ((rc = pyhost_args_int(h, args, 0, &i)) || (rc = pyhost_args_float(h, args, 1, &x)) ||
+      (rc = pyhost_args_bool(h, args, 2, &flag)) || (rc = pyhost_args_str(h, args, 3, &s, &sn)) ||
+      (rc = pyhost_args_bytes(h, args, 4, &b, &bn)))
+    return rc;
+  char buf[256];
+  int n = snprintf(buf, sizeof buf, "%lld|%.2f|%d|%.*s|%zu|%zu", (long long)i, x, flag, (int)sn, s,
+                   bn, pyhost_args_kwcount(args));
+  for (size_t k = 0; k < pyhost_args_kwcount(args); k++) {
+    const char *name;
+    size_t len;
+    if ((rc = pyhost_args_kwname(h, args, k, &name, &len))) return rc;
+    pyhost_value *v = NULL;
+    if ((rc = pyhost_args_value(h, args, pyhost_args_count(args) + k, &v))) return rc;
+    n += snprintf(buf + n, sizeof buf - (size_t)n, "|%.*s=%s", (int)len, name,
+                  pyhost_value_repr(h, v));
+    pyhost_value_free(v);
+  }
+  switch (i) {
+  case 0: return PYHOST_OK; /* None */
+  case 1: return pyhost_ret_int(h, ret, i * 1000);
+  case 2: return pyhost_ret_float(h, ret, x * 2);
+  case 3: return pyhost_ret_bool(h, ret, !flag);
+  case 4: return pyhost_ret_bytes(h, ret, b, bn);
+  case 5: return pyhost_ret_str(h, ret, "\xff", 1); /* invalid UTF-8: UnicodeDecodeError */
+  case 6: {
+    pyhost_value *l = pyhost_value_list();
+    pyhost_value_append(l, pyhost_value_int(6));
+    rc = pyhost_ret_value(h, ret, l);
+    pyhost_value_free(l);
+    return rc;
+  }
+  case 7: /* a result set, then the callback fails: the result is dropped */
+    pyhost_ret_int(h, ret, 1);
+    return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "seven");
+  case 8: /* a failed pyhost call: its exception reaches Python with the traceback */
+    return pyhost_exec(h, "def inner():\n    raise KeyError('deep')\ninner()", "<inner>");
+  default: return pyhost_ret_str(h, ret, buf, (size_t)n);
+  }
+}
+
+static int fast_kind(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  char buf[256] = "";
+  size_t n = 0;
+  for (size_t i = 0; i <= pyhost_args_count(args) + pyhost_args_kwcount(args); i++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s ", pyhost_kind_name(pyhost_args_kind(args, i)));
+  return pyhost_ret_str(h, ret, buf, PYHOST_STRLEN);
+}
+
+static void expect_py(pyhost *h, const char *expr, const char *want) {
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, expr, &v);
+  if (rc) fprintf(stderr, "%s: %s\n", expr, pyhost_errmsg(h));
+  CHECK_RC(rc, PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v), want);
+  pyhost_value_free(v);
+}
+
+TEST_CASE(fast_function_arguments_and_results) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "fastmod", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "mix", fast_mix, NULL, "doc"), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "kind", fast_kind, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "bad", NULL, NULL, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_exec(h, "import fastmod\n"
+                          "def mix(i, **kw):\n"
+                          "    return fastmod.mix(i, 1.5, True, 'h\\u00e9', b'\\x00b', **kw)\n",
+                       NULL),
+           PYHOST_OK);
+  expect_py(h, "mix(0)", "None");
+  expect_py(h, "mix(1)", "1000");
+  expect_py(h, "mix(2)", "3.0");
+  expect_py(h, "mix(3)", "False");
+  expect_py(h, "mix(4)", "b'\\x00b'");
+  expect_py(h, "mix(6)", "[6]");
+  expect_py(h, "mix(9, key=[1, 'a'], z=None)", "\"9|1.50|1|h\xc3\xa9|2|2|key=[1, 'a']|z=None\"");
+  expect_py(h, "fastmod.mix(9, 2, False, 's', b'')", "'9|2.00|0|s|0|0'"); /* int as float */
+  expect_py(h, "fastmod.kind(None, True, 1, 1.0, 's', b'', [], (), {}, object())",
+            "'none bool int float str bytes list tuple dict object none '");
+  expect_py(h, "fastmod.mix.__doc__", "'doc'");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+TEST_CASE(fast_function_errors) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "fastmod", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "mix", fast_mix, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import fastmod\n"
+                          "def mix(i, **kw):\n"
+                          "    return fastmod.mix(i, 1.5, True, 's', b'', **kw)\n",
+                       NULL),
+           PYHOST_OK);
+  static const struct {
+    const char *code, *want;
+  } cases[] = {
+      {"fastmod.mix('x', 1.5, True, 's', b'')",
+       "TypeError: fastmod.mix() argument 0: expected int, got str"},
+      {"fastmod.mix(True, 1.5, True, 's', b'')", "expected int, got bool"},
+      {"fastmod.mix(2**64, 1.5, True, 's', b'')",
+       "OverflowError: fastmod.mix() argument 0: int does not fit in 64 bits"},
+      {"fastmod.mix(1, 's', True, 's', b'')", "argument 1: expected float, got str"},
+      {"fastmod.mix(1, 1.5, 1, 's', b'')", "argument 2: expected bool, got int"},
+      {"fastmod.mix(1, 1.5, True, b's', b'')", "argument 3: expected str, got bytes"},
+      {"fastmod.mix(1, 1.5, True, 's', 's')", "argument 4: expected bytes, got str"},
+      {"fastmod.mix(1, 1.5, True, 's')", "TypeError: fastmod.mix() missing argument 4 (it was given 4)"},
+      {"fastmod.mix(1, 1.5, True, '\\ud800', b'')", "UnicodeEncodeError"},
+      {"mix(5)", "UnicodeDecodeError"},
+      {"mix(7)", "ValueError: seven"},
+      {"mix(8)", "KeyError: 'deep'"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    CHECK_RC(pyhost_exec(h, cases[k].code, "<fast>"), PYHOST_PYEXC);
+    CHECK_CONTAINS(pyhost_errmsg(h), cases[k].want);
+  }
+  /* the traceback runs through the host function into the inner Python code */
+  CHECK_RC(pyhost_exec(h, "mix(8)", "<fast>"), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "<inner>");
+  CHECK_CONTAINS(pyhost_errmsg(h), "<fast>");
+  /* the Python side can catch them */
+  CHECK_RC(pyhost_exec(h, "try:\n    fastmod.mix('x', 1.5, True, 's', b'')\n"
+                          "except TypeError as e:\n    caught = str(e)\n", NULL),
+           PYHOST_OK);
+  expect_py(h, "caught", "'fastmod.mix() argument 0: expected int, got str'");
+  /* a function Python keeps after the host removed it raises instead of calling */
+  CHECK_RC(pyhost_exec(h, "kept = fastmod.mix", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_remove(h, m, "mix"), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "kept(1, 1.5, True, 's', b'')", NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "unregistered");
+  /* getters and setters refuse NULLs without raising */
+  CHECK(pyhost_args_count(NULL) == 0 && pyhost_args_kwcount(NULL) == 0);
+  CHECK(pyhost_args_kind(NULL, 0) == PYHOST_KIND_NONE);
+  int64_t i;
+  CHECK_RC(pyhost_args_int(h, NULL, 0, &i), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_args_int: args is NULL");
+  CHECK_RC(pyhost_ret_int(h, NULL, 1), PYHOST_MISUSE);
+  CHECK_RC(pyhost_ret_none(h, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_args_kwname(h, NULL, 0, NULL, NULL), PYHOST_MISUSE);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

@@ -369,6 +369,21 @@ static int op_call(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* The fast form of host functions: arguments read on demand, keywords, a str result,
+ * and a TypeError raised for a wrong argument. */
+static int op_fast_function(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_value *v = NULL;
+  int rc = pyhost_exec(h, "try:\n    reliab.fadd('x', 1)\nexcept TypeError as e:\n"
+                          "    assert 'expected int, got str' in str(e), e\n"
+                          "else:\n    raise AssertionError('no TypeError')\n", NULL);
+  if (!rc) rc = pyhost_eval(h, "[reliab.fadd(40, 2), reliab.fadd(1, 2, tag='t\u00e9')]", &v);
+  if (!rc && pyhost_value_count(v) != 2) rc = -1;
+  if (rc != PYHOST_OK && v) rc = -2;
+  pyhost_value_free(v);
+  return rc;
+}
+
 static int op_reenter(pyhost *h, void *ctx) {
   (void)ctx;
   pyhost_value *v = NULL;
@@ -378,12 +393,48 @@ static int op_reenter(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* A prepared callable: prepared by name, called with every argument kind, the result
+ * read as an int and as a value, freed. */
+static int op_prepared(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_callable *add = NULL, *echo = NULL;
+  int64_t got = 0;
+  pyhost_value *r = NULL, *v = pyhost_value_str("v", 1);
+  if (!v) return PYHOST_NOMEM;
+  pyhost_arg two[2] = {pyhost_arg_int(40), pyhost_arg_int(2)};
+  pyhost_arg all[7] = {pyhost_arg_none(), pyhost_arg_bool(1), pyhost_arg_int(1 << 20),
+                       pyhost_arg_float(0.5), pyhost_arg_str("s\xc3\xa9", 3),
+                       pyhost_arg_bytes("b", 1), pyhost_arg_value(v)};
+  int rc = pyhost_prepare_name(h, "reliab.fadd", &add);
+  if (!rc) rc = pyhost_prepared_call_int(h, add, two, 2, &got);
+  if (!rc && got != 42) rc = -1;
+  if (!rc) rc = pyhost_prepare_name(h, "tuple", &echo);
+  if (!rc) rc = pyhost_prepared_call_value(h, echo, all, 0, &r);
+  if (!rc && pyhost_value_count(r) != 0) rc = -1;
+  pyhost_value_free(r);
+  r = NULL;
+  if (!rc) rc = pyhost_exec(h, "def prep_echo(*a):\n    return a\n", NULL);
+  pyhost_callable_free(echo);
+  echo = NULL;
+  if (!rc) rc = pyhost_prepare_name(h, "prep_echo", &echo);
+  if (!rc) rc = pyhost_prepared_call_value(h, echo, all, 7, &r);
+  if (!rc && pyhost_value_count(r) != 7) rc = -1;
+  if (rc != PYHOST_OK && r) rc = -2;
+  pyhost_value_free(r);
+  pyhost_value_free(v);
+  pyhost_callable_free(add);
+  pyhost_callable_free(echo);
+  return rc;
+}
+
 TEST_CASE(walk_bridge) {
   pyhost *h = reliab_start();
   reliab_callback_setup(h);
   CHECK(walk("calls (pyhost_call_namev)", h, op_call, NULL, PYHOST_OK) > 0);
   CHECK(walk("host function re-entered", h, op_reenter, NULL, PYHOST_OK) > 0);
   CHECK(walk("host module + type", h, op_module_and_type, NULL, PYHOST_OK) > 0);
+  CHECK(walk("prepared calls", h, op_prepared, NULL, PYHOST_OK) > 0);
+  CHECK(walk("fast host function", h, op_fast_function, NULL, PYHOST_OK) > 0);
   report();
   pyhost_free(h);
 }

@@ -1,0 +1,220 @@
+/* fastargs.c: the fast form of host callbacks (see pyhost.h, "host functions with
+ * borrowed arguments"): a view over the Python arguments that converts one argument
+ * on demand, and a result set in place.  Nothing is allocated unless a getter needs a
+ * temporary (the UTF-8 of a str before 3.10, which has no UTF-8 view) or the host asks
+ * for a pyhost_value.  A wrong argument raises TypeError in the callback's frame, so
+ * the callback's `return rc;` hands it to its Python caller. */
+#include "bridge.h"
+
+
+void pyhost__args_tuple(struct pyhost_args *a, pyhost *h, const char *who, PyObject *tuple,
+                        size_t skip, PyObject *kwdict) {
+  Py_ssize_t n = tuple ? PY.PyTuple_Size(tuple) : 0;
+  Py_ssize_t nk = kwdict ? PY.PyDict_Size(kwdict) : 0;
+  a->h = h;
+  a->who = who;
+  a->argv = NULL;
+  a->kwnames = a->keep = NULL;
+  a->tuple = tuple;
+  a->kwdict = nk > 0 ? kwdict : NULL;
+  a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
+  a->nkw = nk > 0 ? (size_t)nk : 0;
+  a->skip = skip;
+}
+
+/* The k-th keyword's name (want_key) or value of a tuple-form call: borrowed. */
+static PyObject *dict_entry(PyObject *d, size_t k, int want_key) {
+  Py_ssize_t pos = 0;
+  PyObject *key, *val;
+  for (size_t j = 0; PY.PyDict_Next(d, &pos, &key, &val); j++)
+    if (j == k) return want_key ? key : val;
+  return NULL;
+}
+
+/* Argument i (borrowed), or NULL when there is none. */
+static PyObject *item(const struct pyhost_args *a, size_t i) {
+  if (i >= a->nargs + a->nkw) return NULL;
+  if (!a->tuple) return a->argv[i];
+  if (i < a->nargs) return PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip));
+  return dict_entry(a->kwdict, i - a->nargs, 0);
+}
+
+/* Raises TypeError "<who>() argument i: ..." in the callback's frame. */
+static int type_error(const struct pyhost_args *a, size_t i, PyObject *o, const char *want) {
+  char got[256];
+  if (!o) {
+    return pyhost_raise(a->h, PYHOST_EXC_TYPE_ERROR,
+                                  "%s() missing argument %zu (it was given %zu)", a->who, i,
+                                  a->nargs + a->nkw);
+  }
+  pyhost__type_name((PyObject *)Py_TYPE(o), got, sizeof got);
+  return pyhost_raise(a->h, PYHOST_EXC_TYPE_ERROR, "%s() argument %zu: expected %s, got %s",
+                                a->who, i, want, got);
+}
+
+static int bad_call(pyhost *h, const char *fn, const char *what) {
+  return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, what);
+}
+
+/* Keeps a temporary alive until the callback returns (steals o). */
+static int keep(struct pyhost_args *a, PyObject *o) {
+  if (!a->keep && !(a->keep = PY.PyList_New(0))) {
+    PY.Py_DecRef(o);
+    return -1;
+  }
+  int rc = PY.PyList_Append(a->keep, o);
+  PY.Py_DecRef(o);
+  return rc;
+}
+
+/* The UTF-8 text of str o: borrowed from o (3.10+) or from a kept temporary. */
+static int utf8_of(struct pyhost_args *a, PyObject *o, const char **s, size_t *len) {
+  Py_ssize_t n = 0;
+  if (pyhost__runtime_at_least(3, 10)) {
+    const char *p = PY.PyUnicode_AsUTF8AndSize(o, &n);
+    if (!p) return pyhost__take_exception(a->h, NULL);
+    *s = p;
+  } else {
+    PyObject *b = PY.PyUnicode_AsUTF8String(o);
+    char *p;
+    if (!b || keep(a, b) < 0 || PY.PyBytes_AsStringAndSize(b, &p, &n) < 0)
+      return pyhost__take_exception(a->h, NULL);
+    *s = p;
+  }
+  if (len) *len = (size_t)n;
+  return PYHOST_OK;
+}
+
+size_t pyhost_args_count(const pyhost_args *args) { return args ? args->nargs : 0; }
+size_t pyhost_args_kwcount(const pyhost_args *args) { return args ? args->nkw : 0; }
+
+int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k, const char **name,
+                       size_t *len) {
+  if (!args) return bad_call(h, "pyhost_args_kwname", "args");
+  if (!name) return bad_call(h, "pyhost_args_kwname", "name");
+  if (k >= args->nkw)
+    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_args_kwname: keyword %zu of %zu", k,
+                             args->nkw);
+  PyObject *key = args->tuple ? dict_entry(args->kwdict, k, 1)
+                              : PY.PyTuple_GetItem(args->kwnames, (Py_ssize_t)k);
+  return utf8_of((struct pyhost_args *)args, key, name, len);
+}
+
+pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i) {
+  PyObject *o = args ? item(args, i) : NULL;
+  if (!o || o == PY._Py_NoneStruct) return PYHOST_KIND_NONE;
+  PyTypeObject *t = Py_TYPE(o);
+  unsigned long f = PY.PyType_GetFlags(t);
+  if (t == PY.PyBool_Type) return PYHOST_KIND_BOOL;
+  if (f & Py_TPFLAGS_LONG_SUBCLASS) return PYHOST_KIND_INT;
+  if (t == PY.PyFloat_Type || PY.PyType_IsSubtype(t, PY.PyFloat_Type)) return PYHOST_KIND_FLOAT;
+  if (f & Py_TPFLAGS_UNICODE_SUBCLASS) return PYHOST_KIND_STR;
+  if (f & Py_TPFLAGS_BYTES_SUBCLASS) return PYHOST_KIND_BYTES;
+  if (f & Py_TPFLAGS_LIST_SUBCLASS) return PYHOST_KIND_LIST;
+  if (f & Py_TPFLAGS_TUPLE_SUBCLASS) return PYHOST_KIND_TUPLE;
+  if (f & Py_TPFLAGS_DICT_SUBCLASS) return PYHOST_KIND_DICT;
+  return PYHOST_KIND_OBJECT;
+}
+
+/* The shape of every typed getter: args and out checked, argument i looked up. */
+#define GETTER_START(FN)                                         \
+  if (!args) return bad_call(h, FN, "args");                     \
+  if (!out) return bad_call(h, FN, "out");                       \
+  PyObject *o = item(args, i);                                   \
+  if (!o) return type_error(args, i, NULL, NULL);
+
+int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out) {
+  GETTER_START("pyhost_args_int")
+  if (Py_TYPE(o) == PY.PyBool_Type || !(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_LONG_SUBCLASS))
+    return type_error(args, i, o, "int");
+  int overflow = 0;
+  long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow)
+    return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR,
+                                  "%s() argument %zu: int does not fit in 64 bits", args->who, i);
+  if (v == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
+  *out = (int64_t)v;
+  return PYHOST_OK;
+}
+
+int pyhost_args_float(pyhost *h, const pyhost_args *args, size_t i, double *out) {
+  GETTER_START("pyhost_args_float")
+  PyTypeObject *t = Py_TYPE(o);
+  if (t != PY.PyFloat_Type && !PY.PyType_IsSubtype(t, PY.PyFloat_Type) &&
+      (t == PY.PyBool_Type || !(PY.PyType_GetFlags(t) & Py_TPFLAGS_LONG_SUBCLASS)))
+    return type_error(args, i, o, "float");
+  double d = PY.PyFloat_AsDouble(o);
+  if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
+  *out = d;
+  return PYHOST_OK;
+}
+
+int pyhost_args_bool(pyhost *h, const pyhost_args *args, size_t i, int *out) {
+  GETTER_START("pyhost_args_bool")
+  if (Py_TYPE(o) != PY.PyBool_Type) return type_error(args, i, o, "bool");
+  *out = PY.PyObject_IsTrue(o);
+  return PYHOST_OK;
+}
+
+int pyhost_args_str(pyhost *h, const pyhost_args *args, size_t i, const char **out,
+                    size_t *len) {
+  GETTER_START("pyhost_args_str")
+  if (!(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_UNICODE_SUBCLASS))
+    return type_error(args, i, o, "str");
+  return utf8_of((struct pyhost_args *)args, o, out, len);
+}
+
+int pyhost_args_bytes(pyhost *h, const pyhost_args *args, size_t i, const void **out,
+                      size_t *len) {
+  GETTER_START("pyhost_args_bytes")
+  if (!(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_BYTES_SUBCLASS))
+    return type_error(args, i, o, "bytes");
+  char *p;
+  Py_ssize_t n;
+  if (PY.PyBytes_AsStringAndSize(o, &p, &n) < 0) return pyhost__take_exception(h, NULL);
+  *out = p;
+  if (len) *len = (size_t)n;
+  return PYHOST_OK;
+}
+
+int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value **out) {
+  GETTER_START("pyhost_args_value")
+  return (*out = pyhost__from_python(h, o)) ? PYHOST_OK : pyhost__take_exception(h, NULL);
+}
+
+/* ---- results ---- */
+
+/* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
+static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
+  if (!ret) return bad_call(h, fn, "ret");
+  PyObject *o = pyhost__arg_to_python(h, &a, 0, fn);
+  if (!o) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
+  PY.Py_DecRef(ret->obj);
+  ret->obj = o;
+  return PYHOST_OK;
+}
+
+int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
+  if (!ret) return bad_call(h, "pyhost_ret_none", "ret");
+  PY.Py_DecRef(ret->obj);
+  ret->obj = NULL;
+  return PYHOST_OK;
+}
+int pyhost_ret_bool(pyhost *h, pyhost_ret *ret, int b) {
+  return set(h, ret, pyhost_arg_bool(b), "pyhost_ret_bool");
+}
+int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
+  return set(h, ret, pyhost_arg_int(i), "pyhost_ret_int");
+}
+int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
+  return set(h, ret, pyhost_arg_float(d), "pyhost_ret_float");
+}
+int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len) {
+  return set(h, ret, pyhost_arg_str(s, len), "pyhost_ret_str");
+}
+int pyhost_ret_bytes(pyhost *h, pyhost_ret *ret, const void *data, size_t len) {
+  return set(h, ret, pyhost_arg_bytes(data, len), "pyhost_ret_bytes");
+}
+int pyhost_ret_value(pyhost *h, pyhost_ret *ret, const pyhost_value *v) {
+  return set(h, ret, pyhost_arg_value(v), "pyhost_ret_value");
+}

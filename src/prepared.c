@@ -1,0 +1,199 @@
+/* prepared.c: prepared calls (see pyhost.h, "prepared calls").
+ *
+ * The callable is resolved and its runtime's best call chosen once, in pyhost_prepare;
+ * a call converts its C arguments straight onto the C stack and hands them to
+ * PyObject_Vectorcall (3.12+), so the per-call work is Python's own.  A callable that
+ * is running is never freed under its call: pyhost_callable_free from inside (a host
+ * function the call reached) only marks it, and the call frees it on the way out.
+ */
+#include "bridge.h"
+
+#include <string.h>
+
+/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use argv[-1] (a bound method puts
+ * self there instead of copying the arguments).  Not in the floor's headers. */
+#define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#define STACK_MAX 8 /* arguments converted onto the C stack; more go through a tuple */
+
+enum how { CALL_TUPLE, CALL_NOARGS, CALL_VECTOR }; /* best call of the runtime */
+
+struct pyhost_callable {
+  pyhost *h;
+  PyObject *fn;     /* strong */
+  enum how how;
+  unsigned running; /* calls of it on the C stack (GIL held) */
+  int doomed;       /* freed while running: the last call out frees it */
+};
+
+static void destroy(pyhost_callable *c) {
+  PY.Py_DecRef(c->fn);
+  pyhost__free(c);
+}
+
+/* ---- preparing ---- */
+
+static int prepare(pyhost *h, const pyhost_value *callable, const char *dotted, int by_name,
+                   const char *fn, pyhost_callable **out) {
+  PyGILState_STATE gil;
+  if (out) *out = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!out) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", fn);
+  } else if (by_name ? !dotted : !callable) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, by_name ? "dotted" : "callable");
+  } else {
+    pyhost_callable *c = pyhost__calloc(1, sizeof *c);
+    PyObject *f = !c ? NULL : by_name ? pyhost__resolve(h, dotted) : pyhost__to_python(h, callable);
+    if (!c) {
+      rc = pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fn);
+    } else if (!f) {
+      rc = pyhost__take_exception(h, NULL);
+      pyhost__free(c);
+    } else {
+      c->h = h;
+      c->fn = f;
+      c->how = pyhost__runtime_at_least(3, 12)   ? CALL_VECTOR
+               : pyhost__runtime_at_least(3, 10) ? CALL_NOARGS
+                                                 : CALL_TUPLE;
+      *out = c;
+    }
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_prepare(pyhost *h, const pyhost_value *callable, pyhost_callable **out) {
+  return prepare(h, callable, NULL, 0, "pyhost_prepare", out);
+}
+
+int pyhost_prepare_name(pyhost *h, const char *dotted, pyhost_callable **out) {
+  return prepare(h, NULL, dotted, 1, "pyhost_prepare_name", out);
+}
+
+void pyhost_callable_free(pyhost_callable *c) {
+  if (!c) return;
+  PyGILState_STATE g;
+  /* After finalize the object died with the interpreter: free only our memory. */
+  if (!pyhost__python_running() || pyhost__inflight_begin(&g) != 0) {
+    pyhost__free(c);
+    return;
+  }
+  if (c->running) c->doomed = 1;
+  else destroy(c);
+  pyhost__inflight_end(g);
+}
+
+/* ---- calling ---- */
+
+static PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
+                            const char *fn) {
+  PyObject *args = PY.PyTuple_New((Py_ssize_t)n);
+  for (size_t i = 0; args && i < n; i++) {
+    PyObject *x = pyhost__arg_to_python(h, &argv[i], i, fn);
+    if (!x || PY.PyTuple_SetItem(args, (Py_ssize_t)i, x) < 0) { /* steals x */
+      PY.Py_DecRef(args);
+      return NULL;
+    }
+  }
+  PyObject *r = args ? PY.PyObject_Call(f, args, NULL) : NULL;
+  PY.Py_DecRef(args);
+  return r;
+}
+
+static PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
+                             const char *fn) {
+  PyObject *stack[STACK_MAX + 1];
+  size_t done = 0;
+  while (done < n && (stack[done + 1] = pyhost__arg_to_python(h, &argv[done], done, fn))) done++;
+  PyObject *r = done == n ? PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL) : NULL;
+  while (done) PY.Py_DecRef(stack[done--]);
+  return r;
+}
+
+#if defined(__GNUC__)
+#  define COLD __attribute__((noinline, cold))
+#  define HOT_INLINE inline __attribute__((always_inline))
+#else
+#  define COLD
+#  define HOT_INLINE inline
+#endif
+
+/* Why invoke refuses c, argv, n: the status with h's message set. */
+static COLD int refuse(pyhost *h, const pyhost_callable *c, const char *fn) {
+  if (!c) return pyhost__set_error(h, PYHOST_MISUSE, "%s: callable is NULL", fn);
+  if (c->h != h)
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: the callable belongs to another pyhost", fn);
+  return pyhost__set_error(h, PYHOST_MISUSE, "%s: argv is NULL", fn);
+}
+
+/* A call with arguments: onto the stack (3.12+) or into a tuple. */
+static PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
+                           const char *fn) {
+  if (c->how == CALL_VECTOR && n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
+  return call_tuple(h, c->fn, argv, n, fn);
+}
+
+static COLD int failed(pyhost *h) {
+  /* a bad argument left MISUSE in the message and no exception */
+  return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
+}
+
+/* The call: PYHOST_OK with *r a new reference, or the status with h's message set.
+ * Inlined into each public form: a call without arguments is one branch and one call. */
+static HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
+                         const char *fn, PyObject **r) {
+  if (!c || c->h != h || (n && !argv)) return refuse(h, c, fn);
+  c->running++;
+  if (n) *r = call_with(h, c, argv, n, fn);
+  else if (c->how == CALL_VECTOR) *r = PY.PyObject_Vectorcall(c->fn, NULL, 0, NULL);
+  else if (c->how == CALL_NOARGS) *r = PY.PyObject_CallNoArgs(c->fn);
+  else *r = PY.PyObject_CallObject(c->fn, NULL);
+  if (--c->running == 0 && c->doomed) destroy(c);
+  return *r ? PYHOST_OK : failed(h);
+}
+
+int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  PyObject *r;
+  if (!(rc = invoke(h, c, argv, nargs, "pyhost_prepared_call", &r))) PY.Py_DecRef(r);
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+/* The typed forms: one body, the reader and the output differ. */
+#define TYPED_CALL(NAME, FN, CTYPE, READ)                                               \
+  int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
+           CTYPE *out) {                                                                \
+    PyGILState_STATE gil;                                                               \
+    int rc = pyhost__enter(h, &gil);                                                    \
+    if (rc) return rc;                                                                  \
+    PyObject *r;                                                                        \
+    if (!out) rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", FN);       \
+    else if (!(rc = invoke(h, c, argv, nargs, FN, &r))) {                            \
+      rc = READ(h, r, FN, out);                                                      \
+      PY.Py_DecRef(r);                                                                  \
+    }                                                                                   \
+    pyhost__leave(h, gil);                                                              \
+    return rc;                                                                          \
+  }
+
+TYPED_CALL(pyhost_prepared_call_int, "pyhost_prepared_call_int", int64_t, pyhost__read_int)
+TYPED_CALL(pyhost_prepared_call_float, "pyhost_prepared_call_float", double, pyhost__read_float)
+TYPED_CALL(pyhost_prepared_call_bool, "pyhost_prepared_call_bool", int, pyhost__read_bool)
+
+static int read_value(pyhost *h, PyObject *o, const char *fn, pyhost_value **out) {
+  (void)fn;
+  *out = pyhost__from_python(h, o);
+  return *out ? PYHOST_OK : pyhost__take_exception(h, "converting the result failed");
+}
+
+static TYPED_CALL(value_call, "pyhost_prepared_call_value", pyhost_value *, read_value)
+
+int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                               size_t nargs, pyhost_value **result) {
+  if (result) *result = NULL;
+  return value_call(h, c, argv, nargs, result);
+}
