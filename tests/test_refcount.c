@@ -258,6 +258,78 @@ TEST_CASE(host_functions) {
   pyhost_free(h);
 }
 
+/* ---- the fast forms: prepared calls and host functions with borrowed arguments ---- */
+
+/* rcfast.mix(a, b, *, tag=None): a + b as an int, or "tag:a+b" as a str */
+static int mix(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  int64_t a = 0, b = 0;
+  int rc;
+  if (pyhost_args_count(args) != 2) return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "mix(a, b)");
+  if ((rc = pyhost_args_int(h, args, 0, &a)) || (rc = pyhost_args_int(h, args, 1, &b))) return rc;
+  if (pyhost_args_kwcount(args) == 1) {
+    const char *tag;
+    size_t len;
+    if ((rc = pyhost_args_str(h, args, 2, &tag, &len))) return rc;
+    char text[64];
+    int n = snprintf(text, sizeof text, "%.*s:%lld", (int)len, tag, (long long)(a + b));
+    return pyhost_ret_str(h, ret, text, (size_t)n);
+  }
+  return pyhost_ret_int(h, ret, a + b);
+}
+
+struct fast_ctx {
+  pyhost_callable *py_fn, *host_fn;
+  pyhost_value *obj;
+};
+
+static void op_prepared(pyhost *h, void *ctx) {
+  struct fast_ctx *c = ctx;
+  pyhost_arg argv[] = {pyhost_arg_int(40), pyhost_arg_str("two", 3), pyhost_arg_float(0.5),
+                       pyhost_arg_bytes("b", 1), pyhost_arg_value(c->obj), pyhost_arg_none(),
+                       pyhost_arg_bool(1)};
+  CHECK_RC(pyhost_prepared_call(h, c->py_fn, argv, 7), PYHOST_OK);
+  int64_t n = 0;
+  CHECK_RC(pyhost_prepared_call_int(h, c->py_fn, argv, 1, &n), PYHOST_OK);
+  CHECK(n == 40);
+  CHECK_RC(pyhost_prepared_call_int(h, c->host_fn, (pyhost_arg[]){pyhost_arg_int(40), pyhost_arg_int(2)}, 2, &n),
+           PYHOST_OK);
+  CHECK(n == 42);
+  pyhost_value *r = NULL;
+  CHECK_RC(pyhost_prepared_call_value(h, c->py_fn, argv, 3, &r), PYHOST_OK);
+  pyhost_value_free(r);
+  /* the error paths: a Python exception with its traceback, a result of the wrong type */
+  CHECK_RC(pyhost_prepared_call(h, c->host_fn, argv, 2), PYHOST_PYEXC);
+  double d = 0;
+  CHECK_RC(pyhost_prepared_call_float(h, c->py_fn, argv, 3, &d), PYHOST_TYPE);
+}
+
+static void op_fast_from_python(pyhost *h, void *ctx) {
+  (void)ctx;
+  CHECK_RC(pyhost_exec(h, "import rcfast\nrcfast.mix(1, 2)\nrcfast.mix(1, 2, tag='t')\n"
+                          "try:\n    rcfast.mix(1, 'x')\nexcept TypeError:\n    pass\n", "<refcount>"),
+           PYHOST_OK);
+}
+
+TEST_CASE(fast_forms) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "rcfast", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "mix", mix, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "def rcfast_py(*a):\n    return a[:2] if len(a) > 2 else a[0]\n", "<refcount>"),
+           PYHOST_OK);
+  struct fast_ctx c = {NULL, NULL, object(h, "object()")};
+  CHECK_RC(pyhost_prepare_name(h, "rcfast_py", &c.py_fn), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "rcfast.mix", &c.host_fn), PYHOST_OK);
+  measure(h, "prepared calls", op_prepared, &c);
+  measure(h, "fast host function from Python", op_fast_from_python, NULL);
+  pyhost_callable_free(c.py_fn);
+  pyhost_callable_free(c.host_fn);
+  pyhost_value_free(c.obj);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 static int counter_ctor(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
                         const pyhost_value *kwargs, void **payload) {
   (void)ud;
