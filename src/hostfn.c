@@ -80,7 +80,6 @@ static void capsule_gone(PyObject *cap) {
 
 /* 1 when f may run now; else 0 with the Python exception set. */
 static inline int can_run(struct hostfn *f) {
-  if ((f->fn || f->ffn) && pyhost__handle_running(f->h)) return 1;
   if (!f->fn && !f->ffn) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
     return 0;

@@ -311,19 +311,15 @@ static int given_path(pyhost *h, const char *value, char *path, size_t cap, cons
 }
 
 static int choose_library(pyhost *h, char *path, size_t cap, char *origin, size_t ocap) {
-  int rc;
-  if (h->cfg.library) {
-    origin[0] = '\0';
-    rc = given_path(h, h->cfg.library, path, cap, origin);
-    return rc ? rc : absolute_path(h, path, cap, origin, ocap);
-  }
-  const char *env = getenv("PYHOST_PYTHON_LIBRARY");
-  if (env && env[0]) {
+  const char *given = h->cfg.library;
+  origin[0] = '\0';
+  if (!given) {
+    given = getenv("PYHOST_PYTHON_LIBRARY");
+    if (!given || !given[0]) return pyhost__discover(h, path, cap, origin, ocap);
     pyhost__fmt(origin, ocap, " (from PYHOST_PYTHON_LIBRARY)");
-    rc = given_path(h, env, path, cap, origin);
-    return rc ? rc : absolute_path(h, path, cap, origin, ocap);
   }
-  return pyhost__discover(h, path, cap, origin, ocap);
+  int rc = given_path(h, given, path, cap, origin);
+  return rc ? rc : absolute_path(h, path, cap, origin, ocap);
 }
 
 int pyhost_init(const pyhost_config *cfg, pyhost **out) {
