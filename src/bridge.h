@@ -17,10 +17,12 @@ PyObject *pyhost__resolve(pyhost *h, const char *dotted);
  * that the callback's Python caller will see. */
 struct pyhost__frame {
   struct pyhost__frame *outer;
-  PyObject *type, *value, *tb; /* the exception kept for the caller (owned), or NULL */
+  /* the exception kept for the caller (owned): type is set whenever one is kept, and
+   * value and tb are only read then, so a push initialises type alone */
+  PyObject *type, *value, *tb;
 };
 static inline void pyhost__frame_push(struct pyhost__frame *f) {
-  f->type = f->value = f->tb = NULL;
+  f->type = NULL;
   f->outer = pyhost__thread.frame;
   pyhost__thread.frame = f;
 }
@@ -33,7 +35,7 @@ static inline void pyhost__frame_pop(struct pyhost__frame *f) {
 int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const char *who);
 static inline int pyhost__frame_finish(pyhost *h, struct pyhost__frame *f, int rc,
                                        const char *who) {
-  if (rc == PYHOST_OK && !f->type && !f->value && !f->tb) return 0; /* the common case */
+  if (rc == PYHOST_OK && !f->type) return 0; /* the common case */
   return pyhost__frame_finish_slow(h, f, rc, who);
 }
 
@@ -62,7 +64,8 @@ struct pyhost_args {
   PyObject *kwnames;         /* vector form: tuple of keyword names, or NULL */
   PyObject *tuple, *kwdict;  /* tuple form (before 3.10); tuple NULL in the vector form */
   size_t skip;               /* tuple form: leading items left out (a method's self) */
-  size_t nargs, nkw;
+  size_t nargs;
+  size_t nkw;                /* tuple form only: the vector form counts kwnames when asked */
   PyObject *keep;            /* list of temporaries (UTF-8 bytes before 3.10), or NULL */
 };
 struct pyhost_ret {
@@ -76,10 +79,8 @@ static inline void pyhost__args_vector(struct pyhost_args *a, pyhost *h, const c
   a->who = who;
   a->argv = argv;
   a->kwnames = kwnames;
-  a->tuple = a->kwdict = a->keep = NULL;
-  a->skip = 0;
+  a->tuple = a->keep = NULL; /* kwdict and skip belong to the tuple form: never read here */
   a->nargs = nargs;
-  a->nkw = kwnames ? (size_t)PY.PyTuple_Size(kwnames) : 0;
 }
 void pyhost__args_tuple(struct pyhost_args *a, pyhost *h, const char *who, PyObject *tuple,
                         size_t skip, PyObject *kwdict);
@@ -91,6 +92,12 @@ PyObject *pyhost__result_to_python(pyhost *h, pyhost_value *result);
 /* The Python class of a pyhost_exc code (borrowed), NULL for an unknown code. */
 PyObject *pyhost__exc_type(pyhost_exc type);
 
+/* ---- instances of pyhost's heap types (heapobj.c) ---- */
+/* A new instance of type through its tp_alloc, or NULL with the exception set. */
+PyObject *pyhost__heap_alloc(PyTypeObject *type);
+/* For a tp_dealloc: frees self through tp_free, then drops its reference to the type. */
+void pyhost__heap_free(PyObject *self);
+
 /* ---- host modules (hostfn.c) ---- */
 PyObject *pyhost__module_object(pyhost_module *m); /* borrowed */
 const char *pyhost__module_name(pyhost_module *m);
@@ -100,24 +107,54 @@ static inline int pyhost__handle_running(const pyhost *h) {
   return h && h->magic == PYHOST__MAGIC && atomic_load(&h->state) == PYHOST__RUNNING;
 }
 
+/* Reference counts on the per-call paths.  Before 3.12 the stable ABI's own Py_INCREF
+ * and Py_DECREF were inline operations on ob_refcnt (every abi3 extension built for
+ * 3.11 or older does them), so pyhost may do them too and save a call; a count that
+ * reaches zero still goes through Py_DecRef, which deallocates.  From 3.12 the counts
+ * go through the runtime (immortal objects, PEP 683), except None's: immortal, it
+ * needs no count at all. */
+static inline int pyhost__inline_refcounts(void) { return !pyhost__runtime_at_least(3, 12); }
+/* The count as those runtimes lay it out: a Py_ssize_t first in every object (as in
+ * all stable-ABI objects; Py_TRACE_REFS builds are outside the stable ABI).  Not
+ * o->ob_refcnt: headers of 3.14 and later name only its low 32 bits so. */
+#define PYHOST__REFCNT(o) (*(Py_ssize_t *)(void *)(o))
+
+/* A new reference to None. */
+static inline PyObject *pyhost__none_new(void) {
+  PyObject *none = PY._Py_NoneStruct;
+  if (pyhost__inline_refcounts()) PYHOST__REFCNT(none)++;
+  return none;
+}
+/* Drops a new reference (o not NULL). */
+static inline void pyhost__drop(PyObject *o) {
+  if (pyhost__inline_refcounts()) {
+    if (PYHOST__REFCNT(o) > 1) PYHOST__REFCNT(o)--;
+    else PY.Py_DecRef(o);
+  } else if (o != PY._Py_NoneStruct) {
+    PY.Py_DecRef(o);
+  }
+}
+
+/* The rare end of pyhost__run_fast: the callback failed, kept an exception or left
+ * temporaries.  Drops them; the result as pyhost__run_fast returns it. */
+PyObject *pyhost__run_fast_end(struct pyhost_args *a, struct pyhost__frame *frame, int rc,
+                               PyObject *result);
+
 /* Runs a fast callback in a frame and hands back its result as a new reference, or
  * NULL with the Python exception set; drops the view's temporaries.  Inline: this is
- * the whole per-call cost of a fast host function besides the callback. */
+ * the whole per-call cost of a fast host function besides the callback, so the common
+ * end (success, nothing kept) is one test and the rest is out of line. */
 static inline PyObject *pyhost__run_fast(pyhost *h, pyhost_fast_function fn, void *userdata,
                                          struct pyhost_args *a, const char *who) {
+  (void)who; /* a->who, read by the rare end */
   struct pyhost__frame frame;
   struct pyhost_ret ret = {NULL};
   pyhost__frame_push(&frame);
   int rc = fn(h, userdata, a, &ret);
   pyhost__frame_pop(&frame);
-  if (a->keep) PY.Py_DecRef(a->keep);
-  if (pyhost__frame_finish(h, &frame, rc, who) < 0) {
-    PY.Py_DecRef(ret.obj);
-    return NULL;
-  }
-  if (ret.obj) return ret.obj;
-  PY.Py_IncRef(PY._Py_NoneStruct);
-  return PY._Py_NoneStruct;
+  if ((rc != PYHOST_OK) | (frame.type != NULL) | (a->keep != NULL))
+    return pyhost__run_fast_end(a, &frame, rc, ret.obj);
+  return ret.obj ? ret.obj : pyhost__none_new();
 }
 
 #endif

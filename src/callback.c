@@ -16,7 +16,7 @@
  * pyhost__thread.frame (internal.h), pushed and popped inline (bridge.h). */
 
 static void frame_drop(struct pyhost__frame *f) {
-  if (!f->type && !f->value && !f->tb) return; /* the common case: nothing was kept */
+  if (!f->type) return; /* the common case: nothing was kept (see bridge.h) */
   PY.Py_DecRef(f->type);
   PY.Py_DecRef(f->value);
   PY.Py_DecRef(f->tb);
@@ -25,6 +25,7 @@ static void frame_drop(struct pyhost__frame *f) {
 
 /* Keeps (type, value, tb) as the frame's exception: new references. */
 static void frame_keep(struct pyhost__frame *f, PyObject *type, PyObject *value, PyObject *tb) {
+  if (!type) return; /* nothing to keep; a frame holds value and tb only with a type */
   PY.Py_IncRef(type);
   PY.Py_IncRef(value);
   PY.Py_IncRef(tb);

@@ -22,6 +22,12 @@ void pyhost__args_tuple(struct pyhost_args *a, pyhost *h, const char *who, PyObj
   a->skip = skip;
 }
 
+/* How many keyword arguments: counted when asked, so a call never pays for it. */
+static size_t kwcount(const struct pyhost_args *a) {
+  if (a->tuple) return a->nkw;
+  return a->kwnames ? (size_t)PY.PyTuple_Size(a->kwnames) : 0;
+}
+
 /* The k-th keyword's name (want_key) or value of a tuple-form call: borrowed. */
 static PyObject *dict_entry(PyObject *d, size_t k, int want_key) {
   Py_ssize_t pos = 0;
@@ -33,7 +39,7 @@ static PyObject *dict_entry(PyObject *d, size_t k, int want_key) {
 
 /* Argument i (borrowed), or NULL when there is none. */
 static PyObject *item(const struct pyhost_args *a, size_t i) {
-  if (i >= a->nargs + a->nkw) return NULL;
+  if (i >= a->nargs + kwcount(a)) return NULL;
   if (!a->tuple) return a->argv[i];
   if (i < a->nargs) return PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip));
   return dict_entry(a->kwdict, i - a->nargs, 0);
@@ -45,7 +51,7 @@ static int type_error(const struct pyhost_args *a, size_t i, PyObject *o, const 
   if (!o) {
     return pyhost_raise(a->h, PYHOST_EXC_TYPE_ERROR,
                                   "%s() missing argument %zu (it was given %zu)", a->who, i,
-                                  a->nargs + a->nkw);
+                                  a->nargs + kwcount(a));
   }
   pyhost__type_name((PyObject *)Py_TYPE(o), got, sizeof got);
   return pyhost_raise(a->h, PYHOST_EXC_TYPE_ERROR, "%s() argument %zu: expected %s, got %s",
@@ -86,15 +92,15 @@ static int utf8_of(struct pyhost_args *a, PyObject *o, const char **s, size_t *l
 }
 
 size_t pyhost_args_count(const pyhost_args *args) { return args ? args->nargs : 0; }
-size_t pyhost_args_kwcount(const pyhost_args *args) { return args ? args->nkw : 0; }
+size_t pyhost_args_kwcount(const pyhost_args *args) { return args ? kwcount(args) : 0; }
 
 int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k, const char **name,
                        size_t *len) {
   if (!args) return bad_call(h, "pyhost_args_kwname", "args");
   if (!name) return bad_call(h, "pyhost_args_kwname", "name");
-  if (k >= args->nkw)
+  if (k >= kwcount(args))
     return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_args_kwname: keyword %zu of %zu", k,
-                             args->nkw);
+                             kwcount(args));
   PyObject *key = args->tuple ? dict_entry(args->kwdict, k, 1)
                               : PY.PyTuple_GetItem(args->kwnames, (Py_ssize_t)k);
   return utf8_of((struct pyhost_args *)args, key, name, len);
@@ -183,6 +189,16 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 }
 
 /* ---- results ---- */
+
+PYHOST__COLD PyObject *pyhost__run_fast_end(struct pyhost_args *a, struct pyhost__frame *frame, int rc,
+                               PyObject *result) {
+  if (a->keep) PY.Py_DecRef(a->keep);
+  if (pyhost__frame_finish(a->h, frame, rc, a->who) < 0) {
+    PY.Py_DecRef(result);
+    return NULL;
+  }
+  return result ? result : pyhost__none_new();
+}
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
 static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {

@@ -8,8 +8,11 @@
  */
 #include "internal.h"
 
+/* Never a handle: what scope_h holds outside a scope (see internal.h). */
+const char pyhost__no_scope;
+
 /* One scope per thread: CPython runs one interpreter per process, so one handle. */
-_Thread_local struct pyhost__thread pyhost__thread;
+_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL};
 int pyhost_gil_enter(pyhost *h) {
   if (pyhost__gil_scoped(h)) {
     pyhost__thread.depth++;
@@ -33,7 +36,7 @@ int pyhost_gil_leave(pyhost *h) {
                              "thread");
   pyhost__clear_message(h);
   if (--pyhost__thread.depth == 0) {
-    pyhost__thread.scope_h = NULL;
+    pyhost__thread.scope_h = PYHOST__NO_SCOPE;
     pyhost__leave(h, pyhost__thread.state); /* the enter was counted in flight (inflight.c) */
   }
   return PYHOST_OK;

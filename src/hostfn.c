@@ -1,10 +1,12 @@
 /* hostfn.c: host modules and host functions (see pyhost.h, "host functions").
  *
- * A host function is a builtin function object whose self is a capsule holding its
- * C record.  The record outlives both sides: the capsule (Python's references) and
- * the module's list (the host's) each count as one reference, so a function Python
- * keeps after the host unregistered it still finds its record, sees fn == NULL and
- * raises instead of calling into freed host state.
+ * A host function is a builtin function object whose self is a small private object
+ * (struct fnself) holding its C record: reading the record back is one load, where a
+ * capsule costs a call and its checks on every call.  The record outlives both sides:
+ * the self object (Python's references) and the module's index (the host's) each count
+ * as one reference, so a function Python keeps after the host unregistered it still
+ * finds its record, sees fn == NULL and raises instead of calling into freed host
+ * state.
  *
  * Calling convention: METH_FASTCALL | METH_KEYWORDS (no argument tuple) from 3.10, where
  * it is stable ABI; METH_VARARGS | METH_KEYWORDS before.  The floor's headers do not
@@ -15,10 +17,6 @@
 #include <string.h>
 
 #define HOSTFN_METH_FASTCALL 0x0080
-/* The capsule is only ever the self of pyhost's own function objects (Python cannot
- * rebind a builtin's self), so it goes unnamed: a named capsule costs a strcmp on
- * every call. */
-#define CAPSULE_NAME NULL
 
 struct hostfn {
   PyMethodDef def;         /* points at name and doc below; lives as long as the record */
@@ -27,9 +25,9 @@ struct hostfn {
   pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */
   void *userdata;
   char *name, *qualname, *doc;
-  PyObject *func;          /* the module list's reference to the function object */
-  int crefs;               /* capsule + module list; freed at 0 (GIL held) */
-  struct hostfn *next;     /* the module's list */
+  PyObject *func;          /* the module index's reference to the function object */
+  int crefs;               /* self object + module index; freed at 0 (GIL held) */
+  struct hostfn *next;     /* the module's index: the next record in its bucket */
   /* Once unregistered while Python still holds the function, the record is on the
    * orphans list: if Python never frees the function at exit (CPython does not free
    * everything), pyhost frees the record after Py_FinalizeEx. */
@@ -37,11 +35,15 @@ struct hostfn {
   int orphan;
 };
 
+/* A module's host functions, indexed by name (chained buckets, doubled as it grows):
+ * registering n functions stays linear, and a name is found whatever Python code did
+ * to the module's attributes meanwhile. */
 struct pyhost_module {
   pyhost *h;
   char *name;
   PyObject *mod;           /* strong */
-  struct hostfn *fns;
+  struct hostfn **buckets; /* nbuckets chains, or NULL before the first function */
+  size_t nbuckets, nfns;
 };
 
 static struct hostfn *orphans; /* GIL-protected */
@@ -70,11 +72,51 @@ static void record_unref(struct hostfn *f) {
   if (--f->crefs == 0) record_free(f);
 }
 
-static void capsule_gone(PyObject *cap) {
-  struct hostfn *f = PY.PyCapsule_GetPointer(cap, CAPSULE_NAME);
+/* ---- the self object of a host function ---- */
+
+/* Only pyhost makes these (Python cannot create one, nor rebind a builtin's self), so
+ * the self of entry_fast / entry_varargs is always one. */
+struct fnself {
+  PyObject_HEAD
+  struct hostfn *f;
+};
+
+static PyTypeObject *fnself_type; /* made once per process (Python starts only once) */
+
+static void fnself_dealloc(PyObject *self) {
+  struct hostfn *f = ((struct fnself *)self)->f;
+  pyhost__heap_free(self);
   if (f) record_unref(f);
-  else PY.PyErr_Clear();
 }
+
+/* `type(fn.__self__)()` from Python gets this, not an object without a record. */
+static PyObject *fnself_refuse_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  (void)type, (void)args, (void)kwargs;
+  PY.PyErr_SetString(*PY.PyExc_TypeError, "pyhost.function_data objects cannot be created from Python");
+  return NULL;
+}
+
+/* A new self object for f (which it then counts in crefs), or NULL with the exception
+ * set. */
+static PyObject *fnself_new(struct hostfn *f) {
+  if (!fnself_type) {
+    PyType_Slot slots[] = {{Py_tp_dealloc, (void *)fnself_dealloc},
+                           {Py_tp_new, (void *)fnself_refuse_new},
+                           {0, NULL}};
+    PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
+                        Py_TPFLAGS_DEFAULT, slots};
+    fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!fnself_type) return NULL;
+  }
+  PyObject *o = pyhost__heap_alloc(fnself_type);
+  if (o) {
+    ((struct fnself *)o)->f = f;
+    f->crefs++;
+  }
+  return o;
+}
+
+static inline struct hostfn *record_of(PyObject *self) { return ((struct fnself *)self)->f; }
 
 /* ---- calls from Python ---- */
 
@@ -109,33 +151,37 @@ static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
   return r;
 }
 
-static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-  struct hostfn *f = PY.PyCapsule_GetPointer(self, CAPSULE_NAME);
-  if (!f) return NULL;
-  if (f->ffn) { /* borrowed: no conversion before the callback asks */
-    struct pyhost_args v;
-    if (!can_run(f)) return NULL;
-    pyhost__args_vector(&v, f->h, f->qualname, args, (size_t)nargs, kwnames);
-    return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
-  }
+/* The value form, or a refusal: everything but a running fast function's call. */
+static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *args,
+                                             size_t nargs, PyObject *kwnames, PyObject *tuple,
+                                             PyObject *kwdict) {
   struct pyhost__args a;
-  if (pyhost__args_from_vector(&a, args, (size_t)nargs, kwnames) < 0) return NULL;
+  if (!can_run(f)) return NULL;
+  if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
+             : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
+    return NULL;
   return run(f, &a);
 }
 
+/* The fast form's whole cost on the way in: one load for the record, the two checks of
+ * can_run in one branch, the view set up in place. */
+static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  struct hostfn *f = record_of(self);
+  if (!f->ffn || !pyhost__handle_running(f->h))
+    return run_values(f, args, (size_t)nargs, kwnames, NULL, NULL);
+  struct pyhost_args v;
+  pyhost__args_vector(&v, f->h, f->qualname, args, (size_t)nargs, kwnames);
+  return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
+}
+
 static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs) {
-  struct hostfn *f = PY.PyCapsule_GetPointer(self, CAPSULE_NAME);
-  if (!f) return NULL;
-  if (f->ffn) {
-    struct pyhost_args v;
-    if (!can_run(f)) return NULL;
-    pyhost__args_tuple(&v, f->h, f->qualname, args, 0, kwargs);
-    return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
-  }
-  struct pyhost__args a;
-  if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return NULL;
-  return run(f, &a);
+  struct hostfn *f = record_of(self);
+  if (!f->ffn || !pyhost__handle_running(f->h))
+    return run_values(f, NULL, 0, NULL, args, kwargs);
+  struct pyhost_args v;
+  pyhost__args_tuple(&v, f->h, f->qualname, args, 0, kwargs);
+  return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
 }
 
 /* ---- the module handle ---- */
@@ -209,16 +255,17 @@ done:
   return rc;
 }
 
-/* Unregisters f (on m's list at *link).  GIL held. */
-static void unregister(struct hostfn **link) {
+/* Unregisters f (in m's index at *link).  GIL held. */
+static void unregister(pyhost_module *m, struct hostfn **link) {
   struct hostfn *f = *link;
   *link = f->next;
+  m->nfns--;
   f->fn = NULL;
   f->ffn = NULL;
   f->userdata = NULL;
   PY.Py_DecRef(f->func);
   f->func = NULL;
-  if (f->crefs > 1) orphan_add(f); /* the capsule still holds it */
+  if (f->crefs > 1) orphan_add(f); /* its self object still holds it */
   record_unref(f);
 }
 
@@ -226,10 +273,42 @@ void pyhost__hostfn_free_orphans(void) {
   while (orphans) record_free(orphans);
 }
 
+static size_t name_hash(const char *name) {
+  size_t x = (size_t)1469598103934665603ull; /* FNV-1a */
+  for (; *name; name++) x = (x ^ (unsigned char)*name) * (size_t)1099511628211ull;
+  return x;
+}
+
+/* The link to name's record in m's index, or NULL. */
 static struct hostfn **find(pyhost_module *m, const char *name) {
-  for (struct hostfn **l = &m->fns; *l; l = &(*l)->next)
+  if (!m->nbuckets) return NULL;
+  for (struct hostfn **l = &m->buckets[name_hash(name) & (m->nbuckets - 1)]; *l; l = &(*l)->next)
     if (strcmp((*l)->name, name) == 0) return l;
   return NULL;
+}
+
+static void index_put(struct hostfn **buckets, size_t nbuckets, struct hostfn *f) {
+  struct hostfn **b = &buckets[name_hash(f->name) & (nbuckets - 1)];
+  f->next = *b;
+  *b = f;
+}
+
+/* Room for one more record: 0, or -1 when the index cannot grow (no memory). */
+static int index_reserve(pyhost_module *m) {
+  if (m->nfns < m->nbuckets) return 0;
+  size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
+  struct hostfn **b = pyhost__calloc(n, sizeof *b);
+  if (!b) return -1;
+  for (size_t i = 0; i < m->nbuckets; i++)
+    while (m->buckets[i]) {
+      struct hostfn *f = m->buckets[i];
+      m->buckets[i] = f->next;
+      index_put(b, n, f);
+    }
+  pyhost__free(m->buckets);
+  m->buckets = b;
+  m->nbuckets = n;
+  return 0;
 }
 
 /* Removes module attribute name when it is still f's function object. */
@@ -238,6 +317,15 @@ static void drop_attr(pyhost_module *m, struct hostfn *f) {
   if (cur == f->func) PY.PyObject_SetAttrString(m->mod, f->name, NULL);
   PY.Py_DecRef(cur);
   PY.PyErr_Clear();
+}
+
+/* Unregisters every function of m and removes it from the module. */
+static void unregister_all(pyhost_module *m) {
+  for (size_t i = 0; i < m->nbuckets; i++)
+    while (m->buckets[i]) {
+      drop_attr(m, m->buckets[i]);
+      unregister(m, &m->buckets[i]);
+    }
 }
 
 /* Adds fn or ffn (one of them) as name; fname names the public function. */
@@ -275,32 +363,34 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     f->def.ml_flags = METH_VARARGS | METH_KEYWORDS;
     f->def.ml_meth = (PyCFunction)(void (*)(void))entry_varargs;
   }
-  f->crefs = 1; /* the capsule's */
-  PyObject *cap = PY.PyCapsule_New(f, CAPSULE_NAME, capsule_gone);
-  if (!cap) {
+  PyObject *self = fnself_new(f);
+  if (!self) {
     record_free(f);
     rc = pyhost__take_exception(h, "creating the function failed");
     goto done;
   }
   PyObject *modname = PY.PyUnicode_FromString(m->name);
-  f->func = modname ? PY.PyCFunction_NewEx(&f->def, cap, modname) : NULL;
+  f->func = modname ? PY.PyCFunction_NewEx(&f->def, self, modname) : NULL;
   PY.Py_DecRef(modname);
-  PY.Py_DecRef(cap); /* the function holds it now (or it is freed with f) */
+  PY.Py_DecRef(self); /* the function holds it now (or it is gone, and f with it) */
   if (!f->func) {
     rc = pyhost__take_exception(h, "creating the function failed");
     goto done;
   }
-  f->crefs++; /* the module list's */
-  /* a name the module does not have yet (the usual case) needs no walk of the list:
-   * registering n functions stays linear */
-  struct hostfn **old = PY.PyDict_GetItemString(PY.PyModule_GetDict(m->mod), name) ? find(m, name)
-                                                                                  : NULL;
-  if (old) unregister(old);
-  f->next = m->fns;
-  m->fns = f;
+  f->crefs++; /* the module index's */
+  if (index_reserve(m) < 0) {
+    f->crefs--;
+    PY.Py_DecRef(f->func); /* frees f with the function */
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory adding %s.%s", m->name, name);
+    goto done;
+  }
+  struct hostfn **old = find(m, name);
+  if (old) unregister(m, old);
+  index_put(m->buckets, m->nbuckets, f);
+  m->nfns++;
   if (PY.PyObject_SetAttrString(m->mod, name, f->func) < 0) {
     rc = pyhost__take_exception(h, "adding the function to the module failed");
-    unregister(&m->fns);
+    unregister(m, find(m, name));
   }
 done:
   pyhost__leave(h, gil);
@@ -328,7 +418,7 @@ int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {
       rc = pyhost__set_error(h, PYHOST_NOTFOUND, "%s has no host function %s", m->name, name);
     } else {
       drop_attr(m, *l);
-      unregister(l);
+      unregister(m, l);
     }
   }
   pyhost__leave(h, gil);
@@ -394,10 +484,7 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
     return;
   }
   if (pyhost__enter(h, &gil) == PYHOST_OK) {
-    while (m->fns) {
-      drop_attr(m, m->fns);
-      unregister(&m->fns);
-    }
+    unregister_all(m);
     PyObject *modules = PY.PyImport_GetModuleDict();
     if (PY.PyDict_GetItemString(modules, m->name) == m->mod)
       PY.PyDict_DelItemString(modules, m->name);
@@ -405,13 +492,15 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
     PY.Py_DecRef(m->mod);
     pyhost__leave(h, gil);
   } else if (!pyhost__python_running()) {
-    /* Python is gone: no capsule destructor runs any more, so the records are ours. */
-    while (m->fns) {
-      struct hostfn *f = m->fns;
-      m->fns = f->next;
-      record_free(f);
-    }
+    /* Python is gone: no self object is freed any more, so the records are ours. */
+    for (size_t i = 0; i < m->nbuckets; i++)
+      while (m->buckets[i]) {
+        struct hostfn *f = m->buckets[i];
+        m->buckets[i] = f->next;
+        record_free(f);
+      }
   }
+  pyhost__free(m->buckets);
   pyhost__free(m->name);
   pyhost__free(m);
 }

@@ -12,6 +12,19 @@
 
 #define PYHOST__PATH_MAX 4096
 
+/* For the per-call paths: the rare branches out of line (their registers and stack do
+ * not burden the common one), the common one inlined whole.  NOINLINE for a rare path
+ * taken as a tail call (a cold one is not: GCC moves its call into the cold section). */
+#if defined(__GNUC__)
+#  define PYHOST__COLD __attribute__((noinline, cold))
+#  define PYHOST__NOINLINE __attribute__((noinline))
+#  define PYHOST__HOT_INLINE inline __attribute__((always_inline))
+#else
+#  define PYHOST__COLD
+#  define PYHOST__NOINLINE
+#  define PYHOST__HOT_INLINE inline
+#endif
+
 struct pyhost_config {
   char *library, *home, *program_name;
   char **sys_path;
@@ -81,7 +94,9 @@ void pyhost__free_messages(pyhost *h);
 /* ---- per-thread state (gil.c) ---- */
 /* One struct, so that the hot path computes one thread-local address. */
 struct pyhost__thread {
-  const pyhost *scope_h;   /* the handle of this thread's pyhost_gil_enter scope, or NULL */
+  /* the handle of this thread's pyhost_gil_enter scope, or PYHOST__NO_SCOPE: never NULL,
+   * so that scope_h == h also says h is not NULL */
+  const pyhost *scope_h;
   unsigned long depth;     /* the scope's nesting count; 0 when no scope is open */
   PyGILState_STATE state;  /* what the outermost PyGILState_Ensure returned */
   unsigned long messages;  /* this thread's non-empty message slots (msg.c); 0 lets a call
@@ -90,6 +105,8 @@ struct pyhost__thread {
   struct pyhost__frame *frame; /* the innermost host callback running (bridge.h) */
 };
 extern _Thread_local struct pyhost__thread pyhost__thread;
+extern const char pyhost__no_scope;
+#define PYHOST__NO_SCOPE ((const pyhost *)(const void *)&pyhost__no_scope)
 
 /* ---- calls into Python (pyhost.c) ---- */
 /* What pyhost__enter stores when this thread's pyhost_gil_enter scope already holds
@@ -101,7 +118,7 @@ void pyhost__inflight_end(PyGILState_STATE gil);
 
 /* 1 when this thread holds a pyhost_gil_enter scope on h. */
 static inline int pyhost__gil_scoped(const pyhost *h) {
-  return h && pyhost__thread.scope_h == h;
+  return pyhost__thread.scope_h == h;
 }
 
 /* Checks h and takes the GIL.  Returns PYHOST_OK (then call pyhost__leave) or MISUSE
@@ -115,6 +132,14 @@ static inline int pyhost__enter(pyhost *h, PyGILState_STATE *gil) {
     return PYHOST_OK;
   }
   return pyhost__enter_slow(h, gil);
+}
+
+/* 1 when a call on h costs nothing to enter or leave: inside this thread's scope on h,
+ * h running, no message to reset.  The hot paths test it first and go through
+ * pyhost__enter/leave otherwise. */
+static inline int pyhost__entry_is_free(const pyhost *h) {
+  return pyhost__gil_scoped(h) && !pyhost__thread.messages &&
+         atomic_load_explicit(&h->state, memory_order_relaxed) == PYHOST__RUNNING;
 }
 
 static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
@@ -159,7 +184,7 @@ void pyhost__plugin_loader_clear(void);
 
 /* ---- host functions (hostfn.c) ---- */
 /* After Py_FinalizeEx: frees the records of unregistered host functions whose function
- * objects Python never freed (no capsule destructor will run any more). */
+ * objects Python never freed (no self object will be freed any more). */
 void pyhost__hostfn_free_orphans(void);
 
 /* ---- exceptions (error.c) ---- */

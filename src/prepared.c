@@ -8,6 +8,7 @@
  */
 #include "bridge.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use argv[-1] (a bound method puts
@@ -16,14 +17,19 @@
 #define STACK_MAX 8 /* arguments converted onto the C stack; more go through a tuple */
 
 enum how { CALL_TUPLE, CALL_NOARGS, CALL_VECTOR }; /* best call of the runtime */
+#define DOOMED INT_MIN /* the sign bit: a call's way out tests it with the decrement */
 
 struct pyhost_callable {
   pyhost *h;
   PyObject *fn;     /* strong */
+  PyObject *(*call0)(PyObject *fn); /* the runtime's cheapest call without arguments */
   enum how how;
-  unsigned running; /* calls of it on the C stack (GIL held) */
-  int doomed;       /* freed while running: the last call out frees it */
+  /* calls of it on the C stack (GIL held), plus DOOMED once freed while running: the
+   * last call out then frees it.  One word, so a call's way out tests it once. */
+  int busy;
 };
+
+static PyObject *call0_tuple(PyObject *f) { return PY.PyObject_CallObject(f, NULL); }
 
 static void destroy(pyhost_callable *c) {
   PY.Py_DecRef(c->fn);
@@ -56,6 +62,9 @@ static int prepare(pyhost *h, const pyhost_value *callable, const char *dotted, 
       c->how = pyhost__runtime_at_least(3, 12)   ? CALL_VECTOR
                : pyhost__runtime_at_least(3, 10) ? CALL_NOARGS
                                                  : CALL_TUPLE;
+      /* 3.10+: the table's PyObject_CallNoArgs itself (on 3.12+ it is the same
+       * vectorcall as PyObject_Vectorcall with no arguments) */
+      c->call0 = c->how == CALL_TUPLE ? call0_tuple : PY.PyObject_CallNoArgs;
       *out = c;
     }
   }
@@ -79,7 +88,7 @@ void pyhost_callable_free(pyhost_callable *c) {
     pyhost__free(c);
     return;
   }
-  if (c->running) c->doomed = 1;
+  if (c->busy) c->busy |= DOOMED;
   else destroy(c);
   pyhost__inflight_end(g);
 }
@@ -111,16 +120,8 @@ static PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv, siz
   return r;
 }
 
-#if defined(__GNUC__)
-#  define COLD __attribute__((noinline, cold))
-#  define HOT_INLINE inline __attribute__((always_inline))
-#else
-#  define COLD
-#  define HOT_INLINE inline
-#endif
-
 /* Why invoke refuses c, argv, n: the status with h's message set. */
-static COLD int refuse(pyhost *h, const pyhost_callable *c, const char *fn) {
+static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *fn) {
   if (!c) return pyhost__set_error(h, PYHOST_MISUSE, "%s: callable is NULL", fn);
   if (c->h != h)
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the callable belongs to another pyhost", fn);
@@ -134,33 +135,70 @@ static PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg
   return call_tuple(h, c->fn, argv, n, fn);
 }
 
-static COLD int failed(pyhost *h) {
+static PYHOST__COLD int failed(pyhost *h) {
   /* a bad argument left MISUSE in the message and no exception */
   return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
 }
 
+/* A call without arguments of c: a new reference, or NULL with the exception set. */
+static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
+  c->busy++;
+  PyObject *r = c->call0(c->fn);
+  if (--c->busy == DOOMED) destroy(c);
+  return r;
+}
+
 /* The call: PYHOST_OK with *r a new reference, or the status with h's message set.
  * Inlined into each public form: a call without arguments is one branch and one call. */
-static HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
+static PYHOST__HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
                          const char *fn, PyObject **r) {
   if (!c || c->h != h || (n && !argv)) return refuse(h, c, fn);
-  c->running++;
-  if (n) *r = call_with(h, c, argv, n, fn);
-  else if (c->how == CALL_VECTOR) *r = PY.PyObject_Vectorcall(c->fn, NULL, 0, NULL);
-  else if (c->how == CALL_NOARGS) *r = PY.PyObject_CallNoArgs(c->fn);
-  else *r = PY.PyObject_CallObject(c->fn, NULL);
-  if (--c->running == 0 && c->doomed) destroy(c);
+  if (!n) {
+    *r = call0(c);
+  } else {
+    c->busy++;
+    *r = call_with(h, c, argv, n, fn);
+    if (--c->busy == DOOMED) destroy(c);
+  }
   return *r ? PYHOST_OK : failed(h);
 }
 
-int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
+static PYHOST__NOINLINE int call_any(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                 size_t nargs) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
   PyObject *r;
-  if (!(rc = invoke(h, c, argv, nargs, "pyhost_prepared_call", &r))) PY.Py_DecRef(r);
+  if (!(rc = invoke(h, c, argv, nargs, "pyhost_prepared_call", &r))) pyhost__drop(r);
   pyhost__leave(h, gil);
   return rc;
+}
+
+/* The end of a call of a callable freed while it ran: the last call out frees it, then
+ * answers as the call would. */
+static PYHOST__COLD int end_doomed(pyhost_callable *c, PyObject *r) {
+  pyhost *h = c->h;
+  if (c->busy == DOOMED) destroy(c);
+  if (!r) return failed(h);
+  pyhost__drop(r);
+  return PYHOST_OK;
+}
+
+/* The hot loop's call: c is all that lives across the call into Python. */
+static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
+  c->busy++;
+  PyObject *r = c->call0(c->fn);
+  if (--c->busy < 0) return end_doomed(c, r);
+  if (!r) return failed(c->h);
+  pyhost__drop(r);
+  return PYHOST_OK;
+}
+
+/* The hot loop's case (no arguments, inside a scope, no message to reset) costs its
+ * checks and a jump; everything else goes the general way. */
+int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
+  if (nargs || !pyhost__entry_is_free(h) || !c || c->h != h) return call_any(h, c, argv, nargs);
+  return call0_discard(c);
 }
 
 /* The typed forms: one body, the reader and the output differ. */
@@ -174,7 +212,7 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
     if (!out) rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", FN);       \
     else if (!(rc = invoke(h, c, argv, nargs, FN, &r))) {                            \
       rc = READ(h, r, FN, out);                                                      \
-      PY.Py_DecRef(r);                                                                  \
+      pyhost__drop(r);                                                                  \
     }                                                                                   \
     pyhost__leave(h, gil);                                                              \
     return rc;                                                                          \

@@ -515,3 +515,48 @@ TEST_CASE(fast_function_errors) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+static int fast_tag(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)args;
+  return pyhost_ret_int(h, ret, (int64_t)(intptr_t)ud);
+}
+
+/* A module finds its host functions by name whatever Python did to its attributes:
+ * re-registering a name Python deleted unregisters the old function (a copy Python
+ * kept raises), and thousands of names are registered, replaced and removed. */
+TEST_CASE(host_function_index) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "idxmod", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "f", fast_tag, (void *)1, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import idxmod\nold = idxmod.f\ndel idxmod.f\n", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "f", fast_tag, (void *)2, NULL), PYHOST_OK);
+  expect_py(h, "idxmod.f()", "2");
+  CHECK_RC(pyhost_exec(h, "old()", NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "idxmod.f was unregistered by the host");
+  /* the function's self is pyhost's; Python cannot make one */
+  CHECK_RC(pyhost_exec(h, "type(idxmod.f.__self__)()", NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "TypeError: pyhost.function_data objects cannot be created");
+  char name[32];
+  for (int i = 0; i < 3000; i++) {
+    snprintf(name, sizeof name, "g%d", i);
+    CHECK_RC(pyhost_module_add_fast_function(h, m, name, fast_tag, (void *)(intptr_t)i, NULL),
+             PYHOST_OK);
+  }
+  for (int i = 0; i < 3000; i += 3) { /* replace a third, remove a third */
+    snprintf(name, sizeof name, "g%d", i);
+    CHECK_RC(pyhost_module_add_fast_function(h, m, name, fast_tag, (void *)(intptr_t)-i, NULL),
+             PYHOST_OK);
+    snprintf(name, sizeof name, "g%d", i + 1);
+    CHECK_RC(pyhost_module_remove(h, m, name), PYHOST_OK);
+    CHECK_RC(pyhost_module_remove(h, m, name), PYHOST_NOTFOUND);
+  }
+  expect_py(h, "sum(getattr(idxmod, 'g%d' % i)() for i in range(0, 3000, 3))", "-1498500");
+  expect_py(h, "sum(getattr(idxmod, 'g%d' % i)() for i in range(2, 3000, 3))", "1500500");
+  expect_py(h, "any(hasattr(idxmod, 'g%d' % i) for i in range(1, 3000, 3))", "False");
+  CHECK_RC(pyhost_exec(h, "kept = idxmod.g2", NULL), PYHOST_OK);
+  pyhost_module_free(h, m);
+  CHECK_RC(pyhost_exec(h, "kept()", NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "unregistered");
+  pyhost_free(h);
+}
