@@ -43,6 +43,14 @@
 #define HT_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
 typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, PyObject *);
 
+/* The slow ways out of tp_new and tp_dealloc stay out of line, so that the short
+ * ways save and restore no more registers than they use. */
+#if defined(__GNUC__)
+#define HT_COLD __attribute__((noinline))
+#else
+#define HT_COLD
+#endif
+
 /* The largest inline payload a spec may ask for. */
 #define PAYLOAD_MAX ((size_t)1 << 20)
 
@@ -76,6 +84,8 @@ struct typerec {
   size_t payload_size;       /* > 0: the payload is inline, at INLINE_AT */
   allocfunc alloc;           /* the type's tp_alloc and tp_free, read once */
   freefunc free;
+  PyTypeObject *plain;       /* type when it has no traverse, dtor or weakrefs (else
+                              * NULL): obj_dealloc's short way */
   void *userdata;
   struct methrec *methods;
   size_t n_methods;
@@ -107,8 +117,9 @@ typedef struct {
  * Every record ever made, read and written with the GIL held.  Open addressing, at
  * most half full; records (and their types, while Python runs) are never removed, so
  * an entry never goes stale. */
-static struct typerec **by_type;
-static size_t by_type_cap, by_type_n;
+static struct typerec *by_type_none[1]; /* before the first type: a table of one free slot */
+static struct typerec **by_type = by_type_none;
+static size_t by_type_cap = 1, by_type_n;
 
 static size_t slot_of(const PyTypeObject *tp, size_t cap) {
   uint64_t x = (uint64_t)(uintptr_t)tp * UINT64_C(0x9E3779B97F4A7C15);
@@ -124,19 +135,18 @@ static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
 /* Room for one more type; -1 when out of memory. */
 static int index_reserve(void) {
   if (2 * (by_type_n + 1) <= by_type_cap) return 0;
-  size_t cap = by_type_cap ? 2 * by_type_cap : 16;
+  size_t cap = by_type_cap < 16 ? 16 : 2 * by_type_cap;
   struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
   if (!tab) return -1;
   for (size_t i = 0; i < by_type_cap; i++)
     if (by_type[i]) index_put(tab, cap, by_type[i]);
-  pyhost__free(by_type);
+  if (by_type != by_type_none) pyhost__free(by_type);
   by_type = tab;
   by_type_cap = cap;
   return 0;
 }
 
 static struct typerec *exact_record(const PyTypeObject *tp) {
-  if (!by_type_cap) return NULL;
   for (size_t i = slot_of(tp, by_type_cap);; i = (i + 1) & (by_type_cap - 1)) {
     struct typerec *r = by_type[i];
     if (!r || r->type == tp) return r;
@@ -199,7 +209,7 @@ static void free_instance(PyObject *self) {
 
 /* A new instance of type (t's type or a subclass) with no payload yet, or NULL with
  * the Python exception set.  An inline payload is there, zeroed by tp_alloc. */
-static hostobj *new_instance(struct typerec *t, PyTypeObject *type) {
+static inline hostobj *new_instance(struct typerec *t, PyTypeObject *type) {
   hostobj *o = (hostobj *)(type == t->type ? t->alloc(type, 0) : alloc(type));
   if (!o) return NULL;
   o->t = t;
@@ -207,7 +217,7 @@ static hostobj *new_instance(struct typerec *t, PyTypeObject *type) {
   return o;
 }
 
-static void obj_dealloc(PyObject *self) {
+static HT_COLD void obj_dealloc_any(PyObject *self) {
   hostobj *o = (hostobj *)self;
   struct typerec *t = o->t;
   PyTypeObject *tp = Py_TYPE(self);
@@ -215,7 +225,7 @@ static void obj_dealloc(PyObject *self) {
   if (o->weaklist) PY.PyObject_ClearWeakRefs(self);
   if (o->valid) {
     o->valid = 0;
-    run_destructor(t, o->payload);
+    if (t->dtor) run_destructor(t, o->payload);
   }
   if (tp == t->type) {
     t->free(self);
@@ -223,6 +233,19 @@ static void obj_dealloc(PyObject *self) {
   } else {
     free_instance(self);
   }
+}
+
+/* tp_dealloc: an instance of a type without GC, weak references or destructor has
+ * nothing to run before its memory goes. */
+static void obj_dealloc(PyObject *self) {
+  struct typerec *t = ((hostobj *)self)->t;
+  PyTypeObject *tp = Py_TYPE(self);
+  if (tp == t->plain) {
+    t->free(self);
+    PY.Py_DecRef((PyObject *)tp);
+    return;
+  }
+  obj_dealloc_any(self);
 }
 
 struct visit_ctx {
@@ -276,12 +299,30 @@ static int fast_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, p
   return c->t->fctor(h, c->t->userdata, args, c->payload);
 }
 
+/* A call with no arguments (args is the tuple type_call passes). */
+static inline int no_arguments(PyObject *args, PyObject *kwargs) {
+  return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
+}
+
+/* The fast constructor called as `T()`, the hot case: a view of no arguments keeps no
+ * temporaries and the constructor gives no result, so a frame is all it needs. */
+static inline int construct_no_args(struct typerec *t, void **payload) {
+  struct pyhost_args v;
+  struct pyhost__frame frame;
+  pyhost__args_vector(&v, t->h, t->tp_name, NULL, 0, NULL);
+  pyhost__frame_push(&frame);
+  int rc = t->fctor(t->h, t->userdata, &v, payload);
+  pyhost__frame_pop(&frame);
+  return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
+}
+
 /* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
  * with the Python exception set. */
 static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void **payload) {
   if (t->fctor) {
     struct ctor_call c = {t, payload};
     struct pyhost_args v;
+    if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
     pyhost__args_tuple(&v, t->h, t->tp_name, args, 0, kwargs);
     PyObject *none = pyhost__run_fast(t->h, fast_ctor_entry, &c, &v, t->tp_name);
     if (!none) return -1;
@@ -299,7 +340,35 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
   return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
 }
 
+static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs);
+
+/* The last type (not a subclass) with a fast constructor and an inline payload that
+ * obj_new_any made an instance of: `T()` in a loop finds its record here. */
+static const PyTypeObject *fast_type;
+static struct typerec *fast_rec;
+
+/* tp_new.  `T()` of that type (the fastest route, bench row e) costs the allocation, a
+ * frame and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  struct typerec *t = fast_rec;
+  if (type == fast_type && no_arguments(args, kwargs) && pyhost__handle_running(t->h)) {
+    hostobj *o = (hostobj *)t->alloc(type, 0);
+    if (!o) return NULL;
+    o->t = t;
+    void *payload = o->payload = (char *)o + INLINE_AT;
+    if (construct_no_args(t, &payload) < 0) {
+      PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+      return NULL;
+    }
+    o->valid = 1;
+    return (PyObject *)o;
+  }
+  return obj_new_any(type, args, kwargs);
+}
+
+/* Every other case: subclasses, arguments, the value form, payload pointers, and the
+ * errors. */
+static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   struct typerec *t = record_of(type);
   if (!t) {
     PY.PyErr_SetString(*PY.PyExc_TypeError, "not a pyhost host type");
@@ -316,6 +385,10 @@ static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     return NULL;
   }
   if (t->payload_size) { /* the object first: the constructor fills its payload */
+    if (t->fctor && type == t->type) {
+      fast_type = type;
+      fast_rec = t;
+    }
     hostobj *o = new_instance(t, type);
     if (!o) return NULL;
     void *payload = o->payload; /* a pointer the constructor stores here is ignored */
@@ -792,6 +865,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
   else
     type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
   if (type) {
+    t->plain = !t->traverse && !t->dtor && !t->weakrefs ? type : NULL;
     t->alloc = (allocfunc)PY.PyType_GetSlot(type, Py_tp_alloc);
     t->free = (freefunc)PY.PyType_GetSlot(type, Py_tp_free);
   }
