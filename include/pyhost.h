@@ -1019,7 +1019,8 @@ PYHOST_API void pyhost_module_free(pyhost *h, pyhost_module *m);
 
 /* A class the host defines, built from a PyType_Spec at run time
  * (PyType_FromModuleAndSpec on 3.10+, PyType_FromSpecWithBases before).  Every
- * instance carries a C payload pointer.  Owned by the host until pyhost_type_free. */
+ * instance carries a C payload: a pointer the host manages, or (payload_size > 0) bytes
+ * inside the object itself.  Owned by the host until pyhost_type_free. */
 typedef struct pyhost_type pyhost_type;
 
 /* Callbacks of a host type.  All run with the GIL held; `payload` is the instance's C
