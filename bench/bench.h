@@ -28,7 +28,9 @@
   "    return None\n"                                                             \
   "x = 20\n"                                                                      \
   "s = '0123456789abcdef' * 65536\n"                                              \
-  "l = list(range(100000))\n"
+  "l = list(range(100000))\n"                                                     \
+  "import gc\n"                                                                    \
+  "gc.collect()\n" /* no collection left pending by the set-up lands in a loop */
 
 /* The Python loops that drive host functions and host types: `g` is bound to the
  * host function / type by each program before the loop runs, n to the count. */

@@ -56,7 +56,14 @@ static int host_g_fast(pyhost *hh, void *userdata, const pyhost_args *args, pyho
   return PYHOST_OK;
 }
 
-/* (e): the host type's constructor; instances carry a NULL payload. */
+/* (e): the host type's constructor; instances carry one C pointer, as the baseline's. */
+static int host_new_fast(pyhost *hh, void *userdata, const pyhost_args *args, void **payload) {
+  (void)hh, (void)userdata, (void)args;
+  *(void **)*payload = NULL; /* the inline payload, zeroed already */
+  return PYHOST_OK;
+}
+
+/* (e) for reference: the value-form constructor; instances carry a NULL payload. */
 static int host_new(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
                     const pyhost_value *kwargs, void **payload) {
   (void)hh, (void)userdata, (void)args, (void)nargs, (void)kwargs;
@@ -71,7 +78,8 @@ static void run_loop(const char *src, unsigned long n) {
   check(pyhost_exec(h, src, "<bench>"), src);
 }
 
-/* Binds __main__.g to a host function (c) or a host type (e). */
+/* Binds __main__.g to a host function (c) or a host type (e), each in the fast form
+ * or (*_values) the value form. */
 static void bind_g(const char *mode) {
   pyhost_value *g = NULL;
   check(pyhost_module_new(h, "pyhost_bench", NULL, &module), "pyhost_module_new");
@@ -86,7 +94,12 @@ static void bind_g(const char *mode) {
   }
   pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT};
   spec.name = "T";
-  spec.constructor = host_new;
+  if (!strcmp(mode, "hosttype")) { /* the fastest route */
+    spec.fast_constructor = host_new_fast;
+    spec.payload_size = sizeof(void *);
+  } else {
+    spec.constructor = host_new;
+  }
   check(pyhost_type_new(h, module, &spec, &type), "pyhost_type_new");
   check(pyhost_type_value(h, type, &g), "pyhost_type_value");
   check(pyhost_set_global(h, "g", g), "g");
@@ -104,8 +117,7 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(pyhost_callv(h, fn, NULL, 0, NULL, &r), "f()");
       pyhost_value_free(r);
     }
-  } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hostfn_values") ||
-             !strcmp(mode, "hosttype")) {
+  } else if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
@@ -288,11 +300,11 @@ int main(int argc, char **argv) {
     check(pyhost_get_global(h, "f", &fn), "f");
     check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
   }
-  if (!strncmp(mode, "hostfn", 6) || !strcmp(mode, "hosttype")) bind_g(mode);
+  if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strcmp(mode, "hosttype") ||
+               !strcmp(mode, "call") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();

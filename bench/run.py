@@ -251,7 +251,15 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     pairs = b.pairs(net(b.p("hosttype", n), b.p("loop_empty", n)),
                     net(b.d("hosttype", n), b.d("loop_empty", n)))
     add("e", "create+drop a host-type instance vs a static type (net of the loop)", pairs, 1.15,
-        "", ir, key="e: host type")
+        "fast constructor, inline payload", ir, key="e: host type")
+    # (e) for reference: the value-form constructor and a payload pointer
+    ir_v = None
+    if cg:
+        ir_v = (loop_ir(b.p("hosttype_values", cg), b.p("loop_empty", cg)), ir[1])
+    pairs = b.pairs(net(b.p("hosttype_values", n), b.p("loop_empty", n)),
+                    net(b.d("hosttype", n), b.d("loop_empty", n)))
+    add("e", "create+drop a host-type instance (values) vs a static type (net of the loop)",
+        pairs, None, "for reference", ir_v, key="e: host type (values)")
 
     # (f) conversions
     for mode, reps, what in (("conv_str_to_py", STR_REPS, "1 MiB str, C -> Python"),

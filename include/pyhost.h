@@ -1019,7 +1019,8 @@ PYHOST_API void pyhost_module_free(pyhost *h, pyhost_module *m);
 
 /* A class the host defines, built from a PyType_Spec at run time
  * (PyType_FromModuleAndSpec on 3.10+, PyType_FromSpecWithBases before).  Every
- * instance carries a C payload pointer.  Owned by the host until pyhost_type_free. */
+ * instance carries a C payload: a pointer the host manages, or (payload_size > 0) bytes
+ * inside the object itself.  Owned by the host until pyhost_type_free. */
 typedef struct pyhost_type pyhost_type;
 
 /* Callbacks of a host type.  All run with the GIL held; `payload` is the instance's C
@@ -1054,6 +1055,50 @@ typedef void (*pyhost_destructor)(void *payload, void *userdata);
  * instance invalidated) — so the destructor must free those values. */
 typedef void (*pyhost_visit)(const pyhost_value *v, void *arg);
 typedef void (*pyhost_traverse)(void *payload, void *userdata, pyhost_visit visit, void *arg);
+
+/* ---- host types with borrowed arguments: the fast form ----
+ *
+ * The callbacks of a host type in the form of pyhost_fast_function: arguments are read
+ * through a borrowed pyhost_args view with the pyhost_args_* getters and results set
+ * with the pyhost_ret_* setters, nothing converted or allocated on the common path.
+ * They fail as the value form fails (pyhost_raise, a failed pyhost call's status with
+ * its traceback, any other status), refuse invalidated instances (ReferenceError) and
+ * calls during finalize (RuntimeError) the same way.  The name in an argument's
+ * TypeError is "<module>.<Type>.<name>".  Since 0.1. */
+
+/* obj.name(...): args are the arguments after self. */
+typedef int (*pyhost_fast_method)(pyhost *h, void *payload, void *userdata,
+                                  const pyhost_args *args, pyhost_ret *ret);
+/* A property read: set *ret (unset means None). */
+typedef int (*pyhost_fast_getter)(pyhost *h, void *payload, void *userdata, pyhost_ret *ret);
+/* A property write (`obj.x = value`): value is a view of one argument (index 0), read
+ * with the pyhost_args_* getters.  `del obj.x` raises AttributeError without calling it. */
+typedef int (*pyhost_fast_setter)(pyhost *h, void *payload, void *userdata,
+                                  const pyhost_args *value);
+/* The constructor Python calls as `myapp.Buffer(...)`.  For a type with an inline
+ * payload (payload_size > 0) *payload points on entry at the instance's zeroed payload:
+ * initialise it in place (a different pointer stored in *payload is ignored).  For
+ * other types *payload is NULL on entry: set it, as a pyhost_constructor does.  When it
+ * fails, the instance is dropped without running the destructor: the constructor
+ * cleans up what it made. */
+typedef int (*pyhost_fast_constructor)(pyhost *h, void *userdata, const pyhost_args *args,
+                                       void **payload);
+
+/* One fast method: obj.name(...) calls fn with the instance's payload.  An element of
+ * arrays: frozen (docs/abi.md). */
+typedef struct pyhost_fast_method_def {
+  const char *name;         /* the method's name */
+  pyhost_fast_method fn;    /* never NULL */
+  const char *doc;          /* may be NULL */
+} pyhost_fast_method_def;
+
+/* One fast property: reading obj.name calls get, writing it calls set. */
+typedef struct pyhost_fast_property_def {
+  const char *name;         /* the attribute's name */
+  pyhost_fast_getter get;   /* NULL: write-only (reading raises AttributeError) */
+  pyhost_fast_setter set;   /* NULL: read-only */
+  const char *doc;          /* may be NULL */
+} pyhost_fast_property_def;
 
 /* One method of a host type: obj.name(...) calls fn with the instance's payload. */
 typedef struct pyhost_method_def {
@@ -1099,6 +1144,18 @@ typedef struct pyhost_type_spec {
   pyhost_traverse traverse;              /* NULL: payloads hold no object values */
   void *userdata;                        /* passed to every callback; borrowed */
   unsigned flags;                        /* pyhost_type_flag values */
+  /* Appended fields (a caller whose size stops before them gets 0 for each). */
+  const pyhost_fast_method_def *fast_methods;      /* n_fast_methods entries, may be NULL */
+  size_t n_fast_methods;                           /* entries in fast_methods */
+  const pyhost_fast_property_def *fast_properties; /* n_fast_properties entries */
+  size_t n_fast_properties;                        /* entries in fast_properties */
+  pyhost_fast_constructor fast_constructor; /* instead of constructor (not both) */
+  /* > 0: each instance carries its payload inline, payload_size bytes inside the
+   * object itself (no allocation of its own), zeroed when the instance is made and
+   * aligned to 16 bytes (alignof(max_align_t)) on 3.8+, 8 on 3.6 and 3.7.  Callbacks
+   * get a pointer to it; the destructor still runs on it, then its memory goes with the
+   * object.  0: the payload is a pointer the host manages. */
+  size_t payload_size;
 } pyhost_type_spec;
 
 /* Starts a pyhost_type_spec initializer with its size: PYHOST_TYPE_SPEC_INIT, .name = "T" */
@@ -1106,8 +1163,8 @@ typedef struct pyhost_type_spec {
 
 /* Creates the class and stores it as attribute spec->name of module m.  *out (own) is
  * the handle.  PYHOST_MISUSE for a NULL or invalid spec (no name, a method without fn,
- * a property with neither get nor set), PYHOST_PYEXC when Python refuses it.
- * Since 0.1. */
+ * a property with neither get nor set, both constructor and fast_constructor, a
+ * payload_size over 1 MiB), PYHOST_PYEXC when Python refuses it.  Since 0.1. */
 PYHOST_API int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec,
                                pyhost_type **out);
 
@@ -1126,7 +1183,10 @@ PYHOST_API void pyhost_type_free(pyhost *h, pyhost_type *t);
 
 /* Creates an instance of t carrying payload (may be NULL) and returns it as an object
  * value (own *obj).  The destructor runs on payload when Python drops the last
- * reference (freeing *obj drops the host's).  The constructor is not called.
+ * reference (freeing *obj drops the host's).  The constructor is not called.  For a
+ * type with an inline payload (payload_size > 0), payload_size bytes are copied from
+ * payload into the instance's own payload (zeroed when payload is NULL); the host keeps
+ * what payload points at, and pyhost_object_payload gives the inline copy.
  * Since 0.1. */
 PYHOST_API int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhost_value **obj);
 

@@ -13,7 +13,15 @@
  *
  * Methods are not tp_methods (a PyMethodDef has no closure to tell the methods
  * apart): each is a small descriptor object in the class dict whose __get__ makes a
- * bound method, the way Python functions work.
+ * bound method, the way Python functions work.  From 3.8 the descriptor type says
+ * Py_TPFLAGS_METHOD_DESCRIPTOR, so `obj.m(...)` calls it with obj first and no bound
+ * method is made; from 3.12, where vectorcall is stable ABI, it is called without an
+ * argument tuple (the tuple form before).
+ *
+ * Instances: a type with payload_size keeps the payload inside the object, after the
+ * header at a 16-byte boundary (INLINE_AT), so creating one allocates the object and
+ * nothing else.  The record of an instance's type is found from the type through a
+ * hash table of every host type (subclasses go up their bases to one).
  *
  * A type's C record (names, the getset and member arrays the type points at) lives
  * until the process ends: the type object keeps pointers into it and may outlive the
@@ -22,35 +30,62 @@
 #include "bridge.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <structmember.h>
 
-/* structmember.h's T_PYSSIZET and READONLY (never renumbered). */
+/* structmember.h's T_PYSSIZET and READONLY, and type flags and the vectorcall bit the
+ * floor's headers lack (never renumbered; stable ABI from the versions they are used). */
 #define HT_T_PYSSIZET 19
 #define HT_READONLY 1
+#define HT_TPFLAGS_HAVE_VECTORCALL (1UL << 11)  /* stable ABI 3.12 */
+#define HT_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17) /* stable ABI 3.8 */
+#define HT_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, PyObject *);
+
+/* The slow ways out of tp_new and tp_dealloc stay out of line, so that the short
+ * ways save and restore no more registers than they use. */
+#if defined(__GNUC__)
+#define HT_COLD __attribute__((noinline))
+#else
+#define HT_COLD
+#endif
+
+/* The largest inline payload a spec may ask for. */
+#define PAYLOAD_MAX ((size_t)1 << 20)
 
 struct typerec;
 
 struct methrec {
   struct typerec *t;
   char *name, *doc;
-  pyhost_method fn;
+  char *qualname;            /* "myapp.Buffer.take": fast forms' argument errors */
+  pyhost_method fn;          /* one of fn and ffn */
+  pyhost_fast_method ffn;
 };
 
 struct proprec {
   struct typerec *t;
-  char *name, *doc;
-  pyhost_getter get;
+  char *name, *doc, *qualname;
+  pyhost_getter get;         /* the value form, or */
   pyhost_setter set;
+  pyhost_fast_getter fget;   /* the fast form */
+  pyhost_fast_setter fset;
 };
 
 struct typerec {
   pyhost *h;
   char *tp_name;             /* "myapp.Buffer": tp_name points here before 3.12 */
   char *doc;
-  pyhost_constructor ctor;
+  pyhost_constructor ctor;   /* at most one of ctor and fctor */
+  pyhost_fast_constructor fctor;
   pyhost_destructor dtor;
   pyhost_traverse traverse;
+  size_t payload_size;       /* > 0: the payload is inline, at INLINE_AT */
+  allocfunc alloc;           /* the type's tp_alloc and tp_free, read once */
+  freefunc free;
+  PyTypeObject *plain;       /* type when it has no traverse, dtor or weakrefs (else
+                              * NULL): obj_dealloc's short way */
   void *userdata;
   struct methrec *methods;
   size_t n_methods;
@@ -60,7 +95,6 @@ struct typerec {
   PyMemberDef members[2];    /* referenced by the type */
   PyTypeObject *type;        /* strong while Python runs */
   int weakrefs;
-  struct typerec *next;
 };
 
 struct pyhost_type {
@@ -69,14 +103,65 @@ struct pyhost_type {
 
 typedef struct {
   PyObject_HEAD
-  void *payload;
+  void *payload;             /* points at INLINE_AT for an inline payload */
   struct typerec *t;
   PyObject *weaklist;
   int valid;                 /* 0 once invalidated or cleared: no callback runs */
 } hostobj;
 
-/* Every record ever made; read and written with the GIL held. */
-static struct typerec *all_types;
+/* Where an inline payload starts: after the header, aligned for any C type. */
+#define INLINE_ALIGN _Alignof(max_align_t)
+#define INLINE_AT ((sizeof(hostobj) + INLINE_ALIGN - 1) / INLINE_ALIGN * INLINE_ALIGN)
+
+/* ---- the record of a type: a hash table keyed by the type object ----
+ * Every record ever made, read and written with the GIL held.  Open addressing, at
+ * most half full; records (and their types, while Python runs) are never removed, so
+ * an entry never goes stale. */
+static struct typerec *by_type_none[1]; /* before the first type: a table of one free slot */
+static struct typerec **by_type = by_type_none;
+static size_t by_type_cap = 1, by_type_n;
+
+static size_t slot_of(const PyTypeObject *tp, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)tp * UINT64_C(0x9E3779B97F4A7C15);
+  return (size_t)(x >> 32) & (cap - 1);
+}
+
+static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
+  size_t i = slot_of(t->type, cap);
+  while (tab[i]) i = (i + 1) & (cap - 1);
+  tab[i] = t;
+}
+
+/* Room for one more type; -1 when out of memory. */
+static int index_reserve(void) {
+  if (2 * (by_type_n + 1) <= by_type_cap) return 0;
+  size_t cap = by_type_cap < 16 ? 16 : 2 * by_type_cap;
+  struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
+  if (!tab) return -1;
+  for (size_t i = 0; i < by_type_cap; i++)
+    if (by_type[i]) index_put(tab, cap, by_type[i]);
+  if (by_type != by_type_none) pyhost__free(by_type);
+  by_type = tab;
+  by_type_cap = cap;
+  return 0;
+}
+
+static struct typerec *exact_record(const PyTypeObject *tp) {
+  for (size_t i = slot_of(tp, by_type_cap);; i = (i + 1) & (by_type_cap - 1)) {
+    struct typerec *r = by_type[i];
+    if (!r || r->type == tp) return r;
+  }
+}
+
+/* The record of a host type or of a (Python) subclass of one, or NULL. */
+static struct typerec *record_of(PyTypeObject *type) {
+  for (PyTypeObject *tp = type; tp; tp = PY.PyType_GetSlot(tp, Py_tp_base)) {
+    struct typerec *r = exact_record(tp);
+    if (r) return r;
+    if (!(PY.PyType_GetFlags(tp) & Py_TPFLAGS_HEAPTYPE)) break; /* GetSlot wants one */
+  }
+  return NULL;
+}
 
 /* ---- helpers shared by the callbacks ---- */
 
@@ -103,14 +188,6 @@ static void run_destructor(struct typerec *t, void *payload) {
   PY.PyErr_Restore(et, ev, etb);
 }
 
-static struct typerec *record_of(PyTypeObject *type) {
-  for (struct typerec *r = all_types; r; r = r->next)
-    if (r->type == type) return r;
-  for (struct typerec *r = all_types; r; r = r->next)
-    if (r->type && PY.PyType_IsSubtype(type, r->type)) return r;
-  return NULL;
-}
-
 static int is_instance(PyObject *o, struct typerec *t) {
   return Py_TYPE(o) == t->type || PY.PyType_IsSubtype(Py_TYPE(o), t->type);
 }
@@ -130,15 +207,45 @@ static void free_instance(PyObject *self) {
 
 /* ---- instances ---- */
 
-static void obj_dealloc(PyObject *self) {
+/* A new instance of type (t's type or a subclass) with no payload yet, or NULL with
+ * the Python exception set.  An inline payload is there, zeroed by tp_alloc. */
+static inline hostobj *new_instance(struct typerec *t, PyTypeObject *type) {
+  hostobj *o = (hostobj *)(type == t->type ? t->alloc(type, 0) : alloc(type));
+  if (!o) return NULL;
+  o->t = t;
+  if (t->payload_size) o->payload = (char *)o + INLINE_AT;
+  return o;
+}
+
+static HT_COLD void obj_dealloc_any(PyObject *self) {
   hostobj *o = (hostobj *)self;
-  if (PY.PyType_GetFlags(Py_TYPE(self)) & Py_TPFLAGS_HAVE_GC) PY.PyObject_GC_UnTrack(self);
+  struct typerec *t = o->t;
+  PyTypeObject *tp = Py_TYPE(self);
+  if (t->traverse) PY.PyObject_GC_UnTrack(self); /* a subclass's dealloc untracked it */
   if (o->weaklist) PY.PyObject_ClearWeakRefs(self);
   if (o->valid) {
     o->valid = 0;
-    run_destructor(o->t, o->payload);
+    if (t->dtor) run_destructor(t, o->payload);
   }
-  free_instance(self);
+  if (tp == t->type) {
+    t->free(self);
+    PY.Py_DecRef((PyObject *)tp);
+  } else {
+    free_instance(self);
+  }
+}
+
+/* tp_dealloc: an instance of a type without GC, weak references or destructor has
+ * nothing to run before its memory goes. */
+static void obj_dealloc(PyObject *self) {
+  struct typerec *t = ((hostobj *)self)->t;
+  PyTypeObject *tp = Py_TYPE(self);
+  if (tp == t->plain) {
+    t->free(self);
+    PY.Py_DecRef((PyObject *)tp);
+    return;
+  }
+  obj_dealloc_any(self);
 }
 
 struct visit_ctx {
@@ -181,13 +288,93 @@ static int obj_clear(PyObject *self) {
   return 0;
 }
 
+/* Runs the fast constructor in the form of a fast function, for pyhost__run_fast. */
+struct ctor_call {
+  struct typerec *t;
+  void **payload;
+};
+static int fast_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
+  struct ctor_call *c = userdata;
+  (void)ret;
+  return c->t->fctor(h, c->t->userdata, args, c->payload);
+}
+
+/* A call with no arguments (args is the tuple type_call passes). */
+static inline int no_arguments(PyObject *args, PyObject *kwargs) {
+  return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
+}
+
+/* The fast constructor called as `T()`, the hot case: a view of no arguments keeps no
+ * temporaries and the constructor gives no result, so a frame is all it needs. */
+static inline int construct_no_args(struct typerec *t, void **payload) {
+  struct pyhost_args v;
+  struct pyhost__frame frame;
+  pyhost__args_vector(&v, t->h, t->tp_name, NULL, 0, NULL);
+  pyhost__frame_push(&frame);
+  int rc = t->fctor(t->h, t->userdata, &v, payload);
+  pyhost__frame_pop(&frame);
+  return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
+}
+
+/* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
+ * with the Python exception set. */
+static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void **payload) {
+  if (t->fctor) {
+    struct ctor_call c = {t, payload};
+    struct pyhost_args v;
+    if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
+    pyhost__args_tuple(&v, t->h, t->tp_name, args, 0, kwargs);
+    PyObject *none = pyhost__run_fast(t->h, fast_ctor_entry, &c, &v, t->tp_name);
+    if (!none) return -1;
+    PY.Py_DecRef(none);
+    return 0;
+  }
+  struct pyhost__args a;
+  if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return -1;
+  struct pyhost__frame frame;
+  pyhost__frame_push(&frame);
+  int rc = t->ctor(t->h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs, a.kwargs,
+                   payload);
+  pyhost__frame_pop(&frame);
+  pyhost__args_clear(&a);
+  return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
+}
+
+static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs);
+
+/* The last type (not a subclass) with a fast constructor and an inline payload that
+ * obj_new_any made an instance of: `T()` in a loop finds its record here. */
+static const PyTypeObject *fast_type;
+static struct typerec *fast_rec;
+
+/* tp_new.  `T()` of that type (the fastest route, bench row e) costs the allocation, a
+ * frame and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  struct typerec *t = fast_rec;
+  if (type == fast_type && no_arguments(args, kwargs) && pyhost__handle_running(t->h)) {
+    hostobj *o = (hostobj *)t->alloc(type, 0);
+    if (!o) return NULL;
+    o->t = t;
+    void *payload = o->payload = (char *)o + INLINE_AT;
+    if (construct_no_args(t, &payload) < 0) {
+      PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+      return NULL;
+    }
+    o->valid = 1;
+    return (PyObject *)o;
+  }
+  return obj_new_any(type, args, kwargs);
+}
+
+/* Every other case: subclasses, arguments, the value form, payload pointers, and the
+ * errors. */
+static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   struct typerec *t = record_of(type);
   if (!t) {
     PY.PyErr_SetString(*PY.PyExc_TypeError, "not a pyhost host type");
     return NULL;
   }
-  if (!t->ctor) {
+  if (!t->ctor && !t->fctor) {
     PY.PyErr_Format(*PY.PyExc_TypeError, "cannot create '%s' instances from Python",
                     t->tp_name);
     return NULL;
@@ -197,33 +384,61 @@ static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
                     t->tp_name);
     return NULL;
   }
-  struct pyhost__args a;
-  if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return NULL;
-  struct pyhost__frame frame;
+  if (t->payload_size) { /* the object first: the constructor fills its payload */
+    if (t->fctor && type == t->type) {
+      fast_type = type;
+      fast_rec = t;
+    }
+    hostobj *o = new_instance(t, type);
+    if (!o) return NULL;
+    void *payload = o->payload; /* a pointer the constructor stores here is ignored */
+    if (construct(t, args, kwargs, &payload) < 0) {
+      PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+      return NULL;
+    }
+    o->valid = 1;
+    return (PyObject *)o;
+  }
   void *payload = NULL;
-  pyhost__frame_push(&frame);
-  int rc = t->ctor(t->h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs, a.kwargs,
-                   &payload);
-  pyhost__frame_pop(&frame);
-  pyhost__args_clear(&a);
-  if (pyhost__frame_finish(t->h, &frame, rc, t->tp_name) < 0) return NULL;
-  hostobj *o = (hostobj *)alloc(type);
+  if (construct(t, args, kwargs, &payload) < 0) return NULL;
+  hostobj *o = new_instance(t, type);
   if (!o) {
     run_destructor(t, payload);
     return NULL;
   }
   o->payload = payload;
-  o->t = t;
   o->valid = 1;
   return (PyObject *)o;
 }
 
 /* ---- properties ---- */
 
+/* A fast getter or setter in the form of a fast function, for pyhost__run_fast. */
+struct prop_call {
+  struct proprec *p;
+  void *payload;
+};
+static int fast_get_entry(pyhost *h, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
+  struct prop_call *c = userdata;
+  (void)args;
+  return c->p->fget(h, c->payload, c->p->t->userdata, ret);
+}
+static int fast_set_entry(pyhost *h, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
+  struct prop_call *c = userdata;
+  (void)ret;
+  return c->p->fset(h, c->payload, c->p->t->userdata, args);
+}
+
 static PyObject *prop_get(PyObject *self, void *closure) {
   struct proprec *p = closure;
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
+  if (p->fget) {
+    struct prop_call c = {p, o->payload};
+    struct pyhost_args v;
+    pyhost__args_vector(&v, p->t->h, p->qualname, NULL, 0, NULL);
+    return pyhost__run_fast(p->t->h, fast_get_entry, &c, &v, p->qualname);
+  }
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   pyhost__frame_push(&frame);
@@ -245,6 +460,16 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
     return -1;
   }
   if (!usable(o)) return -1;
+  if (p->fset) { /* the value as a view of one argument */
+    struct prop_call c = {p, o->payload};
+    struct pyhost_args v;
+    PyObject *argv[1] = {value};
+    pyhost__args_vector(&v, p->t->h, p->qualname, argv, 1, NULL);
+    PyObject *none = pyhost__run_fast(p->t->h, fast_set_entry, &c, &v, p->qualname);
+    if (!none) return -1;
+    PY.Py_DecRef(none);
+    return 0;
+  }
   pyhost_value *v = pyhost__from_python(NULL, value);
   if (!v) return -1;
   struct pyhost__frame frame;
@@ -260,34 +485,111 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
 typedef struct {
   PyObject_HEAD
   struct methrec *m;
+  ht_vectorcallfunc vectorcall; /* 3.12+: __vectorcalloffset__ */
 } methdescr;
 
 typedef struct {
   PyObject_HEAD
   struct methrec *m;
   PyObject *self;
+  ht_vectorcallfunc vectorcall;
 } boundmeth;
 
 static PyTypeObject *descr_type, *bound_type;
 
-static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_t skip,
-                        PyObject *kwargs) {
-  hostobj *o = (hostobj *)self;
-  if (!usable(o)) return NULL;
-  struct pyhost__args a;
-  if (pyhost__args_from_tuple(&a, args, skip, kwargs) < 0) return NULL;
+/* A fast method in the form of a fast function, for pyhost__run_fast. */
+struct method_call {
+  struct methrec *m;
+  void *payload;
+};
+static int fast_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
+                             pyhost_ret *ret) {
+  struct method_call *c = userdata;
+  return c->m->ffn(h, c->payload, c->m->t->userdata, args, ret);
+}
+
+/* The value form on converted arguments (cleared here). */
+static PyObject *run_value_method(struct methrec *m, hostobj *o, struct pyhost__args *a) {
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   pyhost__frame_push(&frame);
-  int rc = m->fn(m->t->h, o->payload, m->t->userdata, (const pyhost_value *const *)a.argv,
-                 a.nargs, a.kwargs, &result);
+  int rc = m->fn(m->t->h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
+                 a->nargs, a->kwargs, &result);
   pyhost__frame_pop(&frame);
-  pyhost__args_clear(&a);
+  pyhost__args_clear(a);
   if (pyhost__frame_finish(m->t->h, &frame, rc, m->name) < 0) {
     pyhost_value_free(result);
     return NULL;
   }
   return pyhost__result_to_python(m->t->h, result);
+}
+
+/* self (an instance of m's type) called with an args tuple whose first skip items are
+ * left out. */
+static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_t skip,
+                        PyObject *kwargs) {
+  hostobj *o = (hostobj *)self;
+  if (!usable(o)) return NULL;
+  if (m->ffn) {
+    struct method_call c = {m, o->payload};
+    struct pyhost_args v;
+    pyhost__args_tuple(&v, m->t->h, m->qualname, args, skip, kwargs);
+    return pyhost__run_fast(m->t->h, fast_method_entry, &c, &v, m->qualname);
+  }
+  struct pyhost__args a;
+  if (pyhost__args_from_tuple(&a, args, skip, kwargs) < 0) return NULL;
+  return run_value_method(m, o, &a);
+}
+
+/* The same with a vectorcall argument array (self not in it). */
+static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *const *argv,
+                               size_t nargs, PyObject *kwnames) {
+  hostobj *o = (hostobj *)self;
+  if (!usable(o)) return NULL;
+  if (m->ffn) {
+    struct method_call c = {m, o->payload};
+    struct pyhost_args v;
+    pyhost__args_vector(&v, m->t->h, m->qualname, argv, nargs, kwnames);
+    return pyhost__run_fast(m->t->h, fast_method_entry, &c, &v, m->qualname);
+  }
+  struct pyhost__args a;
+  if (pyhost__args_from_vector(&a, argv, nargs, kwnames) < 0) return NULL;
+  return run_value_method(m, o, &a);
+}
+
+/* Type.method(obj, ...) and, from 3.8, obj.method(...): the first argument must be an
+ * instance. */
+static int self_ok(struct methrec *m, PyObject *first) {
+  if (first && is_instance(first, m->t)) return 1;
+  PY.PyErr_Format(*PY.PyExc_TypeError, "%s.%s() needs a '%s' object as its first argument",
+                  m->t->tp_name, m->name, m->t->tp_name);
+  return 0;
+}
+
+static PyObject *descr_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+  struct methrec *m = ((methdescr *)self)->m;
+  PyObject *first = PY.PyTuple_Size(args) > 0 ? PY.PyTuple_GetItem(args, 0) : NULL;
+  if (!self_ok(m, first)) return NULL;
+  return invoke(m, first, args, 1, kwargs);
+}
+
+static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+  struct methrec *m = ((methdescr *)self)->m;
+  size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
+  if (!self_ok(m, nargs ? args[0] : NULL)) return NULL;
+  return invoke_vector(m, args[0], args + 1, nargs - 1, kwnames);
+}
+
+static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+  boundmeth *b = (boundmeth *)self;
+  return invoke(b->m, b->self, args, 0, kwargs);
+}
+
+static PyObject *bound_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+  boundmeth *b = (boundmeth *)self;
+  return invoke_vector(b->m, b->self, args, nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
 }
 
 static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
@@ -301,24 +603,8 @@ static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
   b->m = ((methdescr *)self)->m;
   PY.Py_IncRef(obj);
   b->self = obj;
+  if (pyhost__runtime_at_least(3, 12)) b->vectorcall = bound_vectorcall;
   return (PyObject *)b;
-}
-
-/* Type.method(obj, ...): the unbound form checks obj itself. */
-static PyObject *descr_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-  struct methrec *m = ((methdescr *)self)->m;
-  PyObject *first = PY.PyTuple_Size(args) > 0 ? PY.PyTuple_GetItem(args, 0) : NULL;
-  if (!first || !is_instance(first, m->t)) {
-    PY.PyErr_Format(*PY.PyExc_TypeError, "%s.%s() needs a '%s' object as its first argument",
-                    m->t->tp_name, m->name, m->t->tp_name);
-    return NULL;
-  }
-  return invoke(m, first, args, 1, kwargs);
-}
-
-static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-  boundmeth *b = (boundmeth *)self;
-  return invoke(b->m, b->self, args, 0, kwargs);
 }
 
 static void descr_dealloc(PyObject *self) { free_instance(self); }
@@ -328,20 +614,18 @@ static void bound_dealloc(PyObject *self) {
   free_instance(self);
 }
 
-static PyObject *descr_doc(PyObject *self, void *closure) {
-  (void)closure;
-  struct methrec *m = ((methdescr *)self)->m;
+static PyObject *doc_of(struct methrec *m) {
   if (m->doc) return PY.PyUnicode_FromString(m->doc);
   PY.Py_IncRef(PY._Py_NoneStruct);
   return PY._Py_NoneStruct;
 }
-
+static PyObject *descr_doc(PyObject *self, void *closure) {
+  (void)closure;
+  return doc_of(((methdescr *)self)->m);
+}
 static PyObject *bound_doc(PyObject *self, void *closure) {
   (void)closure;
-  struct methrec *m = ((boundmeth *)self)->m;
-  if (m->doc) return PY.PyUnicode_FromString(m->doc);
-  PY.Py_IncRef(PY._Py_NoneStruct);
-  return PY._Py_NoneStruct;
+  return doc_of(((boundmeth *)self)->m);
 }
 
 static PyObject *no_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -354,17 +638,29 @@ static PyObject *no_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
 
 static PyGetSetDef descr_getset[] = {{"__doc__", descr_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
 static PyGetSetDef bound_getset[] = {{"__doc__", bound_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
+static PyMemberDef descr_members[] = {
+    {(char *)"__vectorcalloffset__", HT_T_PYSSIZET, offsetof(methdescr, vectorcall), HT_READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+static PyMemberDef bound_members[] = {
+    {(char *)"__vectorcalloffset__", HT_T_PYSSIZET, offsetof(boundmeth, vectorcall), HT_READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
 
 static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) {
-  PyType_Slot slots[6];
+  PyType_Slot slots[7];
   int n = 0;
+  unsigned long flags = Py_TPFLAGS_DEFAULT;
   slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)(is_descr ? descr_dealloc : bound_dealloc)};
   slots[n++] = (PyType_Slot){Py_tp_call, (void *)(is_descr ? descr_call : bound_call)};
   slots[n++] = (PyType_Slot){Py_tp_new, (void *)no_new};
   slots[n++] = (PyType_Slot){Py_tp_getset, is_descr ? descr_getset : bound_getset};
   if (is_descr) slots[n++] = (PyType_Slot){Py_tp_descr_get, (void *)descr_get};
+  if (is_descr && pyhost__runtime_at_least(3, 8)) flags |= HT_TPFLAGS_METHOD_DESCRIPTOR;
+  if (pyhost__runtime_at_least(3, 12)) {
+    slots[n++] = (PyType_Slot){Py_tp_members, is_descr ? descr_members : bound_members};
+    flags |= HT_TPFLAGS_HAVE_VECTORCALL;
+  }
   slots[n] = (PyType_Slot){0, NULL};
-  PyType_Spec spec = {name, (int)size, 0, Py_TPFLAGS_DEFAULT, slots};
+  PyType_Spec spec = {name, (int)size, 0, (unsigned int)flags, slots};
   return (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
 }
 
@@ -410,6 +706,22 @@ static int check_spec(pyhost *h, const pyhost_type_spec *s) {
   for (size_t i = 0; i < s->n_properties; i++)
     if (!s->properties[i].name || (!s->properties[i].get && !s->properties[i].set))
       return spec_error(h, "a property has no name or neither get nor set:", s->properties[i].name);
+  if (s->n_fast_methods && !s->fast_methods)
+    return spec_error(h, "fast_methods is NULL but n_fast_methods is not 0", NULL);
+  if (s->n_fast_properties && !s->fast_properties)
+    return spec_error(h, "fast_properties is NULL but n_fast_properties is not 0", NULL);
+  for (size_t i = 0; i < s->n_fast_methods; i++)
+    if (!s->fast_methods[i].name || !s->fast_methods[i].fn)
+      return spec_error(h, "a fast method has no name or no fn:", s->fast_methods[i].name);
+  for (size_t i = 0; i < s->n_fast_properties; i++)
+    if (!s->fast_properties[i].name || (!s->fast_properties[i].get && !s->fast_properties[i].set))
+      return spec_error(h, "a fast property has no name or neither get nor set:",
+                        s->fast_properties[i].name);
+  if (s->constructor && s->fast_constructor)
+    return spec_error(h, "constructor and fast_constructor are both set (give one)", NULL);
+  if (s->payload_size > PAYLOAD_MAX)
+    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_new: payload_size %zu is over %zu bytes",
+                             s->payload_size, PAYLOAD_MAX);
   return PYHOST_OK;
 }
 
@@ -417,10 +729,12 @@ static void rec_free(struct typerec *t) {
   for (size_t i = 0; t->methods && i < t->n_methods; i++) {
     pyhost__free(t->methods[i].name);
     pyhost__free(t->methods[i].doc);
+    pyhost__free(t->methods[i].qualname);
   }
   for (size_t i = 0; t->props && i < t->n_props; i++) {
     pyhost__free(t->props[i].name);
     pyhost__free(t->props[i].doc);
+    pyhost__free(t->props[i].qualname);
   }
   pyhost__free(t->methods);
   pyhost__free(t->props);
@@ -434,6 +748,62 @@ static int dup_opt(char **dst, const char *src) {
   return !src || (*dst = pyhost__strdup(src)) ? 0 : -1;
 }
 
+/* "<tp_name>.<name>" into *dst; -1 when out of memory. */
+static int qualify(char **dst, const char *tp_name, const char *name) {
+  size_t len = strlen(tp_name) + strlen(name) + 2;
+  if (!(*dst = pyhost__malloc(len))) return -1;
+  pyhost__fmt(*dst, len, "%s.%s", tp_name, name);
+  return 0;
+}
+
+/* Method i of the record: the value-form ones first, then the fast ones. */
+static int method_from_spec(struct typerec *t, const pyhost_type_spec *s, size_t i) {
+  struct methrec *m = &t->methods[i];
+  const char *name, *doc;
+  m->t = t;
+  if (i < s->n_methods) {
+    m->fn = s->methods[i].fn;
+    name = s->methods[i].name;
+    doc = s->methods[i].doc;
+  } else {
+    const pyhost_fast_method_def *d = &s->fast_methods[i - s->n_methods];
+    m->ffn = d->fn;
+    name = d->name;
+    doc = d->doc;
+  }
+  return dup_opt(&m->name, name) || dup_opt(&m->doc, doc) ||
+                 qualify(&m->qualname, t->tp_name, name)
+             ? -1
+             : 0;
+}
+
+/* Property i of the record and its getset entry, likewise. */
+static int property_from_spec(struct typerec *t, const pyhost_type_spec *s, size_t i) {
+  struct proprec *p = &t->props[i];
+  const char *name, *doc;
+  p->t = t;
+  if (i < s->n_properties) {
+    p->get = s->properties[i].get;
+    p->set = s->properties[i].set;
+    name = s->properties[i].name;
+    doc = s->properties[i].doc;
+  } else {
+    const pyhost_fast_property_def *d = &s->fast_properties[i - s->n_properties];
+    p->fget = d->get;
+    p->fset = d->set;
+    name = d->name;
+    doc = d->doc;
+  }
+  if (dup_opt(&p->name, name) || dup_opt(&p->doc, doc) || qualify(&p->qualname, t->tp_name, name))
+    return -1;
+  t->getset[i].name = p->name;
+  t->getset[i].get = p->get || p->fget ? prop_get : NULL;
+  t->getset[i].set = p->set || p->fset ? prop_set : NULL;
+  t->getset[i].doc = p->doc;
+  t->getset[i].closure = p;
+  return 0;
+}
+
 /* Copies the spec into a new record; NULL when out of memory. */
 static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type_spec *s) {
   struct typerec *t = pyhost__calloc(1, sizeof *t);
@@ -441,36 +811,23 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
   size_t len = strlen(modname) + strlen(s->name) + 2;
   t->h = h;
   t->ctor = s->constructor;
+  t->fctor = s->fast_constructor;
   t->dtor = s->destructor;
   t->traverse = s->traverse;
+  t->payload_size = s->payload_size;
   t->userdata = s->userdata;
-  t->n_methods = s->n_methods;
-  t->n_props = s->n_properties;
+  t->n_methods = s->n_methods + s->n_fast_methods;
+  t->n_props = s->n_properties + s->n_fast_properties;
   if (!(t->tp_name = pyhost__malloc(len)) || dup_opt(&t->doc, s->doc) ||
-      !(t->methods = pyhost__calloc(s->n_methods + 1, sizeof *t->methods)) ||
-      !(t->props = pyhost__calloc(s->n_properties + 1, sizeof *t->props)) ||
-      !(t->getset = pyhost__calloc(s->n_properties + 1, sizeof *t->getset)))
+      !(t->methods = pyhost__calloc(t->n_methods + 1, sizeof *t->methods)) ||
+      !(t->props = pyhost__calloc(t->n_props + 1, sizeof *t->props)) ||
+      !(t->getset = pyhost__calloc(t->n_props + 1, sizeof *t->getset)))
     goto fail;
   pyhost__fmt(t->tp_name, len, "%s.%s", modname, s->name);
-  for (size_t i = 0; i < s->n_methods; i++) {
-    struct methrec *m = &t->methods[i];
-    m->t = t;
-    m->fn = s->methods[i].fn;
-    if (dup_opt(&m->name, s->methods[i].name) || dup_opt(&m->doc, s->methods[i].doc)) goto fail;
-  }
-  for (size_t i = 0; i < s->n_properties; i++) {
-    struct proprec *p = &t->props[i];
-    p->t = t;
-    p->get = s->properties[i].get;
-    p->set = s->properties[i].set;
-    if (dup_opt(&p->name, s->properties[i].name) || dup_opt(&p->doc, s->properties[i].doc))
-      goto fail;
-    t->getset[i].name = p->name;
-    t->getset[i].get = p->get ? prop_get : NULL;
-    t->getset[i].set = p->set ? prop_set : NULL;
-    t->getset[i].doc = p->doc;
-    t->getset[i].closure = p;
-  }
+  for (size_t i = 0; i < t->n_methods; i++)
+    if (method_from_spec(t, s, i) < 0) goto fail;
+  for (size_t i = 0; i < t->n_props; i++)
+    if (property_from_spec(t, s, i) < 0) goto fail;
   return t;
 fail:
   rec_free(t);
@@ -500,10 +857,19 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
   if ((flags & PYHOST_TYPE_SUBCLASSABLE) && pyhost__runtime_at_least(3, 8))
     tpflags |= Py_TPFLAGS_BASETYPE;
   if (t->traverse) tpflags |= Py_TPFLAGS_HAVE_GC;
-  PyType_Spec spec = {t->tp_name, (int)sizeof(hostobj), 0, tpflags, slots};
+  size_t size = t->payload_size ? INLINE_AT + t->payload_size : sizeof(hostobj);
+  PyType_Spec spec = {t->tp_name, (int)size, 0, tpflags, slots};
+  PyTypeObject *type;
   if (pyhost__runtime_at_least(3, 10))
-    return (PyTypeObject *)PY.PyType_FromModuleAndSpec(module, &spec, NULL);
-  return (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    type = (PyTypeObject *)PY.PyType_FromModuleAndSpec(module, &spec, NULL);
+  else
+    type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+  if (type) {
+    t->plain = !t->traverse && !t->dtor && !t->weakrefs ? type : NULL;
+    t->alloc = (allocfunc)PY.PyType_GetSlot(type, Py_tp_alloc);
+    t->free = (freefunc)PY.PyType_GetSlot(type, Py_tp_free);
+  }
+  return type;
 }
 
 static int add_methods(struct typerec *t) {
@@ -511,6 +877,7 @@ static int add_methods(struct typerec *t) {
     methdescr *d = (methdescr *)alloc(descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
+    if (pyhost__runtime_at_least(3, 12)) d->vectorcall = descr_vectorcall;
     int rc = PY.PyObject_SetAttrString((PyObject *)t->type, t->methods[i].name, (PyObject *)d);
     PY.Py_DecRef((PyObject *)d);
     if (rc < 0) return -1;
@@ -537,6 +904,12 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating type %s", spec->name);
     goto done;
   }
+  if (index_reserve() < 0) {
+    rec_free(t);
+    pyhost__free(handle);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating type %s", spec->name);
+    goto done;
+  }
   PyObject *module = pyhost__module_object(m);
   if (internal_types() < 0 || !(t->type = make_type(t, module, spec->flags))) {
     rc = pyhost__take_exception(h, "creating the type failed");
@@ -545,8 +918,8 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   /* From here the type points into t: t is kept even when the rest fails. */
-  t->next = all_types;
-  all_types = t;
+  index_put(by_type, by_type_cap, t);
+  by_type_n++;
   if (add_methods(t) < 0 || PY.PyObject_SetAttrString(module, spec->name, (PyObject *)t->type) < 0) {
     rc = pyhost__take_exception(h, "creating the type failed");
     pyhost__free(handle);
@@ -595,14 +968,14 @@ int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhost_value **o
     rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating a %s", r->tp_name);
     goto done;
   }
-  hostobj *o = (hostobj *)alloc(r->type);
+  hostobj *o = new_instance(r, r->type);
   if (!o) {
     pyhost_value_free(v);
     rc = pyhost__take_exception(h, "creating the instance failed");
     goto done;
   }
-  o->payload = payload;
-  o->t = r;
+  if (!r->payload_size) o->payload = payload;
+  else if (payload) memcpy(o->payload, payload, r->payload_size);
   o->valid = 1;
   v->u.obj = (PyObject *)o;
   *obj = v;

@@ -129,7 +129,26 @@ static int fn_finalize(pyhost *h, void *ud, const pyhost_value *const *args, siz
   return PYHOST_OK;
 }
 
+/* reliab.Acc(start=0): a fast host type with an inline payload; add(n) -> the total */
+static int acc_new(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
+  (void)ud;
+  return pyhost_args_count(args) ? pyhost_args_int(h, args, 0, *payload) : PYHOST_OK;
+}
+static int acc_add(pyhost *h, void *payload, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  int64_t n;
+  int rc = pyhost_args_int(h, args, 0, &n);
+  if (rc) return rc;
+  *(int64_t *)payload += n;
+  return pyhost_ret_int(h, ret, *(int64_t *)payload);
+}
+static int acc_total(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_int(h, ret, *(int64_t *)payload);
+}
+
 static pyhost_module *module;
+static pyhost_type *acc_type;
 
 int reliab_callbacks_available(void) {
   return 1;
@@ -142,6 +161,12 @@ void reliab_callback_setup(pyhost *h) {
   if (!rc) rc = pyhost_module_add_fast_function(h, module, "fadd", fn_fadd, NULL, NULL);
   if (!rc) rc = pyhost_module_add_function(h, module, "reenter", fn_reenter, NULL, NULL);
   if (!rc) rc = pyhost_module_add_function(h, module, "finalize", fn_finalize, NULL, NULL);
+  static const pyhost_fast_method_def methods[] = {{"add", acc_add, NULL}};
+  static const pyhost_fast_property_def props[] = {{"total", acc_total, NULL, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Acc", .fast_methods = methods,
+                           .n_fast_methods = 1, .fast_properties = props, .n_fast_properties = 1,
+                           .fast_constructor = acc_new, .payload_size = sizeof(int64_t)};
+  if (!rc) rc = pyhost_type_new(h, module, &spec, &acc_type);
   if (!rc) rc = pyhost_exec(h, "import reliab", NULL);
   if (rc) {
     fprintf(stderr, "setting up module reliab: %s\n", pyhost_errmsg(h));
@@ -150,13 +175,20 @@ void reliab_callback_setup(pyhost *h) {
 }
 
 /* A host function called from Python, through pyhost_call_namev, re-entered, and as a
- * prepared callable (with and without a GIL scope). */
+ * prepared callable (with and without a GIL scope); a fast host type's instance made,
+ * used and dropped. */
 int reliab_callback_step(pyhost *h, int thread, int i) {
   char src[96];
   pyhost_value *v = NULL;
   int64_t got = -1, want = (int64_t)thread * 7 + i;
   int rc;
-  switch (i % 5) {
+  switch (i % 6) {
+  case 5: /* the fast host type: constructor, method, property, with and without a bound
+           * method object */
+    snprintf(src, sizeof src, "(lambda a: (a.add(%d), a.add)[1](0) == a.total and a.total)"
+                              "(reliab.Acc(%d * 7))", i, thread);
+    rc = pyhost_eval(h, src, &v);
+    break;
   case 0: /* the value form and the fast form in turn */
     snprintf(src, sizeof src, "reliab.%s(%d * 7, %d)", i % 2 ? "fadd" : "add", thread, i);
     rc = pyhost_eval(h, src, &v);
@@ -176,7 +208,7 @@ int reliab_callback_step(pyhost *h, int thread, int i) {
   default: { /* prepared: per call, or in a GIL scope, shared by this step's calls */
     pyhost_callable *c = NULL;
     pyhost_arg argv[2] = {pyhost_arg_int((int64_t)thread * 7), pyhost_arg_int(i)};
-    int scoped = i % 5 == 4;
+    int scoped = i % 6 == 4;
     rc = pyhost_prepare_name(h, "reliab.add", &c);
     if (!rc && scoped) rc = pyhost_gil_enter(h);
     for (int k = 0; !rc && k < 3; k++)

@@ -545,8 +545,10 @@ static const pyhost_property_def counter_props[] = {
 };
 
 static pyhost_type_spec counter_spec(int *freed, unsigned flags) {
-  pyhost_type_spec s = {sizeof s, "Counter", "A counter in C.", counter_methods, 2, counter_props, 2,
-                        counter_ctor, counter_dtor, NULL, freed, flags};
+  pyhost_type_spec s = {.size = sizeof s, .name = "Counter", .doc = "A counter in C.",
+                        .methods = counter_methods, .n_methods = 2, .properties = counter_props,
+                        .n_properties = 2, .constructor = counter_ctor, .destructor = counter_dtor,
+                        .userdata = freed, .flags = flags};
   return s;
 }
 
@@ -840,8 +842,9 @@ TEST_CASE(gc_collects_cycles_through_payloads) {
   pyhost_type *t = NULL;
   CHECK_RC(pyhost_module_new(h, "myapp", NULL, &m), PYHOST_OK);
   pyhost_property_def props[] = {{"item", holder_get, holder_set, NULL}};
-  pyhost_type_spec s = {sizeof s, "Holder", NULL, NULL, 0, props, 1, holder_ctor, holder_dtor,
-                        holder_traverse, &freed, 0};
+  pyhost_type_spec s = {.size = sizeof s, .name = "Holder", .properties = props, .n_properties = 1,
+                        .constructor = holder_ctor, .destructor = holder_dtor,
+                        .traverse = holder_traverse, .userdata = &freed};
   CHECK_RC(pyhost_type_new(h, m, &s, &t), PYHOST_OK);
   run(h, "import myapp, gc, sys\nclass Box:\n    pass\n"
          "gc.collect()\nbase = sys.getrefcount(myapp.Holder)\n"

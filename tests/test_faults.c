@@ -344,6 +344,69 @@ static int op_module_and_type(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* The fast form of a host type: an inline payload filled by a fast constructor, a fast
+ * method and property, a TypeError from the view, an instance made by the host. */
+static int vec_new(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
+  (void)ud;
+  int64_t *p = *payload;
+  int rc = pyhost_args_count(args) ? pyhost_args_int(h, args, 0, &p[0]) : PYHOST_OK;
+  if (!rc && pyhost_args_kwcount(args)) rc = pyhost_args_int(h, args, pyhost_args_count(args), &p[1]);
+  return rc;
+}
+
+static int vec_dot(pyhost *h, void *payload, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  const int64_t *p = payload;
+  const char *label;
+  size_t len;
+  int rc = pyhost_args_str(h, args, 0, &label, &len);
+  if (rc) return rc;
+  char text[64];
+  int n = snprintf(text, sizeof text, "%.*s=%lld", (int)len, label, (long long)(p[0] * p[1]));
+  return pyhost_ret_str(h, ret, text, (size_t)n);
+}
+
+static int vec_get_x(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_int(h, ret, *(int64_t *)payload);
+}
+
+static int vec_set_x(pyhost *h, void *payload, void *ud, const pyhost_args *value) {
+  (void)ud;
+  return pyhost_args_int(h, value, 0, payload);
+}
+
+static int op_fast_type(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_module *m = NULL;
+  pyhost_type *t = NULL;
+  pyhost_value *v = NULL;
+  static const pyhost_fast_method_def methods[] = {{"dot", vec_dot, NULL}};
+  static const pyhost_fast_property_def props[] = {{"x", vec_get_x, vec_set_x, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Vec", .fast_methods = methods,
+                           .n_fast_methods = 1, .fast_properties = props,
+                           .n_fast_properties = 1, .fast_constructor = vec_new,
+                           .payload_size = 2 * sizeof(int64_t),
+                           .flags = PYHOST_TYPE_SUBCLASSABLE};
+  int rc = pyhost_module_new(h, "faultvec", NULL, &m);
+  if (!rc) rc = pyhost_type_new(h, m, &spec, &t);
+  if (!rc)
+    rc = pyhost_exec(h, "import faultvec\nv = faultvec.Vec(6, y=7)\nv.x = v.x + 0\n"
+                        "assert v.dot('d') == 'd=42', v.dot('d')\n"
+                        "try:\n    v.dot(1)\nexcept TypeError as e:\n"
+                        "    assert 'faultvec.Vec.dot() argument 0: expected str' in str(e), e\n"
+                        "else:\n    raise AssertionError('no TypeError')\ndel v",
+                     NULL);
+  int64_t init[2] = {2, 21};
+  if (!rc) rc = pyhost_object_new(h, t, init, &v);
+  if (!rc) rc = pyhost_set_global(h, "fv", v);
+  if (!rc) rc = pyhost_exec(h, "assert fv.dot('h') == 'h=42'\ndel fv", NULL);
+  pyhost_value_free(v);
+  if (t) pyhost_type_free(h, t);
+  if (m) pyhost_module_free(h, m);
+  return rc;
+}
+
 static int op_call(pyhost *h, void *ctx) {
   (void)ctx;
   pyhost_value *a = pyhost_value_int(20), *b = pyhost_value_str("x", 1), *r = NULL;
@@ -435,6 +498,7 @@ TEST_CASE(walk_bridge) {
   CHECK(walk("host module + type", h, op_module_and_type, NULL, PYHOST_OK) > 0);
   CHECK(walk("prepared calls", h, op_prepared, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host function", h, op_fast_function, NULL, PYHOST_OK) > 0);
+  CHECK(walk("fast host type", h, op_fast_type, NULL, PYHOST_OK) > 0);
   report();
   pyhost_free(h);
 }

@@ -421,6 +421,116 @@ TEST_CASE(host_type_instances) {
   pyhost_free(h);
 }
 
+/* ---- host types in the fast form, with an inline payload ---- */
+
+struct pt {
+  int64_t x;
+  pyhost_value *tag; /* an object value the payload holds (traversed) */
+};
+
+/* Pt(x=0, *, tag=None) */
+static int pt_new(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
+  (void)ud;
+  struct pt *p = *payload;
+  int rc;
+  if (pyhost_args_count(args) > 0 && (rc = pyhost_args_int(h, args, 0, &p->x))) return rc;
+  if (pyhost_args_kwcount(args) == 1 &&
+      (rc = pyhost_args_value(h, args, pyhost_args_count(args), &p->tag)))
+    return rc;
+  return PYHOST_OK;
+}
+
+static void pt_free(void *payload, void *ud) {
+  (void)ud;
+  pyhost_value_free(((struct pt *)payload)->tag);
+}
+
+static void pt_traverse(void *payload, void *ud, pyhost_visit visit, void *arg) {
+  (void)ud;
+  visit(((struct pt *)payload)->tag, arg);
+}
+
+/* moved(dx, dy=0, *, label=None) -> x + dx + dy, or "label:x" */
+static int pt_moved(pyhost *h, void *payload, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  int64_t dx = 0, dy = 0;
+  int rc;
+  if ((rc = pyhost_args_int(h, args, 0, &dx))) return rc;
+  if (pyhost_args_count(args) > 1 && (rc = pyhost_args_int(h, args, 1, &dy))) return rc;
+  if (pyhost_args_kwcount(args) == 1) {
+    const char *s;
+    size_t len;
+    if ((rc = pyhost_args_str(h, args, pyhost_args_count(args), &s, &len))) return rc;
+    char text[64];
+    int n = snprintf(text, sizeof text, "%.*s:%lld", (int)len, s, (long long)((struct pt *)payload)->x);
+    return pyhost_ret_str(h, ret, text, (size_t)n);
+  }
+  return pyhost_ret_int(h, ret, ((struct pt *)payload)->x + dx + dy);
+}
+
+static int pt_get_x(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_int(h, ret, ((struct pt *)payload)->x);
+}
+static int pt_set_x(pyhost *h, void *payload, void *ud, const pyhost_args *value) {
+  (void)ud;
+  return pyhost_args_int(h, value, 0, &((struct pt *)payload)->x);
+}
+static int pt_get_tag(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_value(h, ret, ((struct pt *)payload)->tag);
+}
+
+static const pyhost_fast_method_def pt_methods[] = {{"moved", pt_moved, NULL}};
+static const pyhost_fast_property_def pt_props[] = {{"x", pt_get_x, pt_set_x, NULL},
+                                                    {"tag", pt_get_tag, NULL, NULL}};
+
+static void op_fast_type(pyhost *h, void *ctx) {
+  pyhost_type *t = ctx;
+  /* the last line raises AttributeError (no __dict__): a traceback too */
+  CHECK_RC(pyhost_exec(h, "import rcmod\n"
+                          "p = rcmod.Pt(3, tag=[1, 'two'])\n"
+                          "p.moved(1), p.moved(1, 2), p.moved(0, label='l'), rcmod.Pt.moved(p, 1)\n"
+                          "m = p.moved\nm(2)\n"
+                          "p.x = 7\np.x, p.tag\n"
+                          "p.other = 0\n",
+                          "<refcount>"),
+           PYHOST_PYEXC);
+  CHECK_RC(pyhost_exec(h, "for bad in (lambda: p.moved('x'), lambda: rcmod.Pt('x'),\n"
+                          "            lambda: setattr(p, 'x', 'y'), lambda: rcmod.Pt.moved(1)):\n"
+                          "    try:\n        bad()\n    except TypeError:\n        pass\n"
+                          "try:\n    del p.x\nexcept AttributeError:\n    pass\n"
+                          "q = rcmod.Pt(tag=[])\nq.tag.append(q)\n" /* a cycle through the payload */
+                          "q2 = rcmod.Pt(tag=q)\n"
+                          "del p, m, q, q2\n",
+                          "<refcount>"),
+           PYHOST_OK);
+  /* made by the host (the payload copied in), invalidated by the host */
+  struct pt init = {5, NULL};
+  pyhost_value *obj = NULL, *r = NULL;
+  CHECK_RC(pyhost_object_new(h, t, &init, &obj), PYHOST_OK);
+  CHECK_RC(pyhost_getattr(h, obj, "x", &r), PYHOST_OK);
+  pyhost_value_free(r);
+  CHECK_RC(pyhost_object_invalidate(h, obj, t), PYHOST_OK);
+  pyhost_value_free(obj);
+}
+
+TEST_CASE(fast_host_type_instances) {
+  pyhost *h = start();
+  pyhost_module *m = host_module(h);
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Pt", .fast_methods = pt_methods,
+                           .n_fast_methods = 1, .fast_properties = pt_props,
+                           .n_fast_properties = 2, .fast_constructor = pt_new,
+                           .destructor = pt_free, .traverse = pt_traverse,
+                           .payload_size = sizeof(struct pt)};
+  pyhost_type *t = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &spec, &t), PYHOST_OK);
+  measure(h, "fast host type instances", op_fast_type, t);
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 static void op_errors(pyhost *h, void *ctx) {
   const pyhost_value *relay_fn = ctx;
   /* Python -> C: a traceback three frames deep */
