@@ -192,25 +192,12 @@ static int is_instance(PyObject *o, struct typerec *t) {
   return Py_TYPE(o) == t->type || PY.PyType_IsSubtype(Py_TYPE(o), t->type);
 }
 
-static PyObject *alloc(PyTypeObject *type) {
-  allocfunc a = (allocfunc)PY.PyType_GetSlot(type, Py_tp_alloc);
-  return a ? a(type, 0) : NULL;
-}
-
-/* tp_free then DECREF of the type: right for tp_alloc'd objects on every version. */
-static void free_instance(PyObject *self) {
-  PyTypeObject *tp = Py_TYPE(self);
-  freefunc f = (freefunc)PY.PyType_GetSlot(tp, Py_tp_free);
-  f(self);
-  PY.Py_DecRef((PyObject *)tp);
-}
-
 /* ---- instances ---- */
 
 /* A new instance of type (t's type or a subclass) with no payload yet, or NULL with
  * the Python exception set.  An inline payload is there, zeroed by tp_alloc. */
 static inline hostobj *new_instance(struct typerec *t, PyTypeObject *type) {
-  hostobj *o = (hostobj *)(type == t->type ? t->alloc(type, 0) : alloc(type));
+  hostobj *o = (hostobj *)(type == t->type ? t->alloc(type, 0) : pyhost__heap_alloc(type));
   if (!o) return NULL;
   o->t = t;
   if (t->payload_size) o->payload = (char *)o + INLINE_AT;
@@ -231,7 +218,7 @@ static HT_COLD void obj_dealloc_any(PyObject *self) {
     t->free(self);
     PY.Py_DecRef((PyObject *)tp);
   } else {
-    free_instance(self);
+    pyhost__heap_free(self);
   }
 }
 
@@ -598,7 +585,7 @@ static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
     PY.Py_IncRef(self);
     return self;
   }
-  boundmeth *b = (boundmeth *)alloc(bound_type);
+  boundmeth *b = (boundmeth *)pyhost__heap_alloc(bound_type);
   if (!b) return NULL;
   b->m = ((methdescr *)self)->m;
   PY.Py_IncRef(obj);
@@ -607,11 +594,11 @@ static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
   return (PyObject *)b;
 }
 
-static void descr_dealloc(PyObject *self) { free_instance(self); }
+static void descr_dealloc(PyObject *self) { pyhost__heap_free(self); }
 
 static void bound_dealloc(PyObject *self) {
   PY.Py_DecRef(((boundmeth *)self)->self);
-  free_instance(self);
+  pyhost__heap_free(self);
 }
 
 static PyObject *doc_of(struct methrec *m) {
@@ -874,7 +861,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
 
 static int add_methods(struct typerec *t) {
   for (size_t i = 0; i < t->n_methods; i++) {
-    methdescr *d = (methdescr *)alloc(descr_type);
+    methdescr *d = (methdescr *)pyhost__heap_alloc(descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
     if (pyhost__runtime_at_least(3, 12)) d->vectorcall = descr_vectorcall;
