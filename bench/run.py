@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/run.py: runs the benchmarks of bench/ and writes the table and the plot.
 
-Usage: run.py BUILD_DIR [--versions 3.8,3.11,3.13,3.11-system] [--runs 5] [--scale 1.0]
+Usage: run.py BUILD_DIR [--versions 3.8,3.11,3.13,3.11-system,3.15] [--runs 5] [--scale 1.0]
               [--no-callgrind] [--out DOCS_DIR]
 
 For every Python version it runs pyhost and the directly linked baseline back to back,
@@ -398,7 +398,7 @@ def update_doc(out_dir, generated):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
-    ap.add_argument("--versions", default="3.8,3.11,3.13,3.11-system")
+    ap.add_argument("--versions", default="3.8,3.11,3.13,3.11-system,3.15")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--no-callgrind", action="store_true")
