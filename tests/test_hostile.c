@@ -231,8 +231,15 @@ TEST_CASE(ten_megabyte_sources) {
   done(h);
 }
 
+/* Daemon threads still running at finalize.  From 3.9 until 3.14 made such threads
+ * hang (CPython gh-87135), CPython itself can crash a daemon thread that wakes after
+ * Py_FinalizeEx freed its thread state (gh-110052: its own
+ * test_threading.test_4_daemon_threads crashes the same way): there the test leaves
+ * only the thread that finalize waits for, since no host can make that window safe. */
 TEST_CASE(threads_left_running_at_finalize) {
   pyhost *h = reliab_start();
+  unsigned long v = pyhost_python_version(h) >> 16;
+  int daemons_safe = v < 0x0309 || v >= 0x030e;
   expect_exec(h,
               "import threading, time\n"
               "def sleeper():\n"
@@ -242,12 +249,16 @@ TEST_CASE(threads_left_running_at_finalize) {
               "    while True: n += 1\n"
               "def short():\n"
               "    time.sleep(0.05)\n"
-              "for f in (sleeper, spinner):\n"
-              "    threading.Thread(target=f, daemon=True).start()\n"
               "threading.Thread(target=short).start()\n", /* not daemon: finalize waits */
               PYHOST_OK, NULL);
+  if (daemons_safe)
+    expect_exec(h,
+                "for f in (sleeper, spinner):\n"
+                "    threading.Thread(target=f, daemon=True).start()\n",
+                PYHOST_OK, NULL);
   still_works(h);
-  printf("hostile inputs tried: %d\n", hostile_inputs);
+  printf("hostile inputs tried: %d (daemon threads: %s)\n", hostile_inputs,
+         daemons_safe ? "yes" : "no, CPython gh-110052");
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   pyhost_free(h);
 }
