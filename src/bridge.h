@@ -144,13 +144,12 @@ PyObject *pyhost__run_fast_end(struct pyhost_args *a, struct pyhost__frame *fram
  * NULL with the Python exception set; drops the view's temporaries.  Inline: this is
  * the whole per-call cost of a fast host function besides the callback, so the common
  * end (success, nothing kept) is one test and the rest is out of line. */
-static inline PyObject *pyhost__run_fast(pyhost *h, pyhost_fast_function fn, void *userdata,
-                                         struct pyhost_args *a, const char *who) {
-  (void)who; /* a->who, read by the rare end */
+static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
+                                         struct pyhost_args *a) {
   struct pyhost__frame frame;
   struct pyhost_ret ret = {NULL};
   pyhost__frame_push(&frame);
-  int rc = fn(h, userdata, a, &ret);
+  int rc = fn(a->h, userdata, a, &ret);
   pyhost__frame_pop(&frame);
   if ((rc != PYHOST_OK) | (frame.type != NULL) | (a->keep != NULL))
     return pyhost__run_fast_end(a, &frame, rc, ret.obj);

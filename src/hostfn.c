@@ -172,7 +172,7 @@ static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t na
     return run_values(f, args, (size_t)nargs, kwnames, NULL, NULL);
   struct pyhost_args v;
   pyhost__args_vector(&v, f->h, f->qualname, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
+  return pyhost__run_fast(f->ffn, f->userdata, &v);
 }
 
 static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -181,7 +181,7 @@ static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs)
     return run_values(f, NULL, 0, NULL, args, kwargs);
   struct pyhost_args v;
   pyhost__args_tuple(&v, f->h, f->qualname, args, 0, kwargs);
-  return pyhost__run_fast(f->h, f->ffn, f->userdata, &v, f->qualname);
+  return pyhost__run_fast(f->ffn, f->userdata, &v);
 }
 
 /* ---- the module handle ---- */

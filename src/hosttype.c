@@ -311,7 +311,7 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
     struct pyhost_args v;
     if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
     pyhost__args_tuple(&v, t->h, t->tp_name, args, 0, kwargs);
-    PyObject *none = pyhost__run_fast(t->h, fast_ctor_entry, &c, &v, t->tp_name);
+    PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
     return 0;
@@ -424,7 +424,7 @@ static PyObject *prop_get(PyObject *self, void *closure) {
     struct prop_call c = {p, o->payload};
     struct pyhost_args v;
     pyhost__args_vector(&v, p->t->h, p->qualname, NULL, 0, NULL);
-    return pyhost__run_fast(p->t->h, fast_get_entry, &c, &v, p->qualname);
+    return pyhost__run_fast(fast_get_entry, &c, &v);
   }
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
@@ -452,7 +452,7 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
     struct pyhost_args v;
     PyObject *argv[1] = {value};
     pyhost__args_vector(&v, p->t->h, p->qualname, argv, 1, NULL);
-    PyObject *none = pyhost__run_fast(p->t->h, fast_set_entry, &c, &v, p->qualname);
+    PyObject *none = pyhost__run_fast(fast_set_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
     return 0;
@@ -521,7 +521,7 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
     struct method_call c = {m, o->payload};
     struct pyhost_args v;
     pyhost__args_tuple(&v, m->t->h, m->qualname, args, skip, kwargs);
-    return pyhost__run_fast(m->t->h, fast_method_entry, &c, &v, m->qualname);
+    return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;
   if (pyhost__args_from_tuple(&a, args, skip, kwargs) < 0) return NULL;
@@ -537,7 +537,7 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
     struct method_call c = {m, o->payload};
     struct pyhost_args v;
     pyhost__args_vector(&v, m->t->h, m->qualname, argv, nargs, kwnames);
-    return pyhost__run_fast(m->t->h, fast_method_entry, &c, &v, m->qualname);
+    return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;
   if (pyhost__args_from_vector(&a, argv, nargs, kwnames) < 0) return NULL;

@@ -62,8 +62,6 @@ PYAPI_FN(void *, PyType_GetSlot, (PyTypeObject *, int), 3, 4, REQ)
 PYAPI_FN(PyObject *, PyType_FromSpecWithBases, (PyType_Spec *, PyObject *), 3, 3, REQ)
 PYAPI_FN(PyObject *, PyType_FromModuleAndSpec, (PyObject *, PyType_Spec *, PyObject *), 3, 10, OPT)
 PYAPI_FN(PyObject *, PyCFunction_NewEx, (PyMethodDef *, PyObject *, PyObject *), 3, 2, REQ)
-PYAPI_FN(PyObject *, PyCapsule_New, (void *, const char *, PyCapsule_Destructor), 3, 2, REQ)
-PYAPI_FN(void *, PyCapsule_GetPointer, (PyObject *, const char *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_CallNoArgs, (PyObject *), 3, 10, OPT)
 PYAPI_FN(PyObject *, PyObject_Vectorcall, (PyObject *, PyObject *const *, size_t, PyObject *), 3, 12, OPT)
 
