@@ -16,18 +16,20 @@ PyObject *pyhost__resolve(pyhost *h, const char *dotted);
  * innermost one is where pyhost_raise and failing pyhost calls leave the exception
  * that the callback's Python caller will see. */
 struct pyhost__frame {
-  struct pyhost__frame *outer;
   /* the exception kept for the caller (owned): type is set whenever one is kept, and
    * value and tb are only read then, so a push initialises type alone */
   PyObject *type, *value, *tb;
 };
-static inline void pyhost__frame_push(struct pyhost__frame *f) {
+/* Push returns the outer frame, which the caller hands back to pop: held by the caller
+ * (a register on the hot paths), not stored in the frame. */
+static inline struct pyhost__frame *pyhost__frame_push(struct pyhost__frame *f) {
+  struct pyhost__frame *outer = pyhost__thread.frame;
   f->type = NULL;
-  f->outer = pyhost__thread.frame;
   pyhost__thread.frame = f;
+  return outer;
 }
-static inline void pyhost__frame_pop(struct pyhost__frame *f) {
-  pyhost__thread.frame = f->outer;
+static inline void pyhost__frame_pop(struct pyhost__frame *outer) {
+  pyhost__thread.frame = outer;
 }
 /* With the GIL, after a callback returned rc: PYHOST_OK -> 0; otherwise sets the Python
  * exception (the kept one, or RuntimeError "<who>: <status>: <message>") -> -1.  Always
@@ -69,7 +71,16 @@ struct pyhost_args {
   PyObject *keep;            /* list of temporaries (UTF-8 bytes before 3.10), or NULL */
 };
 struct pyhost_ret {
-  PyObject *obj;             /* new reference, or NULL for None */
+  PyObject *obj;             /* new reference, None until a setter runs */
+};
+/* One fast call on the stack: the view, the callback's frame and its result in one
+ * object, so the hot path addresses them all from the stack pointer and hands the rare
+ * end one pointer. */
+struct pyhost__fast_call {
+  struct pyhost_args args;
+  struct pyhost__frame frame;
+  struct pyhost__frame *outer;
+  struct pyhost_ret ret;
 };
 /* The view of a vector-form or a tuple-form call (args, kwargs may be NULL); skip
  * leading positional items are left out (a method's self). */
@@ -137,23 +148,22 @@ static inline void pyhost__drop(PyObject *o) {
 
 /* The rare end of pyhost__run_fast: the callback failed, kept an exception or left
  * temporaries.  Drops them; the result as pyhost__run_fast returns it. */
-PyObject *pyhost__run_fast_end(struct pyhost_args *a, struct pyhost__frame *frame, int rc,
-                               PyObject *result);
+PyObject *pyhost__run_fast_end(struct pyhost__fast_call *c, int rc);
 
-/* Runs a fast callback in a frame and hands back its result as a new reference, or
- * NULL with the Python exception set; drops the view's temporaries.  Inline: this is
- * the whole per-call cost of a fast host function besides the callback, so the common
- * end (success, nothing kept) is one test and the rest is out of line. */
+/* Runs a fast callback over the view c->args in a frame and hands back its result as a
+ * new reference, or NULL with the Python exception set; drops the view's temporaries.
+ * Inline: this is the whole per-call cost of a fast host function besides the
+ * callback, so the common end (success, nothing kept) is one test and the rest is out
+ * of line. */
 static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
-                                         struct pyhost_args *a) {
-  struct pyhost__frame frame;
-  struct pyhost_ret ret = {NULL};
-  pyhost__frame_push(&frame);
-  int rc = fn(a->h, userdata, a, &ret);
-  pyhost__frame_pop(&frame);
-  if ((rc != PYHOST_OK) | (frame.type != NULL) | (a->keep != NULL))
-    return pyhost__run_fast_end(a, &frame, rc, ret.obj);
-  return ret.obj ? ret.obj : pyhost__none_new();
+                                         struct pyhost__fast_call *c) {
+  c->ret.obj = pyhost__none_new();
+  c->outer = pyhost__frame_push(&c->frame);
+  int rc = fn(c->args.h, userdata, &c->args, &c->ret);
+  pyhost__frame_pop(c->outer);
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (c->args.keep != NULL))
+    return pyhost__run_fast_end(c, rc);
+  return c->ret.obj;
 }
 
 #endif

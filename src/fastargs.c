@@ -190,14 +190,15 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 
 /* ---- results ---- */
 
-PYHOST__COLD PyObject *pyhost__run_fast_end(struct pyhost_args *a, struct pyhost__frame *frame, int rc,
-                               PyObject *result) {
+PYHOST__COLD PyObject *pyhost__run_fast_end(struct pyhost__fast_call *c, int rc) {
+  struct pyhost_args *a = &c->args;
+  PyObject *result = c->ret.obj;
   if (a->keep) PY.Py_DecRef(a->keep);
-  if (pyhost__frame_finish(a->h, frame, rc, a->who) < 0) {
-    PY.Py_DecRef(result);
+  if (pyhost__frame_finish(a->h, &c->frame, rc, a->who) < 0) {
+    pyhost__drop(result);
     return NULL;
   }
-  return result ? result : pyhost__none_new();
+  return result;
 }
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
@@ -205,15 +206,15 @@ static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
   if (!ret) return bad_call(h, fn, "ret");
   PyObject *o = pyhost__arg_to_python(h, &a, 0, fn);
   if (!o) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
-  PY.Py_DecRef(ret->obj);
+  pyhost__drop(ret->obj);
   ret->obj = o;
   return PYHOST_OK;
 }
 
 int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
   if (!ret) return bad_call(h, "pyhost_ret_none", "ret");
-  PY.Py_DecRef(ret->obj);
-  ret->obj = NULL;
+  pyhost__drop(ret->obj);
+  ret->obj = pyhost__none_new();
   return PYHOST_OK;
 }
 int pyhost_ret_bool(pyhost *h, pyhost_ret *ret, int b) {

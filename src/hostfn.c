@@ -126,7 +126,7 @@ static inline int can_run(struct hostfn *f) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
     return 0;
   }
-  if (!pyhost__handle_running(f->h)) {
+  if (!pyhost__python_running()) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError,
                     "%s called while Python is being finalized; the host no longer takes calls",
                     f->qualname);
@@ -140,10 +140,10 @@ static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
   if (can_run(f)) {
     struct pyhost__frame frame;
     pyhost_value *result = NULL;
-    pyhost__frame_push(&frame);
+    struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
     int rc = f->fn(f->h, f->userdata, (const pyhost_value *const *)a->argv, a->nargs,
                    a->kwargs, &result);
-    pyhost__frame_pop(&frame);
+    pyhost__frame_pop(outer_frame);
     if (pyhost__frame_finish(f->h, &frame, rc, f->qualname) < 0) pyhost_value_free(result);
     else r = pyhost__result_to_python(f->h, result);
   }
@@ -168,19 +168,19 @@ static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *
 static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   struct hostfn *f = record_of(self);
-  if (!f->ffn || !pyhost__handle_running(f->h))
+  if (!f->ffn || !pyhost__python_running())
     return run_values(f, args, (size_t)nargs, kwnames, NULL, NULL);
-  struct pyhost_args v;
-  pyhost__args_vector(&v, f->h, f->qualname, args, (size_t)nargs, kwnames);
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, f->h, f->qualname, args, (size_t)nargs, kwnames);
   return pyhost__run_fast(f->ffn, f->userdata, &v);
 }
 
 static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
-  if (!f->ffn || !pyhost__handle_running(f->h))
+  if (!f->ffn || !pyhost__python_running())
     return run_values(f, NULL, 0, NULL, args, kwargs);
-  struct pyhost_args v;
-  pyhost__args_tuple(&v, f->h, f->qualname, args, 0, kwargs);
+  struct pyhost__fast_call v;
+  pyhost__args_tuple(&v.args, f->h, f->qualname, args, 0, kwargs);
   return pyhost__run_fast(f->ffn, f->userdata, &v);
 }
 

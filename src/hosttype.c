@@ -171,7 +171,7 @@ static int usable(hostobj *o) {
                     o->t->tp_name);
     return 0;
   }
-  if (!pyhost__handle_running(o->t->h)) {
+  if (!pyhost__python_running()) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError,
                     "%s used while Python is being finalized; the host no longer takes calls",
                     o->t->tp_name);
@@ -297,9 +297,9 @@ static inline int construct_no_args(struct typerec *t, void **payload) {
   struct pyhost_args v;
   struct pyhost__frame frame;
   pyhost__args_vector(&v, t->h, t->tp_name, NULL, 0, NULL);
-  pyhost__frame_push(&frame);
+  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = t->fctor(t->h, t->userdata, &v, payload);
-  pyhost__frame_pop(&frame);
+  pyhost__frame_pop(outer_frame);
   return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
 }
 
@@ -308,9 +308,9 @@ static inline int construct_no_args(struct typerec *t, void **payload) {
 static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void **payload) {
   if (t->fctor) {
     struct ctor_call c = {t, payload};
-    struct pyhost_args v;
+    struct pyhost__fast_call v;
     if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
-    pyhost__args_tuple(&v, t->h, t->tp_name, args, 0, kwargs);
+    pyhost__args_tuple(&v.args, t->h, t->tp_name, args, 0, kwargs);
     PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
@@ -319,10 +319,10 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
   struct pyhost__args a;
   if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return -1;
   struct pyhost__frame frame;
-  pyhost__frame_push(&frame);
+  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = t->ctor(t->h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs, a.kwargs,
                    payload);
-  pyhost__frame_pop(&frame);
+  pyhost__frame_pop(outer_frame);
   pyhost__args_clear(&a);
   return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
 }
@@ -338,7 +338,7 @@ static struct typerec *fast_rec;
  * frame and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   struct typerec *t = fast_rec;
-  if (type == fast_type && no_arguments(args, kwargs) && pyhost__handle_running(t->h)) {
+  if (type == fast_type && no_arguments(args, kwargs) && pyhost__python_running()) {
     hostobj *o = (hostobj *)t->alloc(type, 0);
     if (!o) return NULL;
     o->t = t;
@@ -366,7 +366,7 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
                     t->tp_name);
     return NULL;
   }
-  if (!pyhost__handle_running(t->h)) {
+  if (!pyhost__python_running()) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s created while Python is being finalized",
                     t->tp_name);
     return NULL;
@@ -422,15 +422,15 @@ static PyObject *prop_get(PyObject *self, void *closure) {
   if (!usable(o)) return NULL;
   if (p->fget) {
     struct prop_call c = {p, o->payload};
-    struct pyhost_args v;
-    pyhost__args_vector(&v, p->t->h, p->qualname, NULL, 0, NULL);
+    struct pyhost__fast_call v;
+    pyhost__args_vector(&v.args, p->t->h, p->qualname, NULL, 0, NULL);
     return pyhost__run_fast(fast_get_entry, &c, &v);
   }
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
-  pyhost__frame_push(&frame);
+  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = p->get(p->t->h, o->payload, p->t->userdata, &result);
-  pyhost__frame_pop(&frame);
+  pyhost__frame_pop(outer_frame);
   if (pyhost__frame_finish(p->t->h, &frame, rc, p->name) < 0) {
     pyhost_value_free(result);
     return NULL;
@@ -449,9 +449,9 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
   if (!usable(o)) return -1;
   if (p->fset) { /* the value as a view of one argument */
     struct prop_call c = {p, o->payload};
-    struct pyhost_args v;
+    struct pyhost__fast_call v;
     PyObject *argv[1] = {value};
-    pyhost__args_vector(&v, p->t->h, p->qualname, argv, 1, NULL);
+    pyhost__args_vector(&v.args, p->t->h, p->qualname, argv, 1, NULL);
     PyObject *none = pyhost__run_fast(fast_set_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
@@ -460,9 +460,9 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
   pyhost_value *v = pyhost__from_python(NULL, value);
   if (!v) return -1;
   struct pyhost__frame frame;
-  pyhost__frame_push(&frame);
+  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = p->set(p->t->h, o->payload, p->t->userdata, v);
-  pyhost__frame_pop(&frame);
+  pyhost__frame_pop(outer_frame);
   pyhost_value_free(v);
   return pyhost__frame_finish(p->t->h, &frame, rc, p->name);
 }
@@ -499,10 +499,10 @@ static int fast_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
 static PyObject *run_value_method(struct methrec *m, hostobj *o, struct pyhost__args *a) {
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
-  pyhost__frame_push(&frame);
+  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = m->fn(m->t->h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
                  a->nargs, a->kwargs, &result);
-  pyhost__frame_pop(&frame);
+  pyhost__frame_pop(outer_frame);
   pyhost__args_clear(a);
   if (pyhost__frame_finish(m->t->h, &frame, rc, m->name) < 0) {
     pyhost_value_free(result);
@@ -519,8 +519,8 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
   if (!usable(o)) return NULL;
   if (m->ffn) {
     struct method_call c = {m, o->payload};
-    struct pyhost_args v;
-    pyhost__args_tuple(&v, m->t->h, m->qualname, args, skip, kwargs);
+    struct pyhost__fast_call v;
+    pyhost__args_tuple(&v.args, m->t->h, m->qualname, args, skip, kwargs);
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;
@@ -535,8 +535,8 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
   if (!usable(o)) return NULL;
   if (m->ffn) {
     struct method_call c = {m, o->payload};
-    struct pyhost_args v;
-    pyhost__args_vector(&v, m->t->h, m->qualname, argv, nargs, kwnames);
+    struct pyhost__fast_call v;
+    pyhost__args_vector(&v.args, m->t->h, m->qualname, argv, nargs, kwnames);
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;

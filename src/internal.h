@@ -146,8 +146,17 @@ static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
   (void)h;
   if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
 }
-/* 1 while a Python started by pyhost runs in this process. */
-int pyhost__python_running(void);
+/* The process's Python (pyhost.c): CPython starts once per process, so at most one
+ * handle runs it, and it is RUNNING exactly while that handle is (finalize moves it to
+ * DONE as it begins). */
+enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
+extern _Atomic int pyhost__process_state;
+/* 1 while a Python started by pyhost runs in this process: one load of a global, which
+ * is what the callback entries test instead of their record's handle. */
+static inline int pyhost__python_running(void) {
+  return atomic_load_explicit(&pyhost__process_state, memory_order_relaxed) ==
+         PYHOST__PROCESS_RUNNING;
+}
 /* Test seam: the library's symbol look-up answers NULL for name (NULL: off). */
 void pyhost__fail_symbol(const char *name);
 

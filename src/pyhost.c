@@ -17,13 +17,8 @@
 #include <string.h>
 
 /* CPython is process-global: at most one Python started by pyhost per process. */
-enum { PROCESS_IDLE, PROCESS_STARTING, PROCESS_RUNNING, PROCESS_DONE };
-static _Atomic int process_state = PROCESS_IDLE;
+_Atomic int pyhost__process_state = PYHOST__PROCESS_IDLE;
 static char process_library[PYHOST__PATH_MAX];
-
-int pyhost__python_running(void) {
-  return atomic_load(&process_state) == PROCESS_RUNNING;
-}
 
 /* Test seam (fault injection): a symbol name the look-up pretends is missing. */
 static const char *fail_symbol;
@@ -287,10 +282,10 @@ static pyhost *handle_new(void) {
 }
 
 static int claim_process(pyhost *h) {
-  int expected = PROCESS_IDLE;
-  if (atomic_compare_exchange_strong(&process_state, &expected, PROCESS_STARTING))
+  int expected = PYHOST__PROCESS_IDLE;
+  if (atomic_compare_exchange_strong(&pyhost__process_state, &expected, PYHOST__PROCESS_STARTING))
     return PYHOST_OK;
-  if (expected == PROCESS_DONE)
+  if (expected == PYHOST__PROCESS_DONE)
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "Python was already finalized in this process (%s); CPython cannot be "
                              "started a second time reliably, so pyhost does not",
@@ -298,7 +293,7 @@ static int claim_process(pyhost *h) {
   return pyhost__set_error(h, PYHOST_MISUSE,
                            "Python is already running in this process (%s); only one pyhost may "
                            "run at a time",
-                           expected == PROCESS_RUNNING ? process_library : "starting");
+                           expected == PYHOST__PROCESS_RUNNING ? process_library : "starting");
 }
 
 static int given_path(pyhost *h, const char *value, char *path, size_t cap, const char *origin) {
@@ -354,7 +349,7 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
   if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) goto close_refused;
   pyhost__fmt(process_library, sizeof process_library, "%s", h->library_path);
   rc = start_python(h, env);
-  atomic_store(&process_state, PROCESS_RUNNING);
+  atomic_store(&pyhost__process_state, PYHOST__PROCESS_RUNNING);
   atomic_store(&h->state, PYHOST__RUNNING);
   if (rc) {
     pyhost_finalize(h);
@@ -367,7 +362,7 @@ close_refused:
   h->lib = NULL;
   memset(&pyhost__py, 0, sizeof pyhost__py);
 refused:
-  atomic_store(&process_state, PROCESS_IDLE);
+  atomic_store(&pyhost__process_state, PYHOST__PROCESS_IDLE);
   return rc;
 }
 
@@ -403,7 +398,7 @@ int pyhost_finalize(pyhost *h) {
     return pyhost__set_error(h, PYHOST_MISUSE,
                              expected == PYHOST__FINALIZED ? "this pyhost was already finalized"
                                                            : "this pyhost never started Python");
-  atomic_store(&process_state, PROCESS_DONE);
+  atomic_store(&pyhost__process_state, PYHOST__PROCESS_DONE);
   /* Refuse new calls and interrupt running ones (one GIL hold, see inflight.c), then
    * wait without the GIL until every call in flight on another thread has returned:
    * Python must not be finalized under a thread that is about to use it. */
