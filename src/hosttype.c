@@ -95,6 +95,9 @@ struct typerec {
   PyMemberDef members[2];    /* referenced by the type */
   PyTypeObject *type;        /* strong while Python runs */
   int weakrefs;
+  /* The view of a call with no arguments: the same for every `T()`, so it is made once
+   * (a view of nothing is never written: only a str argument keeps a temporary). */
+  struct pyhost_args no_args;
 };
 
 struct pyhost_type {
@@ -294,11 +297,9 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
 /* The fast constructor called as `T()`, the hot case: a view of no arguments keeps no
  * temporaries and the constructor gives no result, so a frame is all it needs. */
 static inline int construct_no_args(struct typerec *t, void **payload) {
-  struct pyhost_args v;
   struct pyhost__frame frame;
-  pyhost__args_vector(&v, t->h, t->tp_name, NULL, 0, NULL);
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->fctor(t->h, t->userdata, &v, payload);
+  int rc = t->fctor(t->h, t->userdata, &t->no_args, payload);
   pyhost__frame_pop(outer_frame);
   return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
 }
@@ -811,6 +812,7 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
       !(t->getset = pyhost__calloc(t->n_props + 1, sizeof *t->getset)))
     goto fail;
   pyhost__fmt(t->tp_name, len, "%s.%s", modname, s->name);
+  pyhost__args_vector(&t->no_args, h, t->tp_name, NULL, 0, NULL);
   for (size_t i = 0; i < t->n_methods; i++)
     if (method_from_spec(t, s, i) < 0) goto fail;
   for (size_t i = 0; i < t->n_props; i++)
