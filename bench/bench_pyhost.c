@@ -226,24 +226,31 @@ static void scale_plugins(unsigned long n) {
 /* N host threads calling the prepared f at once, in GIL scopes of 100 calls (a
  * thread without a scope of its own pays a thread state per call): the total
  * throughput (ns per call over all threads). */
-static void *scale_thread(void *arg) {
-  (void)arg;
+static void *scale_thread(void *attach) {
+  if (attach) check(pyhost_thread_attach(h), "pyhost_thread_attach");
   for (unsigned long k = 0; k < SCALE_CALLS; k += 100) {
     check(pyhost_gil_enter(h), "pyhost_gil_enter");
     for (unsigned long j = 0; j < 100; j++) check(pyhost_prepared_call(h, pfn, NULL, 0), "f()");
     check(pyhost_gil_leave(h), "pyhost_gil_leave");
   }
+  if (attach) check(pyhost_thread_detach(h), "pyhost_thread_detach");
   return NULL;
 }
 
+/* The threads attached (pyhost_thread_attach, the route for a thread that calls in a
+ * loop) and, for reference, not: then every scope makes and frees a thread state. */
 static void scale_threads(unsigned long n) {
+  static const char *names[2] = {"scale_threads_call_unattached", "scale_threads_call"};
   pthread_t t[64];
   if (n > 64) bench_die("scale_threads", "at most 64 threads");
-  double t0 = bench_now();
-  for (unsigned long i = 0; i < n; i++)
-    if (pthread_create(&t[i], NULL, scale_thread, NULL)) bench_die("pthread_create", NULL);
-  for (unsigned long i = 0; i < n; i++) pthread_join(t[i], NULL);
-  bench_result("scale_threads_call", bench_now() - t0, n * SCALE_CALLS);
+  for (int attach = 0; attach < 2; attach++) {
+    double t0 = bench_now();
+    for (unsigned long i = 0; i < n; i++)
+      if (pthread_create(&t[i], NULL, scale_thread, attach ? (void *)names : NULL))
+        bench_die("pthread_create", NULL);
+    for (unsigned long i = 0; i < n; i++) pthread_join(t[i], NULL);
+    bench_result(names[attach], bench_now() - t0, n * SCALE_CALLS);
+  }
 }
 
 static void make_values(void) {

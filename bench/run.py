@@ -58,30 +58,35 @@ def wall(cmd):
     return (time.perf_counter() - t0) * 1e9
 
 
-def instructions(cmd, n):
-    """Instructions per iteration of bench_loop (warm-up included: n + n // 10 + 1)."""
+STARTS = 5  # processes per start-up sample: a shared machine's stalls only ever add time
+
+
+def wall_best(cmd):
+    """The fastest of STARTS runs of a whole process, in ns."""
+    return min(wall(cmd) for _ in range(STARTS))
+
+
+def callgrind_total(cmd, toggle=None):
+    """Instructions callgrind counts in one run of cmd: inside functions matching toggle
+    (--toggle-collect), or the whole process (loader and exit included) without one."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=bench_loop*",
-                        f"--callgrind-out-file={out}"] + cmd, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=ENV, check=True)
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+                       + ([f"--toggle-collect={toggle}"] if toggle else []) + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
         with open(out) as f:
             text = f.read()
-    m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-    return int(m.group(1)) / (n + n // 10 + 1)
+    return int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+
+
+def instructions(cmd, n):
+    """Instructions per iteration of bench_loop (warm-up included: n + n // 10 + 1)."""
+    return callgrind_total(cmd, "bench_loop*") / (n + n // 10 + 1)
 
 
 def instructions_in(cmd, function, n):
-    """Instructions per operation inside `function` (callgrind --toggle-collect)."""
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
-                        f"--callgrind-out-file={out}"] + cmd, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=ENV, check=True)
-        with open(out) as f:
-            text = f.read()
-    m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-    return int(m.group(1)) / n
+    """Instructions per operation inside `function`."""
+    return callgrind_total(cmd, function) / n
 
 
 def results(cmd):
@@ -122,7 +127,9 @@ def measure_scale(cfg, entry, runs, callgrind):
     for size in (1, 2, 4, 8):
         one("scale_threads", size, [
             ("scale_threads_call", "host threads calling at once: wall time per call, all threads "
-             "together (prepared calls, GIL scopes of 100)", None, None)])
+             "together (attached threads, prepared calls, GIL scopes of 100)", None, None),
+            ("scale_threads_call_unattached", "the same, threads not attached (a thread state "
+             "made and freed per scope)", None, None)])
     return rows
 
 
@@ -177,13 +184,18 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     minor = int(entry["version"].split(".")[1])
     call_target = 1.10 if minor >= 10 else 1.25
 
-    # (a) start-up, whole processes
-    pairs = b.pairs(lambda: wall(b.p("startup", 1)), lambda: wall(b.d("startup", 1)))
+    # (a) start-up, whole processes: each sample the fastest of STARTS
+    ir = None
+    if callgrind:
+        ir = (callgrind_total(b.p("startup", 1)), callgrind_total(b.d("startup", 1)))
+    pairs = b.pairs(lambda: wall_best(b.p("startup", 1)), lambda: wall_best(b.d("startup", 1)))
     add("a", "start-up: pyhost_init+pyhost_free vs Py_InitializeEx(0)+Py_FinalizeEx", pairs, 1.05,
-        "ms per process", key="a: start-up")
-    pairs = b.pairs(lambda: wall(b.python + ["-c", "pass"]), lambda: wall(b.d("startup", 1)))
-    add("a", "start-up: `python3 -c pass` vs the same baseline", pairs, None, "for reference",
-        key="a: python3 -c pass (vs direct)")
+        f"ms per process, best of {STARTS}; instructions of the whole process", ir,
+        key="a: start-up")
+    pairs = b.pairs(lambda: wall_best(b.python + ["-c", "pass"]),
+                    lambda: wall_best(b.d("startup", 1)))
+    add("a", "start-up: `python3 -c pass` vs the same baseline", pairs, None,
+        f"for reference, best of {STARTS}", key="a: python3 -c pass (vs direct)")
 
     n = b.n(CALLS)
     cg = b.n(CG_CALLS) if callgrind else 0

@@ -496,6 +496,28 @@ PYHOST_API int pyhost_gil_enter(pyhost *h);
  * open scope on h, or h is NULL or not a handle.  Since 0.1. */
 PYHOST_API int pyhost_gil_leave(pyhost *h);
 
+/* Keeps a Python thread state for the calling thread until the matching
+ * pyhost_thread_detach.  A thread that Python did not create (any host thread but the
+ * one that called pyhost_init) otherwise gets a thread state at the start of each
+ * outermost pyhost call or GIL scope and loses it at the end, as CPython's
+ * PyGILState_Ensure/Release do: making one costs about a hundred times a short call
+ * (memory for its frame stack, mapped and touched anew each time), and Python's
+ * per-thread state (threading.local, context variables, sys.settrace) does not last
+ * from one call to the next.  A thread that makes calls in a loop, or keeps Python
+ * state between calls, attaches once.  Attaching does not hold the GIL: other threads
+ * run as before.  Attach and detach nest (a counter per thread); detach on the same
+ * thread, before it exits: a thread that exits attached leaves its thread state to
+ * pyhost_finalize, which frees it.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL,
+ * failed or finalized handle.  Since 0.1. */
+PYHOST_API int pyhost_thread_attach(pyhost *h);
+
+/* Undoes the innermost pyhost_thread_attach of this thread; the outermost frees the
+ * thread state pyhost made for it (threading.local values of the thread go with it).
+ * After pyhost_finalize it only counts down (Python freed the thread state).  Returns
+ * PYHOST_OK, or PYHOST_MISUSE (message set) when this thread is not attached, or h is
+ * NULL or not a handle.  Since 0.1. */
+PYHOST_API int pyhost_thread_detach(pyhost *h);
+
 /* ======================================================================
  * interrupting running code
  * ====================================================================== */

@@ -225,19 +225,21 @@ TEST_CASE(walk_values) {
 
 struct fresh {
   pyhost *h;
+  int attach; /* the thread runs attached (pyhost_thread_attach) */
   int rc;
 };
 
 static void *fresh_main(void *arg) {
   struct fresh *f = arg;
+  if (f->attach && (f->rc = pyhost_thread_attach(f->h)) != PYHOST_OK) return NULL;
   f->rc = pyhost_exec(f->h, "raise ValueError('from a new thread')", NULL);
   if (f->rc != PYHOST_OK && !pyhost_errmsg(f->h)[0]) f->rc = -1;
+  if (f->attach && pyhost_thread_detach(f->h) != PYHOST_OK) f->rc = -1;
   return NULL;
 }
 
 static int op_new_thread(pyhost *h, void *ctx) {
-  (void)ctx;
-  struct fresh f = {h, -1};
+  struct fresh f = {h, ctx != NULL, -1};
   pthread_t t;
   if (pthread_create(&t, NULL, fresh_main, &f) != 0) return -1;
   pthread_join(t, NULL);
@@ -247,6 +249,7 @@ static int op_new_thread(pyhost *h, void *ctx) {
 TEST_CASE(walk_new_threads) {
   pyhost *h = reliab_start();
   CHECK(walk("errors on a new thread", h, op_new_thread, NULL, PYHOST_PYEXC) > 0);
+  CHECK(walk("errors on a new attached thread", h, op_new_thread, "attached", PYHOST_PYEXC) > 0);
   report();
   pyhost_free(h);
 }

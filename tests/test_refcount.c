@@ -10,6 +10,7 @@
 #include "pyhost.h"
 #include "check.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -134,6 +135,32 @@ static void op_call(pyhost *h, void *ctx) {
   pyhost_value_free(r);
   pyhost_value_free(args);
   pyhost_value_free(kw);
+}
+
+/* A host thread that attaches, makes calls and detaches: its thread state comes and
+ * goes with everything Python hung on it. */
+static void *attached_thread(void *arg) {
+  pyhost *h = arg;
+  pyhost_value *r = NULL;
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "L.x = [1, 2, 3]", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, "len(L.x)", &r), PYHOST_OK);
+  pyhost_value_free(r);
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_OK);
+  return NULL;
+}
+static void op_attached_thread(pyhost *h, void *ctx) {
+  (void)ctx;
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, attached_thread, h) == 0);
+  pthread_join(t, NULL);
+}
+
+TEST_CASE(attached_threads) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "import threading; L = threading.local()", NULL), PYHOST_OK);
+  measure(h, "pyhost_thread_attach/detach on a new thread", op_attached_thread, NULL);
+  pyhost_free(h);
 }
 
 TEST_CASE(call) {

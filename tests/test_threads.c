@@ -73,12 +73,17 @@ static int stress_step(struct stress *s, int i) {
   return 1;
 }
 
+/* Odd threads run attached (pyhost_thread_attach), even ones make a thread state per
+ * call: both kinds at once. */
 static void *stress_main(void *arg) {
   struct stress *s = arg;
+  int rc, attach = s->id % 2;
+  if (attach && (rc = pyhost_thread_attach(s->h))) return stress_fail(s, "attach", 0, rc), NULL;
   for (int i = 0; i < s->iters; i++) {
-    if (!stress_step(s, i)) return NULL;
+    if (!stress_step(s, i)) break;
     s->ok++;
   }
+  if (attach && (rc = pyhost_thread_detach(s->h))) stress_fail(s, "detach", s->iters, rc);
   return NULL;
 }
 
@@ -97,7 +102,7 @@ TEST_CASE(stress_8_threads) {
   for (int i = 0; i < N; i++) {
     pthread_join(t[i], NULL);
     if (s[i].why[0]) fprintf(stderr, "%s\n", s[i].why);
-    CHECK(s[i].ok == iters);
+    CHECK(s[i].ok == iters && !s[i].why[0]);
     total += s[i].ok;
   }
   reliab_expect_int(h, "1 + 1", 2);
@@ -399,5 +404,133 @@ TEST_CASE(second_library_while_running_is_refused) {
   pyhost_free(second);
   pyhost_config_free(c);
   reliab_expect_int(h, "3 * 3", 9);
+  pyhost_free(h);
+}
+
+/* ---- host threads attached: pyhost_thread_attach / pyhost_thread_detach ---- */
+
+/* Runs fn(h) on a new host thread and returns what it returned. */
+struct on_thread {
+  pyhost *h;
+  int (*fn)(pyhost *h);
+  int result;
+};
+static void *on_thread_main(void *arg) {
+  struct on_thread *t = arg;
+  t->result = t->fn(t->h);
+  return NULL;
+}
+static int run_on_thread(pyhost *h, int (*fn)(pyhost *h)) {
+  struct on_thread t = {h, fn, -1};
+  pthread_t id;
+  CHECK(pthread_create(&id, NULL, on_thread_main, &t) == 0);
+  pthread_join(id, NULL);
+  return t.result;
+}
+
+/* Python's per-thread state as this thread sees it: L.x of the threading.local L
+ * (-1 when this thread's L has none). */
+static int64_t local_x(pyhost *h) { return reliab_eval_int(h, "getattr(L, 'x', -1)"); }
+
+/* Not attached: each call has a thread state of its own, so L.x set by one call is
+ * gone at the next (CPython's PyGILState rules, what attaching is for). */
+static int unattached_calls(pyhost *h) {
+  CHECK_RC(pyhost_exec(h, "L.x = 7", NULL), PYHOST_OK);
+  CHECK(local_x(h) == -1);
+  return 0;
+}
+
+/* Attached: the state lasts until the outermost detach, nested attaches included. */
+static int attached_calls(pyhost *h) {
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "L.x = 7", NULL), PYHOST_OK);
+  CHECK(local_x(h) == 7);
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_OK);
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_OK);
+  CHECK(local_x(h) == 7); /* one attach still open */
+  if (reliab_eval_true(h, "sys.version_info >= (3, 7)")) {
+    CHECK_RC(pyhost_exec(h, "import contextvars; cv.set(5)", NULL), PYHOST_OK);
+    CHECK(reliab_eval_int(h, "cv.get(0)") == 5);
+  }
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK); /* a scope on an attached thread */
+  CHECK(local_x(h) == 7);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_OK);
+  CHECK(local_x(h) == -1); /* the outermost detach freed the thread state */
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "without a matching pyhost_thread_attach");
+  return 0;
+}
+
+TEST_CASE(attached_thread_keeps_its_python_state) {
+  pyhost *h = reliab_start();
+  CHECK_RC(pyhost_exec(h,
+                       "import sys, threading\n"
+                       "L = threading.local()\n"
+                       "if sys.version_info >= (3, 7):\n"
+                       "    import contextvars\n"
+                       "    cv = contextvars.ContextVar('cv')\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK(run_on_thread(h, unattached_calls) == 0);
+  CHECK(run_on_thread(h, attached_calls) == 0);
+  /* the initializing thread has its thread state until finalize: attaching there
+   * only counts, and detaching frees nothing */
+  CHECK_RC(pyhost_exec(h, "L.x = 1", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_OK);
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_OK);
+  CHECK(local_x(h) == 1);
+  pyhost_free(h);
+}
+
+TEST_CASE(attach_refuses_bad_handles) {
+  CHECK_RC(pyhost_thread_attach(NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_thread_detach(NULL), PYHOST_MISUSE);
+  pyhost *h = reliab_start();
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "without a matching pyhost_thread_attach");
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "finalized");
+  pyhost_free(h);
+}
+
+/* Threads that exit attached, and one still attached when finalize runs: Python frees
+ * their thread states at finalize (memcheck sees nothing lost), and a detach after
+ * finalize only counts down. */
+struct parked {
+  pyhost *h;
+  _Atomic int attached, finalized;
+  int detach_rc;
+};
+static int attach_and_exit(pyhost *h) {
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "L.x = 3", NULL), PYHOST_OK);
+  return 0;
+}
+static void *parked_main(void *arg) {
+  struct parked *p = arg;
+  CHECK_RC(pyhost_thread_attach(p->h), PYHOST_OK);
+  CHECK(reliab_eval_int(p->h, "6 * 7") == 42);
+  atomic_store(&p->attached, 1);
+  while (!atomic_load(&p->finalized)) usleep(1000); /* finalize does not wait for it */
+  p->detach_rc = pyhost_thread_detach(p->h);
+  return NULL;
+}
+static int parked_attached(void *ctx) { return atomic_load(&((struct parked *)ctx)->attached); }
+
+TEST_CASE(attached_threads_at_exit_and_finalize) {
+  pyhost *h = reliab_start();
+  CHECK_RC(pyhost_exec(h, "import threading; L = threading.local()", NULL), PYHOST_OK);
+  for (int i = 0; i < 4; i++) CHECK(run_on_thread(h, attach_and_exit) == 0);
+  reliab_expect_int(h, "2 + 3", 5);
+  struct parked p = {.h = h, .detach_rc = -1};
+  pthread_t id;
+  CHECK(pthread_create(&id, NULL, parked_main, &p) == 0);
+  CHECK(reliab_wait(parked_attached, &p, "the parked thread attached"));
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  atomic_store(&p.finalized, 1);
+  pthread_join(id, NULL);
+  CHECK_RC(p.detach_rc, PYHOST_OK);
   pyhost_free(h);
 }
