@@ -318,8 +318,10 @@ PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
  * answers PYHOST_MISUSE to every later call; free it with pyhost_free.  Returns
  * PYHOST_OK, PYHOST_ERROR when Python reported an error while finalizing, or
  * PYHOST_MISUSE for a NULL or already finalized handle, or when called from inside a
- * pyhost call on this thread (from a host function).  Call it from the thread that
- * called pyhost_init.  Calls racing it from other threads are safe: new calls get
+ * pyhost call on this thread (from a host function), or when called on another thread
+ * than the one that called pyhost_init: CPython is finalized on the thread that started
+ * it (elsewhere 3.11 waits forever in threading's shutdown and 3.14+ debug builds
+ * abort), so that thread must call it.  Calls racing it from other threads are safe: new calls get
  * PYHOST_MISUSE, calls already running are interrupted as by pyhost_interrupt, and
  * finalize waits until they have returned (code that swallows the interrupt with
  * `except BaseException` keeps it waiting).  The library is never unloaded (Python's threads and atexit
@@ -327,7 +329,9 @@ PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
 PYHOST_API int pyhost_finalize(pyhost *h);
 
 /* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL is a
- * no-op.  Since 0.1. */
+ * no-op.  Call it on the thread that called pyhost_init, or after pyhost_finalize
+ * there: on another thread it still finalizes (the handle is given up either way),
+ * with the hazards pyhost_finalize refuses to run into.  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
 /* ======================================================================

@@ -67,7 +67,7 @@ struct pyhost {
   char home[PYHOST__PATH_MAX];
   wchar_t *w_home, *w_program; /* handed to Py_Set*, kept alive until pyhost_free */
   unsigned long hexversion;
-  PyThreadState *main_tstate;  /* saved by PyEval_SaveThread after init */
+  const void *init_thread;     /* the thread that called pyhost_init (pyhost.c) */
   int exit_code;
   _Atomic(struct pyhost__msg *) msgs;
   /* pyhost's namespace: the __main__ module of init and its dict, strong references

@@ -20,6 +20,11 @@
 _Atomic int pyhost__process_state = PYHOST__PROCESS_IDLE;
 static char process_library[PYHOST__PATH_MAX];
 
+/* Marks the thread that called pyhost_init: its address is this thread's own. */
+static _Thread_local char init_thread_marker;
+
+static int finalize(pyhost *h);
+
 /* Test seam (fault injection): a symbol name the look-up pretends is missing. */
 static const char *fail_symbol;
 
@@ -266,7 +271,7 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   int rc = isolated_rc;
   if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || pyhost__inflight_open() < 0)
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
-  h->main_tstate = PY.PyEval_SaveThread();
+  (void)PY.PyEval_SaveThread(); /* the thread state stays this thread's (PyGILState finds it) */
   return rc;
 }
 
@@ -321,6 +326,7 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
   if (!out) return PYHOST_MISUSE;
   pyhost *h = *out = handle_new();
   if (!h) return PYHOST_NOMEM;
+  h->init_thread = &init_thread_marker;
   int rc = pyhost__config_copy(&h->cfg, cfg);
   if (rc) return pyhost__set_error(h, rc, "out of memory copying the configuration");
   if ((rc = claim_process(h))) return rc;
@@ -352,7 +358,7 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
   atomic_store(&pyhost__process_state, PYHOST__PROCESS_RUNNING);
   atomic_store(&h->state, PYHOST__RUNNING);
   if (rc) {
-    pyhost_finalize(h);
+    finalize(h);
     atomic_store(&h->state, PYHOST__FAILED);
   }
   return rc;
@@ -386,6 +392,17 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
 
 int pyhost_finalize(pyhost *h) {
   if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
+   * forever for the main thread's state to go, and debug builds of 3.14+ abort. */
+  if (h->init_thread != &init_thread_marker && atomic_load(&h->state) == PYHOST__RUNNING)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_finalize called on another thread than pyhost_init's; "
+                             "CPython is finalized on the thread that started it");
+  return finalize(h);
+}
+
+/* pyhost_finalize without the thread check (pyhost_free and a failed init use it). */
+static int finalize(pyhost *h) {
   if (pyhost__gil_scoped(h))
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_finalize inside a pyhost_gil_enter scope; leave it first");
@@ -401,16 +418,18 @@ int pyhost_finalize(pyhost *h) {
   atomic_store(&pyhost__process_state, PYHOST__PROCESS_DONE);
   /* Refuse new calls and interrupt running ones (one GIL hold, see inflight.c), then
    * wait without the GIL until every call in flight on another thread has returned:
-   * Python must not be finalized under a thread that is about to use it. */
-  PY.PyEval_RestoreThread(h->main_tstate);
+   * Python must not be finalized under a thread that is about to use it.  The GIL is
+   * taken with this thread's own thread state (the initializing thread kept the one
+   * Py_InitializeEx made; another gets one): from 3.12 a thread state bound to one
+   * thread must not run on another, which debug builds assert.  The count is never released: Python is gone after. */
+  (void)PY.PyGILState_Ensure();
   pyhost__inflight_close();
-  h->main_tstate = PY.PyEval_SaveThread();
+  PyThreadState *tstate = PY.PyEval_SaveThread();
   pyhost__inflight_drain();
-  PY.PyEval_RestoreThread(h->main_tstate);
+  PY.PyEval_RestoreThread(tstate);
   drop_kept(h);
   int rc = PY.Py_FinalizeEx();
   pyhost__hostfn_free_orphans();
-  h->main_tstate = NULL;
   if (rc < 0)
     return pyhost__set_error(h, PYHOST_ERROR,
                              "Py_FinalizeEx reported an error (buffered data could not be "
@@ -421,7 +440,8 @@ int pyhost_finalize(pyhost *h) {
 
 void pyhost_free(pyhost *h) {
   if (!h || h->magic != PYHOST__MAGIC) return;
-  if (atomic_load(&h->state) == PYHOST__RUNNING) pyhost_finalize(h);
+  if (atomic_load(&h->state) == PYHOST__RUNNING) finalize(h); /* from any thread: the
+                                                                 * host gives the handle up */
   h->magic = 0;
   pyhost__config_clear(&h->cfg);
   pyhost__free(h->w_home);

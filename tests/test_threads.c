@@ -534,3 +534,30 @@ TEST_CASE(attached_threads_at_exit_and_finalize) {
   CHECK_RC(p.detach_rc, PYHOST_OK);
   pyhost_free(h);
 }
+
+/* pyhost_finalize from a thread other than the initializing one, attached or not, is
+ * refused with a message (CPython finalizes on its main thread: elsewhere 3.11 waits
+ * forever in threading's shutdown and 3.14+ debug builds abort); Python keeps running
+ * and the initializing thread finalizes it. */
+static int finalize_here(pyhost *h) {
+  CHECK_RC(pyhost_exec(h, "import threading; L = threading.local(); L.x = 1", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_finalize(h), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "another thread than pyhost_init's");
+  CHECK(reliab_eval_int(h, "6 * 7") == 42);
+  return 0;
+}
+static int attach_and_finalize_here(pyhost *h) {
+  CHECK_RC(pyhost_thread_attach(h), PYHOST_OK);
+  finalize_here(h);
+  CHECK_RC(pyhost_thread_detach(h), PYHOST_OK);
+  return 0;
+}
+
+TEST_CASE(finalize_from_another_thread_is_refused) {
+  pyhost *h = reliab_start();
+  CHECK(run_on_thread(h, finalize_here) == 0);
+  CHECK(run_on_thread(h, attach_and_finalize_here) == 0);
+  reliab_expect_int(h, "2 + 2", 4);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pyhost_free(h);
+}
