@@ -40,8 +40,8 @@ int pyhost_thread_detach(pyhost *h) {
     return PYHOST_OK;
   }
   PyGILState_STATE gil;
-  /* Once finalize has begun, Python frees the thread state itself (or has). */
-  if (!pyhost__python_running() || pyhost__enter(h, &gil) != PYHOST_OK) {
+  /* Refused once finalize has begun: Python frees the thread state itself (or has). */
+  if (pyhost__enter(h, &gil) != PYHOST_OK) {
     pyhost__clear_message(h);
     return PYHOST_OK;
   }

@@ -79,7 +79,6 @@ struct pyhost_ret {
 struct pyhost__fast_call {
   struct pyhost_args args;
   struct pyhost__frame frame;
-  struct pyhost__frame *outer;
   struct pyhost_ret ret;
 };
 /* The view of a vector-form or a tuple-form call (args, kwargs may be NULL); skip
@@ -158,9 +157,9 @@ PyObject *pyhost__run_fast_end(struct pyhost__fast_call *c, int rc);
 static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
                                          struct pyhost__fast_call *c) {
   c->ret.obj = pyhost__none_new();
-  c->outer = pyhost__frame_push(&c->frame);
+  struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   int rc = fn(c->args.h, userdata, &c->args, &c->ret);
-  pyhost__frame_pop(c->outer);
+  pyhost__frame_pop(outer);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (c->args.keep != NULL))
     return pyhost__run_fast_end(c, rc);
   return c->ret.obj;
