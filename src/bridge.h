@@ -153,16 +153,25 @@ PyObject *pyhost__run_fast_end(struct pyhost__fast_call *c, int rc);
  * new reference, or NULL with the Python exception set; drops the view's temporaries.
  * Inline: this is the whole per-call cost of a fast host function besides the
  * callback, so the common end (success, nothing kept) is one test and the rest is out
- * of line. */
-static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
-                                         struct pyhost__fast_call *c) {
-  c->ret.obj = pyhost__none_new();
+ * of line.  The traits say what the runtime does, as constants where the caller knows
+ * them: none_counted is pyhost__inline_refcounts(), may_keep that views keep
+ * temporaries (before 3.10 only, see fastargs.c). */
+static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userdata,
+                                            struct pyhost__fast_call *c, int none_counted,
+                                            int may_keep) {
+  c->ret.obj = PY._Py_NoneStruct;
+  if (none_counted) PYHOST__REFCNT(c->ret.obj)++;
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   int rc = fn(c->args.h, userdata, &c->args, &c->ret);
   pyhost__frame_pop(outer);
-  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (c->args.keep != NULL))
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (may_keep && c->args.keep != NULL))
     return pyhost__run_fast_end(c, rc);
   return c->ret.obj;
+}
+static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
+                                         struct pyhost__fast_call *c) {
+  return pyhost__run_fast_as(fn, userdata, c, pyhost__inline_refcounts(),
+                             !pyhost__runtime_at_least(3, 10));
 }
 
 #endif

@@ -8,6 +8,10 @@
  * finds its record, sees fn == NULL and raises instead of calling into freed host
  * state.
  *
+ * The checks live off the fast form's hot path: its function's PyMethodDef points at a
+ * door with no check while the record may run, and at the checking door from the
+ * moment it may not (unregistered, or finalize begun); see close_door.
+ *
  * Calling convention: METH_FASTCALL | METH_KEYWORDS (no argument tuple) from 3.10, where
  * it is stable ABI; METH_VARARGS | METH_KEYWORDS before.  The floor's headers do not
  * define METH_FASTCALL, hence the local constant (its value never changed).
@@ -28,10 +32,11 @@ struct hostfn {
   PyObject *func;          /* the module index's reference to the function object */
   int crefs;               /* self object + module index; freed at 0 (GIL held) */
   struct hostfn *next;     /* the module's index: the next record in its bucket */
-  /* Once unregistered while Python still holds the function, the record is on the
-   * orphans list: if Python never frees the function at exit (CPython does not free
-   * everything), pyhost frees the record after Py_FinalizeEx. */
-  struct hostfn *orphan_next, *orphan_prev;
+  /* Every record is on the records list, so finalize can close them all.  Once
+   * unregistered while Python still holds the function, a record is an orphan: if
+   * Python never frees the function at exit (CPython does not free everything), pyhost
+   * frees the record after Py_FinalizeEx. */
+  struct hostfn *rec_next, *rec_prev;
   int orphan;
 };
 
@@ -46,22 +51,23 @@ struct pyhost_module {
   size_t nbuckets, nfns;
 };
 
-static struct hostfn *orphans; /* GIL-protected */
+static struct hostfn *records; /* GIL-protected */
 
-static void orphan_add(struct hostfn *f) {
-  f->orphan = 1;
-  f->orphan_prev = NULL;
-  f->orphan_next = orphans;
-  if (orphans) orphans->orphan_prev = f;
-  orphans = f;
+/* A zeroed record on the records list, or NULL. */
+static struct hostfn *record_new(void) {
+  struct hostfn *f = pyhost__calloc(1, sizeof *f);
+  if (f) {
+    f->rec_next = records;
+    if (records) records->rec_prev = f;
+    records = f;
+  }
+  return f;
 }
 
 static void record_free(struct hostfn *f) {
-  if (f->orphan) {
-    if (f->orphan_prev) f->orphan_prev->orphan_next = f->orphan_next;
-    else orphans = f->orphan_next;
-    if (f->orphan_next) f->orphan_next->orphan_prev = f->orphan_prev;
-  }
+  if (f->rec_prev) f->rec_prev->rec_next = f->rec_next;
+  else records = f->rec_next;
+  if (f->rec_next) f->rec_next->rec_prev = f->rec_prev;
   pyhost__free(f->name);
   pyhost__free(f->qualname);
   pyhost__free(f->doc);
@@ -75,7 +81,7 @@ static void record_unref(struct hostfn *f) {
 /* ---- the self object of a host function ---- */
 
 /* Only pyhost makes these (Python cannot create one, nor rebind a builtin's self), so
- * the self of entry_fast / entry_varargs is always one. */
+ * the self of every entry below is always one. */
 struct fnself {
   PyObject_HEAD
   struct hostfn *f;
@@ -151,38 +157,72 @@ static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
   return r;
 }
 
-/* The value form, or a refusal: everything but a running fast function's call. */
+/* The value form, or a refusal, or a fast function's call by the door that checks
+ * everything: correct whatever state the record is in. */
 static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *args,
                                              size_t nargs, PyObject *kwnames, PyObject *tuple,
                                              PyObject *kwdict) {
-  struct pyhost__args a;
   if (!can_run(f)) return NULL;
+  if (f->ffn) {
+    struct pyhost__fast_call v;
+    if (tuple) pyhost__args_tuple(&v.args, f->h, f->qualname, tuple, 0, kwdict);
+    else pyhost__args_vector(&v.args, f->h, f->qualname, args, nargs, kwnames);
+    return pyhost__run_fast(f->ffn, f->userdata, &v);
+  }
+  struct pyhost__args a;
   if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
              : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
     return NULL;
   return run(f, &a);
 }
 
-/* The fast form's whole cost on the way in: one load for the record, the two checks of
- * can_run in one branch, the view set up in place. */
-static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-  struct hostfn *f = record_of(self);
-  if (!f->ffn || !pyhost__python_running())
-    return run_values(f, args, (size_t)nargs, kwnames, NULL, NULL);
-  struct pyhost__fast_call v;
-  pyhost__args_vector(&v.args, f->h, f->qualname, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast(f->ffn, f->userdata, &v);
+static PyObject *entry_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  return run_values(record_of(self), args, (size_t)nargs, kwnames, NULL, NULL);
 }
 
-static PyObject *entry_varargs(PyObject *self, PyObject *args, PyObject *kwargs) {
-  struct hostfn *f = record_of(self);
-  if (!f->ffn || !pyhost__python_running())
-    return run_values(f, NULL, 0, NULL, args, kwargs);
-  struct pyhost__fast_call v;
-  pyhost__args_tuple(&v.args, f->h, f->qualname, args, 0, kwargs);
-  return pyhost__run_fast(f->ffn, f->userdata, &v);
+static PyObject *entry_values_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
+  return run_values(record_of(self), NULL, 0, NULL, args, kwargs);
 }
+
+/* The fast form's door while it may run: no check at all.  A record's door is
+ * entry_fast only while the record is registered and Python runs; unregistering and
+ * finalize's start (both with the GIL, which every call from Python holds) turn it to
+ * the checking door first, see close_door.  One door per way the runtime counts None,
+ * so neither tests the version per call. */
+static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames, int none_counted) {
+  struct hostfn *f = record_of(self);
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, f->h, f->qualname, args, (size_t)nargs, kwnames);
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0); /* 3.10+ */
+}
+
+static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  return enter_fast(self, args, nargs, kwnames, 0);
+}
+
+static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  return enter_fast(self, args, nargs, kwnames, 1);
+}
+
+/* Before 3.10 (no stable METH_FASTCALL) the tuple door serves both forms. */
+static PyCFunction checking_door(void) {
+  return pyhost__runtime_at_least(3, 10) ? (PyCFunction)(void (*)(void))entry_values
+                                         : (PyCFunction)(void (*)(void))entry_values_tuple;
+}
+
+static PyCFunction open_door(const struct hostfn *f) {
+  if (!f->ffn || !pyhost__runtime_at_least(3, 10)) return checking_door();
+  return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_fast_counted
+                                    : (PyCFunction)(void (*)(void))entry_fast;
+}
+
+/* CPython reads ml_meth through the function's PyMethodDef on every call (no cache
+ * keeps it), so this takes effect at the next call.  GIL held. */
+static void close_door(struct hostfn *f) { f->def.ml_meth = checking_door(); }
 
 /* ---- the module handle ---- */
 
@@ -265,12 +305,20 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
   f->userdata = NULL;
   PY.Py_DecRef(f->func);
   f->func = NULL;
-  if (f->crefs > 1) orphan_add(f); /* its self object still holds it */
+  close_door(f);
+  if (f->crefs > 1) f->orphan = 1; /* its self object still holds it */
   record_unref(f);
 }
 
 void pyhost__hostfn_free_orphans(void) {
-  while (orphans) record_free(orphans);
+  for (struct hostfn *f = records, *next; f; f = next) {
+    next = f->rec_next;
+    if (f->orphan) record_free(f);
+  }
+}
+
+void pyhost__hostfn_close_all(void) {
+  for (struct hostfn *f = records; f; f = f->rec_next) close_door(f);
 }
 
 static size_t name_hash(const char *name) {
@@ -341,7 +389,7 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: fn is NULL for %s", fname, name);
     goto done;
   }
-  struct hostfn *f = pyhost__calloc(1, sizeof *f);
+  struct hostfn *f = record_new();
   size_t qlen = strlen(m->name) + strlen(name) + 2;
   if (!f || !(f->name = pyhost__strdup(name)) || (doc && !(f->doc = pyhost__strdup(doc))) ||
       !(f->qualname = pyhost__malloc(qlen))) {
@@ -356,13 +404,9 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
   f->userdata = userdata;
   f->def.ml_name = f->name;
   f->def.ml_doc = f->doc;
-  if (pyhost__runtime_at_least(3, 10)) {
-    f->def.ml_flags = HOSTFN_METH_FASTCALL | METH_KEYWORDS;
-    f->def.ml_meth = (PyCFunction)(void (*)(void))entry_fast;
-  } else {
-    f->def.ml_flags = METH_VARARGS | METH_KEYWORDS;
-    f->def.ml_meth = (PyCFunction)(void (*)(void))entry_varargs;
-  }
+  f->def.ml_flags =
+      (pyhost__runtime_at_least(3, 10) ? HOSTFN_METH_FASTCALL : METH_VARARGS) | METH_KEYWORDS;
+  f->def.ml_meth = open_door(f);
   PyObject *self = fnself_new(f);
   if (!self) {
     record_free(f);

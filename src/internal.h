@@ -104,8 +104,8 @@ struct pyhost__thread {
                             * costs a look-up, never a stale message. */
   struct pyhost__frame *frame; /* the innermost host callback running (bridge.h) */
 };
-extern _Thread_local struct pyhost__thread pyhost__thread;
-extern const char pyhost__no_scope;
+extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
+extern PYHOST__HIDDEN const char pyhost__no_scope;
 #define PYHOST__NO_SCOPE ((const pyhost *)(const void *)&pyhost__no_scope)
 
 /* ---- calls into Python (pyhost.c) ---- */
@@ -150,7 +150,7 @@ static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
  * handle runs it, and it is RUNNING exactly while that handle is (finalize moves it to
  * DONE as it begins). */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
-extern _Atomic int pyhost__process_state;
+extern PYHOST__HIDDEN _Atomic int pyhost__process_state;
 /* 1 while a Python started by pyhost runs in this process: one load of a global, which
  * is what the callback entries test instead of their record's handle. */
 static inline int pyhost__python_running(void) {
@@ -195,6 +195,8 @@ void pyhost__plugin_loader_clear(void);
 /* After Py_FinalizeEx: frees the records of unregistered host functions whose function
  * objects Python never freed (no self object will be freed any more). */
 void pyhost__hostfn_free_orphans(void);
+/* With the GIL as finalize begins: every host function refuses from its next call. */
+void pyhost__hostfn_close_all(void);
 
 /* ---- exceptions (error.c) ---- */
 /* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for

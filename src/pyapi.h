@@ -39,8 +39,17 @@ struct pyapi_row {
 extern const struct pyapi_row pyhost__pyapi_rows[];
 extern const size_t pyhost__pyapi_nrows;
 
+/* On the library's own globals that hot paths read: a declaration without it could
+ * name another module's variable, so every read would go through the GOT (two loads
+ * where one RIP-relative load does). */
+#if defined(__GNUC__) && !defined(_WIN32)
+#  define PYHOST__HIDDEN __attribute__((visibility("hidden")))
+#else
+#  define PYHOST__HIDDEN
+#endif
+
 /* The process-wide table.  CPython is process-global, so is its table. */
-extern struct pyapi pyhost__py;
+extern PYHOST__HIDDEN struct pyapi pyhost__py;
 #define PY (pyhost__py)
 
 /* True when the loaded runtime is at least major.minor: the only way call sites pick

@@ -423,6 +423,7 @@ static int finalize(pyhost *h) {
    * Py_InitializeEx made; another gets one): from 3.12 a thread state bound to one
    * thread must not run on another, which debug builds assert.  The count is never released: Python is gone after. */
   (void)PY.PyGILState_Ensure();
+  pyhost__hostfn_close_all();
   pyhost__inflight_close();
   PyThreadState *tstate = PY.PyEval_SaveThread();
   pyhost__inflight_drain();

@@ -560,3 +560,74 @@ TEST_CASE(host_function_index) {
   CHECK_CONTAINS(pyhost_errmsg(h), "unregistered");
   pyhost_free(h);
 }
+
+/* A fast function's record closes its door (its PyMethodDef's entry) when it may no
+ * longer run: a call already running finishes, the next one refuses, even from a call
+ * site the interpreter has specialised; at finalize a registered function refuses
+ * from atexit code without running. */
+struct door {
+  pyhost_module *m;
+  int calls, remove_at;
+};
+
+static int fast_door(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  struct door *d = ud;
+  int64_t i = -1;
+  int rc = pyhost_args_int(h, args, 0, &i);
+  if (rc) return rc;
+  d->calls++;
+  if (i == d->remove_at && (rc = pyhost_module_remove(h, d->m, "door"))) return rc;
+  return pyhost_ret_int(h, ret, i * 2);
+}
+
+TEST_CASE(fast_function_doors) {
+  pyhost *h = start();
+  struct door d = {NULL, 0, 50};
+  CHECK_RC(pyhost_module_new(h, "doormod", NULL, &d.m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, d.m, "door", fast_door, &d, NULL), PYHOST_OK);
+  /* one call site, run 100 times: specialised long before the function goes */
+  CHECK_RC(pyhost_exec(h, "import doormod\n"
+                          "def loop(f):\n"
+                          "    total, refused = 0, []\n"
+                          "    for i in range(100):\n"
+                          "        try:\n"
+                          "            total += f(i)\n"
+                          "        except RuntimeError as e:\n"
+                          "            refused.append(str(e))\n"
+                          "    return total, len(refused), refused[:1]\n"
+                          "got = loop(doormod.door)\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK(d.calls == 51);
+  expect_py(h, "got", "(2550, 49, ['doormod.door was unregistered by the host'])");
+  /* registered again under the same name: a new record with its door open */
+  CHECK_RC(pyhost_module_add_fast_function(h, d.m, "door", fast_door, &d, NULL), PYHOST_OK);
+  d.remove_at = -1;
+  expect_py(h, "loop(doormod.door)[:2]", "(9900, 0)");
+  CHECK(d.calls == 151);
+  /* at finalize: refused, never run, whatever the specialised call site */
+  char path[] = "/tmp/pyhost-doors-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && close(fd) == 0);
+  pyhost_value *p = pyhost_value_str(path, PYHOST_STRLEN);
+  CHECK_RC(pyhost_set_global(h, "path", p), PYHOST_OK);
+  pyhost_value_free(p);
+  CHECK_RC(pyhost_exec(h, "import atexit\n"
+                          "def bye(f=doormod.door):\n"
+                          "    with open(path, 'w') as out:\n"
+                          "        out.write('%r' % (loop(f)[1:],))\n"
+                          "atexit.register(bye)\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  CHECK(d.calls == 151);
+  char buf[256] = "";
+  FILE *in = fopen(path, "r");
+  CHECK(in && fgets(buf, sizeof buf, in));
+  if (in) fclose(in);
+  unlink(path);
+  CHECK_STREQ(buf, "(100, ['doormod.door called while Python is being finalized; the host no "
+                   "longer takes calls'])");
+  pyhost_module_free(h, d.m);
+  pyhost_free(h);
+}
