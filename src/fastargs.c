@@ -6,15 +6,16 @@
  * the callback's `return rc;` hands it to its Python caller. */
 #include "bridge.h"
 
+const char pyhost__tuple_form = 0; /* its address marks a tuple-form view */
 
-void pyhost__args_tuple(struct pyhost_args *a, pyhost *h, const char *who, PyObject *tuple,
-                        size_t skip, PyObject *kwdict) {
+void pyhost__args_tuple(struct pyhost_args *a, const struct pyhost__callee *callee,
+                        PyObject *tuple, size_t skip, PyObject *kwdict) {
   Py_ssize_t n = tuple ? PY.PyTuple_Size(tuple) : 0;
   Py_ssize_t nk = kwdict ? PY.PyDict_Size(kwdict) : 0;
-  a->h = h;
-  a->who = who;
+  a->callee = callee;
   a->argv = NULL;
-  a->kwnames = a->keep = NULL;
+  a->kwnames = PYHOST__TUPLE_FORM;
+  a->keep = NULL;
   a->tuple = tuple;
   a->kwdict = nk > 0 ? kwdict : NULL;
   a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
@@ -24,7 +25,7 @@ void pyhost__args_tuple(struct pyhost_args *a, pyhost *h, const char *who, PyObj
 
 /* How many keyword arguments: counted when asked, so a call never pays for it. */
 static size_t kwcount(const struct pyhost_args *a) {
-  if (a->tuple) return a->nkw;
+  if (pyhost__args_is_tuple(a)) return a->nkw;
   return a->kwnames ? (size_t)PY.PyTuple_Size(a->kwnames) : 0;
 }
 
@@ -40,7 +41,7 @@ static PyObject *dict_entry(PyObject *d, size_t k, int want_key) {
 /* Argument i (borrowed), or NULL when there is none. */
 static PyObject *item(const struct pyhost_args *a, size_t i) {
   if (i >= a->nargs + kwcount(a)) return NULL;
-  if (!a->tuple) return a->argv[i];
+  if (!pyhost__args_is_tuple(a)) return a->argv[i];
   if (i < a->nargs) return PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip));
   return dict_entry(a->kwdict, i - a->nargs, 0);
 }
@@ -49,13 +50,13 @@ static PyObject *item(const struct pyhost_args *a, size_t i) {
 static int type_error(const struct pyhost_args *a, size_t i, PyObject *o, const char *want) {
   char got[256];
   if (!o) {
-    return pyhost_raise(a->h, PYHOST_EXC_TYPE_ERROR,
-                                  "%s() missing argument %zu (it was given %zu)", a->who, i,
-                                  a->nargs + kwcount(a));
+    return pyhost_raise(a->callee->h, PYHOST_EXC_TYPE_ERROR,
+                        "%s() missing argument %zu (it was given %zu)", a->callee->who, i,
+                        a->nargs + kwcount(a));
   }
   pyhost__type_name((PyObject *)Py_TYPE(o), got, sizeof got);
-  return pyhost_raise(a->h, PYHOST_EXC_TYPE_ERROR, "%s() argument %zu: expected %s, got %s",
-                                a->who, i, want, got);
+  return pyhost_raise(a->callee->h, PYHOST_EXC_TYPE_ERROR,
+                      "%s() argument %zu: expected %s, got %s", a->callee->who, i, want, got);
 }
 
 static int bad_call(pyhost *h, const char *fn, const char *what) {
@@ -78,13 +79,13 @@ static int utf8_of(struct pyhost_args *a, PyObject *o, const char **s, size_t *l
   Py_ssize_t n = 0;
   if (pyhost__runtime_at_least(3, 10)) {
     const char *p = PY.PyUnicode_AsUTF8AndSize(o, &n);
-    if (!p) return pyhost__take_exception(a->h, NULL);
+    if (!p) return pyhost__take_exception(a->callee->h, NULL);
     *s = p;
   } else {
     PyObject *b = PY.PyUnicode_AsUTF8String(o);
     char *p;
     if (!b || keep(a, b) < 0 || PY.PyBytes_AsStringAndSize(b, &p, &n) < 0)
-      return pyhost__take_exception(a->h, NULL);
+      return pyhost__take_exception(a->callee->h, NULL);
     *s = p;
   }
   if (len) *len = (size_t)n;
@@ -101,7 +102,7 @@ int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k, const char 
   if (k >= kwcount(args))
     return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_args_kwname: keyword %zu of %zu", k,
                              kwcount(args));
-  PyObject *key = args->tuple ? dict_entry(args->kwdict, k, 1)
+  PyObject *key = pyhost__args_is_tuple(args) ? dict_entry(args->kwdict, k, 1)
                               : PY.PyTuple_GetItem(args->kwnames, (Py_ssize_t)k);
   return utf8_of((struct pyhost_args *)args, key, name, len);
 }
@@ -137,7 +138,7 @@ int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out) 
   long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow)
     return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR,
-                                  "%s() argument %zu: int does not fit in 64 bits", args->who, i);
+                        "%s() argument %zu: int does not fit in 64 bits", args->callee->who, i);
   if (v == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
   *out = (int64_t)v;
   return PYHOST_OK;
@@ -190,11 +191,14 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 
 /* ---- results ---- */
 
-PYHOST__COLD PyObject *pyhost__run_fast_end(struct pyhost__fast_call *c, int rc) {
+PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer) {
+  struct pyhost__fast_call *c = (struct pyhost__fast_call *)(void *)((char *)pyhost__thread.frame -
+                                                                    offsetof(struct pyhost__fast_call, frame));
+  pyhost__frame_pop(outer);
   struct pyhost_args *a = &c->args;
   PyObject *result = c->ret.obj;
   if (a->keep) PY.Py_DecRef(a->keep);
-  if (pyhost__frame_finish(a->h, &c->frame, rc, a->who) < 0) {
+  if (pyhost__frame_finish(a->callee->h, &c->frame, rc, a->callee->who) < 0) {
     pyhost__drop(result);
     return NULL;
   }

@@ -23,8 +23,9 @@
 #define HOSTFN_METH_FASTCALL 0x0080
 
 struct hostfn {
+  struct pyhost__callee callee; /* first: a call's view points at the record; who is
+                                 * qualname */
   PyMethodDef def;         /* points at name and doc below; lives as long as the record */
-  pyhost *h;
   pyhost_function fn;      /* NULL once unregistered */
   pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */
   void *userdata;
@@ -147,11 +148,12 @@ static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
     struct pyhost__frame frame;
     pyhost_value *result = NULL;
     struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-    int rc = f->fn(f->h, f->userdata, (const pyhost_value *const *)a->argv, a->nargs,
+    int rc = f->fn(f->callee.h, f->userdata, (const pyhost_value *const *)a->argv, a->nargs,
                    a->kwargs, &result);
     pyhost__frame_pop(outer_frame);
-    if (pyhost__frame_finish(f->h, &frame, rc, f->qualname) < 0) pyhost_value_free(result);
-    else r = pyhost__result_to_python(f->h, result);
+    if (pyhost__frame_finish(f->callee.h, &frame, rc, f->qualname) < 0)
+      pyhost_value_free(result);
+    else r = pyhost__result_to_python(f->callee.h, result);
   }
   pyhost__args_clear(a);
   return r;
@@ -165,8 +167,8 @@ static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *
   if (!can_run(f)) return NULL;
   if (f->ffn) {
     struct pyhost__fast_call v;
-    if (tuple) pyhost__args_tuple(&v.args, f->h, f->qualname, tuple, 0, kwdict);
-    else pyhost__args_vector(&v.args, f->h, f->qualname, args, nargs, kwnames);
+    if (tuple) pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict);
+    else pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
     return pyhost__run_fast(f->ffn, f->userdata, &v);
   }
   struct pyhost__args a;
@@ -194,7 +196,7 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
                                    PyObject *kwnames, int none_counted) {
   struct hostfn *f = record_of(self);
   struct pyhost__fast_call v;
-  pyhost__args_vector(&v.args, f->h, f->qualname, args, (size_t)nargs, kwnames);
+  pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
   return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0); /* 3.10+ */
 }
 
@@ -398,7 +400,8 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     goto done;
   }
   pyhost__fmt(f->qualname, qlen, "%s.%s", m->name, name);
-  f->h = h;
+  f->callee.h = h;
+  f->callee.who = f->qualname;
   f->fn = fn;
   f->ffn = ffn;
   f->userdata = userdata;

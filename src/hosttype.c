@@ -57,6 +57,8 @@ typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, Py
 struct typerec;
 
 struct methrec {
+  struct pyhost__callee callee; /* first: a call's view points at the record; who is
+                                 * qualname */
   struct typerec *t;
   char *name, *doc;
   char *qualname;            /* "myapp.Buffer.take": fast forms' argument errors */
@@ -65,6 +67,7 @@ struct methrec {
 };
 
 struct proprec {
+  struct pyhost__callee callee; /* first, as in methrec */
   struct typerec *t;
   char *name, *doc, *qualname;
   pyhost_getter get;         /* the value form, or */
@@ -74,7 +77,7 @@ struct proprec {
 };
 
 struct typerec {
-  pyhost *h;
+  struct pyhost__callee callee; /* first, as in methrec; who is tp_name */
   char *tp_name;             /* "myapp.Buffer": tp_name points here before 3.12 */
   char *doc;
   pyhost_constructor ctor;   /* at most one of ctor and fctor */
@@ -299,9 +302,9 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
 static inline int construct_no_args(struct typerec *t, void **payload) {
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->fctor(t->h, t->userdata, &t->no_args, payload);
+  int rc = t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
   pyhost__frame_pop(outer_frame);
-  return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
+  return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
 }
 
 /* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
@@ -311,7 +314,7 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
     struct ctor_call c = {t, payload};
     struct pyhost__fast_call v;
     if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
-    pyhost__args_tuple(&v.args, t->h, t->tp_name, args, 0, kwargs);
+    pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs);
     PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
@@ -321,11 +324,11 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
   if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->ctor(t->h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs, a.kwargs,
+  int rc = t->ctor(t->callee.h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs, a.kwargs,
                    payload);
   pyhost__frame_pop(outer_frame);
   pyhost__args_clear(&a);
-  return pyhost__frame_finish(t->h, &frame, rc, t->tp_name);
+  return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
 }
 
 static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs);
@@ -424,19 +427,19 @@ static PyObject *prop_get(PyObject *self, void *closure) {
   if (p->fget) {
     struct prop_call c = {p, o->payload};
     struct pyhost__fast_call v;
-    pyhost__args_vector(&v.args, p->t->h, p->qualname, NULL, 0, NULL);
+    pyhost__args_vector(&v.args, &p->callee, NULL, 0, NULL);
     return pyhost__run_fast(fast_get_entry, &c, &v);
   }
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = p->get(p->t->h, o->payload, p->t->userdata, &result);
+  int rc = p->get(p->t->callee.h, o->payload, p->t->userdata, &result);
   pyhost__frame_pop(outer_frame);
-  if (pyhost__frame_finish(p->t->h, &frame, rc, p->name) < 0) {
+  if (pyhost__frame_finish(p->t->callee.h, &frame, rc, p->name) < 0) {
     pyhost_value_free(result);
     return NULL;
   }
-  return pyhost__result_to_python(p->t->h, result);
+  return pyhost__result_to_python(p->t->callee.h, result);
 }
 
 static int prop_set(PyObject *self, PyObject *value, void *closure) {
@@ -452,7 +455,7 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
     struct prop_call c = {p, o->payload};
     struct pyhost__fast_call v;
     PyObject *argv[1] = {value};
-    pyhost__args_vector(&v.args, p->t->h, p->qualname, argv, 1, NULL);
+    pyhost__args_vector(&v.args, &p->callee, argv, 1, NULL);
     PyObject *none = pyhost__run_fast(fast_set_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
@@ -462,10 +465,10 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
   if (!v) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = p->set(p->t->h, o->payload, p->t->userdata, v);
+  int rc = p->set(p->t->callee.h, o->payload, p->t->userdata, v);
   pyhost__frame_pop(outer_frame);
   pyhost_value_free(v);
-  return pyhost__frame_finish(p->t->h, &frame, rc, p->name);
+  return pyhost__frame_finish(p->t->callee.h, &frame, rc, p->name);
 }
 
 /* ---- methods: a descriptor and its bound form ---- */
@@ -501,15 +504,15 @@ static PyObject *run_value_method(struct methrec *m, hostobj *o, struct pyhost__
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = m->fn(m->t->h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
+  int rc = m->fn(m->t->callee.h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
                  a->nargs, a->kwargs, &result);
   pyhost__frame_pop(outer_frame);
   pyhost__args_clear(a);
-  if (pyhost__frame_finish(m->t->h, &frame, rc, m->name) < 0) {
+  if (pyhost__frame_finish(m->t->callee.h, &frame, rc, m->name) < 0) {
     pyhost_value_free(result);
     return NULL;
   }
-  return pyhost__result_to_python(m->t->h, result);
+  return pyhost__result_to_python(m->t->callee.h, result);
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
@@ -521,7 +524,7 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
   if (m->ffn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
-    pyhost__args_tuple(&v.args, m->t->h, m->qualname, args, skip, kwargs);
+    pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;
@@ -537,7 +540,7 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
   if (m->ffn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
-    pyhost__args_vector(&v.args, m->t->h, m->qualname, argv, nargs, kwnames);
+    pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;
@@ -736,11 +739,15 @@ static int dup_opt(char **dst, const char *src) {
   return !src || (*dst = pyhost__strdup(src)) ? 0 : -1;
 }
 
-/* "<tp_name>.<name>" into *dst; -1 when out of memory. */
-static int qualify(char **dst, const char *tp_name, const char *name) {
-  size_t len = strlen(tp_name) + strlen(name) + 2;
+/* "<tp_name>.<name>" into *dst, which becomes the callee's name; -1 when out of
+ * memory. */
+static int qualify(char **dst, struct pyhost__callee *callee, const struct typerec *t,
+                   const char *name) {
+  size_t len = strlen(t->tp_name) + strlen(name) + 2;
   if (!(*dst = pyhost__malloc(len))) return -1;
-  pyhost__fmt(*dst, len, "%s.%s", tp_name, name);
+  pyhost__fmt(*dst, len, "%s.%s", t->tp_name, name);
+  callee->h = t->callee.h;
+  callee->who = *dst;
   return 0;
 }
 
@@ -760,7 +767,7 @@ static int method_from_spec(struct typerec *t, const pyhost_type_spec *s, size_t
     doc = d->doc;
   }
   return dup_opt(&m->name, name) || dup_opt(&m->doc, doc) ||
-                 qualify(&m->qualname, t->tp_name, name)
+                 qualify(&m->qualname, &m->callee, t, name)
              ? -1
              : 0;
 }
@@ -782,7 +789,7 @@ static int property_from_spec(struct typerec *t, const pyhost_type_spec *s, size
     name = d->name;
     doc = d->doc;
   }
-  if (dup_opt(&p->name, name) || dup_opt(&p->doc, doc) || qualify(&p->qualname, t->tp_name, name))
+  if (dup_opt(&p->name, name) || dup_opt(&p->doc, doc) || qualify(&p->qualname, &p->callee, t, name))
     return -1;
   t->getset[i].name = p->name;
   t->getset[i].get = p->get || p->fget ? prop_get : NULL;
@@ -797,7 +804,7 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
   struct typerec *t = pyhost__calloc(1, sizeof *t);
   if (!t) return NULL;
   size_t len = strlen(modname) + strlen(s->name) + 2;
-  t->h = h;
+  t->callee.h = h;
   t->ctor = s->constructor;
   t->fctor = s->fast_constructor;
   t->dtor = s->destructor;
@@ -812,7 +819,8 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
       !(t->getset = pyhost__calloc(t->n_props + 1, sizeof *t->getset)))
     goto fail;
   pyhost__fmt(t->tp_name, len, "%s.%s", modname, s->name);
-  pyhost__args_vector(&t->no_args, h, t->tp_name, NULL, 0, NULL);
+  t->callee.who = t->tp_name;
+  pyhost__args_vector(&t->no_args, &t->callee, NULL, 0, NULL);
   for (size_t i = 0; i < t->n_methods; i++)
     if (method_from_spec(t, s, i) < 0) goto fail;
   for (size_t i = 0; i < t->n_props; i++)
