@@ -106,8 +106,23 @@ static inline void pyhost__args_vector(struct pyhost_args *a,
   a->keep = NULL; /* tuple, kwdict, skip and nkw belong to the tuple form: never read here */
   a->callee = callee;
 }
-void pyhost__args_tuple(struct pyhost_args *a, const struct pyhost__callee *callee,
-                        PyObject *tuple, size_t skip, PyObject *kwdict);
+static inline void pyhost__args_tuple(struct pyhost_args *a,
+                                      const struct pyhost__callee *callee, PyObject *tuple,
+                                      size_t skip, PyObject *kwdict) {
+  /* tuple is the one the runtime made for the call: an exact tuple, whose size is in
+   * its PyVarObject header (stable layout) */
+  Py_ssize_t n = tuple ? ((PyVarObject *)tuple)->ob_size : 0;
+  Py_ssize_t nk = kwdict ? PY.PyDict_Size(kwdict) : 0;
+  a->callee = callee;
+  a->argv = NULL;
+  a->kwnames = PYHOST__TUPLE_FORM;
+  a->keep = NULL;
+  a->tuple = tuple;
+  a->kwdict = nk > 0 ? kwdict : NULL;
+  a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
+  a->nkw = nk > 0 ? (size_t)nk : 0;
+  a->skip = skip;
+}
 
 /* A callback's result (own) as a new reference: NULL means None.  NULL with a Python
  * exception set when the conversion fails. */

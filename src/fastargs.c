@@ -8,21 +8,6 @@
 
 const char pyhost__tuple_form = 0; /* its address marks a tuple-form view */
 
-void pyhost__args_tuple(struct pyhost_args *a, const struct pyhost__callee *callee,
-                        PyObject *tuple, size_t skip, PyObject *kwdict) {
-  Py_ssize_t n = tuple ? PY.PyTuple_Size(tuple) : 0;
-  Py_ssize_t nk = kwdict ? PY.PyDict_Size(kwdict) : 0;
-  a->callee = callee;
-  a->argv = NULL;
-  a->kwnames = PYHOST__TUPLE_FORM;
-  a->keep = NULL;
-  a->tuple = tuple;
-  a->kwdict = nk > 0 ? kwdict : NULL;
-  a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
-  a->nkw = nk > 0 ? (size_t)nk : 0;
-  a->skip = skip;
-}
-
 /* How many keyword arguments: counted when asked, so a call never pays for it. */
 static size_t kwcount(const struct pyhost_args *a) {
   if (pyhost__args_is_tuple(a)) return a->nkw;

@@ -210,14 +210,24 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
   return enter_fast(self, args, nargs, kwnames, 1);
 }
 
-/* Before 3.10 (no stable METH_FASTCALL) the tuple door serves both forms. */
+/* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
+ * possible (no UTF-8 view of a str). */
+static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
+  struct hostfn *f = record_of(self);
+  struct pyhost__fast_call v;
+  pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs);
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1);
+}
+
+/* Before 3.10 the checking door is the tuple one. */
 static PyCFunction checking_door(void) {
   return pyhost__runtime_at_least(3, 10) ? (PyCFunction)(void (*)(void))entry_values
                                          : (PyCFunction)(void (*)(void))entry_values_tuple;
 }
 
 static PyCFunction open_door(const struct hostfn *f) {
-  if (!f->ffn || !pyhost__runtime_at_least(3, 10)) return checking_door();
+  if (!f->ffn) return checking_door();
+  if (!pyhost__runtime_at_least(3, 10)) return (PyCFunction)(void (*)(void))entry_fast_tuple;
   return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_fast_counted
                                     : (PyCFunction)(void (*)(void))entry_fast;
 }
