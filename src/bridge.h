@@ -57,15 +57,15 @@ int pyhost__args_from_tuple(struct pyhost__args *a, PyObject *tuple, size_t skip
                             PyObject *kwdict);
 void pyhost__args_clear(struct pyhost__args *a);
 
-/* The borrowed view of a fast callback (fastargs.c): either form of a call from
- * Python, read on demand. */
 /* Whose callback a view is for: the handle and the callable's qualified name (for
- * messages).  The first member of every record that runs fast callbacks, so a call's
- * view points at its record. */
+ * messages), kept in the callable's record, so a call's view points at it instead of
+ * copying both. */
 struct pyhost__callee {
   pyhost *h;
   const char *who;
 };
+/* The borrowed view of a fast callback (fastargs.c): either form of a call from
+ * Python, read on demand. */
 struct pyhost_args {
   const struct pyhost__callee *callee;
   PyObject *const *argv;     /* vector form: positional, then keyword values */
@@ -179,6 +179,11 @@ static inline void pyhost__drop(PyObject *o) {
  * keeps no pointer to it across the callback); pops it back to outer, drops what it
  * kept; the result as pyhost__run_fast returns it. */
 PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer);
+/* The fast call whose frame f is. */
+static inline struct pyhost__fast_call *pyhost__fast_call_of(struct pyhost__frame *f) {
+  return (struct pyhost__fast_call *)(void *)((char *)f -
+                                              offsetof(struct pyhost__fast_call, frame));
+}
 
 /* Runs a fast callback over the view c->args in a frame and hands back its result as a
  * new reference, or NULL with the Python exception set; drops the view's temporaries.

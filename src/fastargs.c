@@ -177,8 +177,7 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 /* ---- results ---- */
 
 PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer) {
-  struct pyhost__fast_call *c = (struct pyhost__fast_call *)(void *)((char *)pyhost__thread.frame -
-                                                                    offsetof(struct pyhost__fast_call, frame));
+  struct pyhost__fast_call *c = pyhost__fast_call_of(pyhost__thread.frame);
   pyhost__frame_pop(outer);
   struct pyhost_args *a = &c->args;
   PyObject *result = c->ret.obj;

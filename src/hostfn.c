@@ -23,8 +23,8 @@
 #define HOSTFN_METH_FASTCALL 0x0080
 
 struct hostfn {
-  struct pyhost__callee callee; /* first: a call's view points at the record; who is
-                                 * qualname */
+  struct pyhost__callee callee; /* who is qualname; first, so the hot path stores the
+                                 * record's own address as the view's callee */
   PyMethodDef def;         /* points at name and doc below; lives as long as the record */
   pyhost_function fn;      /* NULL once unregistered */
   pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */

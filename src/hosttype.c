@@ -57,8 +57,7 @@ typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, Py
 struct typerec;
 
 struct methrec {
-  struct pyhost__callee callee; /* first: a call's view points at the record; who is
-                                 * qualname */
+  struct pyhost__callee callee; /* who is qualname */
   struct typerec *t;
   char *name, *doc;
   char *qualname;            /* "myapp.Buffer.take": fast forms' argument errors */
@@ -67,7 +66,7 @@ struct methrec {
 };
 
 struct proprec {
-  struct pyhost__callee callee; /* first, as in methrec */
+  struct pyhost__callee callee; /* who is qualname */
   struct typerec *t;
   char *name, *doc, *qualname;
   pyhost_getter get;         /* the value form, or */
@@ -77,7 +76,7 @@ struct proprec {
 };
 
 struct typerec {
-  struct pyhost__callee callee; /* first, as in methrec; who is tp_name */
+  struct pyhost__callee callee; /* who is tp_name */
   char *tp_name;             /* "myapp.Buffer": tp_name points here before 3.12 */
   char *doc;
   pyhost_constructor ctor;   /* at most one of ctor and fctor */
@@ -324,8 +323,8 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
   if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->ctor(t->callee.h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs, a.kwargs,
-                   payload);
+  int rc = t->ctor(t->callee.h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs,
+                   a.kwargs, payload);
   pyhost__frame_pop(outer_frame);
   pyhost__args_clear(&a);
   return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
@@ -433,13 +432,13 @@ static PyObject *prop_get(PyObject *self, void *closure) {
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = p->get(p->t->callee.h, o->payload, p->t->userdata, &result);
+  int rc = p->get(p->callee.h, o->payload, p->t->userdata, &result);
   pyhost__frame_pop(outer_frame);
-  if (pyhost__frame_finish(p->t->callee.h, &frame, rc, p->name) < 0) {
+  if (pyhost__frame_finish(p->callee.h, &frame, rc, p->name) < 0) {
     pyhost_value_free(result);
     return NULL;
   }
-  return pyhost__result_to_python(p->t->callee.h, result);
+  return pyhost__result_to_python(p->callee.h, result);
 }
 
 static int prop_set(PyObject *self, PyObject *value, void *closure) {
@@ -465,10 +464,10 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
   if (!v) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = p->set(p->t->callee.h, o->payload, p->t->userdata, v);
+  int rc = p->set(p->callee.h, o->payload, p->t->userdata, v);
   pyhost__frame_pop(outer_frame);
   pyhost_value_free(v);
-  return pyhost__frame_finish(p->t->callee.h, &frame, rc, p->name);
+  return pyhost__frame_finish(p->callee.h, &frame, rc, p->name);
 }
 
 /* ---- methods: a descriptor and its bound form ---- */
@@ -504,15 +503,15 @@ static PyObject *run_value_method(struct methrec *m, hostobj *o, struct pyhost__
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = m->fn(m->t->callee.h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
+  int rc = m->fn(m->callee.h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
                  a->nargs, a->kwargs, &result);
   pyhost__frame_pop(outer_frame);
   pyhost__args_clear(a);
-  if (pyhost__frame_finish(m->t->callee.h, &frame, rc, m->name) < 0) {
+  if (pyhost__frame_finish(m->callee.h, &frame, rc, m->name) < 0) {
     pyhost_value_free(result);
     return NULL;
   }
-  return pyhost__result_to_python(m->t->callee.h, result);
+  return pyhost__result_to_python(m->callee.h, result);
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
@@ -789,7 +788,8 @@ static int property_from_spec(struct typerec *t, const pyhost_type_spec *s, size
     name = d->name;
     doc = d->doc;
   }
-  if (dup_opt(&p->name, name) || dup_opt(&p->doc, doc) || qualify(&p->qualname, &p->callee, t, name))
+  if (dup_opt(&p->name, name) || dup_opt(&p->doc, doc) ||
+      qualify(&p->qualname, &p->callee, t, name))
     return -1;
   t->getset[i].name = p->name;
   t->getset[i].get = p->get || p->fget ? prop_get : NULL;
