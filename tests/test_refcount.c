@@ -37,9 +37,10 @@ static int64_t total_refs(pyhost *h) {
    * the type attribute cache goes: its slots hold references to attribute names and
    * fill at random as type versions come and go, which on 3.14 added up to ~90 per
    * run, more on a loaded box; emptied on both sides, the count is exact. */
-  int rc = pyhost_exec(h, "import gc, sys\ngc.collect()\n"
-                          "getattr(sys, '_clear_internal_caches', sys._clear_type_cache)()\n",
-                       "<refcount>");
+  int rc = pyhost_exec(h, "__import__('gc').collect()\n"
+                          "getattr(__import__('sys'), '_clear_internal_caches',\n"
+                          "        __import__('sys')._clear_type_cache)()\n",
+                       "<refcount>"); /* binds no name in __main__ */
   if (rc != PYHOST_OK ||
       pyhost_call_namev(h, "sys.gettotalrefcount", NULL, 0, NULL, &v) != PYHOST_OK ||
       pyhost_value_to_int(h, v, &n) != PYHOST_OK) {
