@@ -28,7 +28,7 @@ foreach(inc IN LISTS _headers)
   pyhost_python_headers_after("${inc}" _after)
   add_test(NAME consistency.prototypes.headers${hname}-${_h} COMMAND ${CMAKE_COMMAND}
     -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DAFTER=${_after} -DHEADER_VERSION=${hv}
-    -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src
+    -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src/loader
     -P ${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.cmake)
   set_tests_properties(consistency.prototypes.headers${hname}-${_h} PROPERTIES LABELS unit TIMEOUT 300)
 endforeach()
@@ -37,7 +37,7 @@ endforeach()
 # and every Python in the matrix exports what its version promises.
 add_executable(dump_pyapi dump_pyapi.c)
 target_link_libraries(dump_pyapi PRIVATE pyhost_static)
-target_include_directories(dump_pyapi PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(dump_pyapi PRIVATE ${PYHOST_SRC_DIRS})
 target_include_directories(dump_pyapi SYSTEM PRIVATE ${PYHOST_PYTHON_INCLUDE_DIR})
 target_compile_definitions(dump_pyapi PRIVATE Py_LIMITED_API=${PYHOST_LIMITED_API_HEX})
 if(PYHOST_TEST_PYTHON_EXE)
