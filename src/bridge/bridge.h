@@ -15,11 +15,6 @@ PyObject *pyhost__resolve(pyhost *h, const char *dotted);
 /* One C callback running on this thread.  Frames nest (C -> Python -> C ...): the
  * innermost one is where pyhost_raise and failing pyhost calls leave the exception
  * that the callback's Python caller will see. */
-struct pyhost__frame {
-  /* the exception kept for the caller (owned): type is set whenever one is kept, and
-   * value and tb are only read then, so a push initialises type alone */
-  PyObject *type, *value, *tb;
-};
 /* Push returns the outer frame, which the caller hands back to pop: held by the caller
  * (a register on the hot paths), not stored in the frame. */
 static inline struct pyhost__frame *pyhost__frame_push(struct pyhost__frame *f) {

@@ -12,36 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Frames live on the C stack of the thread running the callback; the innermost is
- * pyhost__thread.frame (internal.h), pushed and popped inline (bridge.h). */
-
-static void frame_drop(struct pyhost__frame *f) {
-  if (!f->type) return; /* the common case: nothing was kept (see bridge.h) */
-  PY.Py_DecRef(f->type);
-  PY.Py_DecRef(f->value);
-  PY.Py_DecRef(f->tb);
-  f->type = f->value = f->tb = NULL;
-}
-
-/* Keeps (type, value, tb) as the frame's exception: new references. */
-static void frame_keep(struct pyhost__frame *f, PyObject *type, PyObject *value, PyObject *tb) {
-  if (!type) return; /* nothing to keep; a frame holds value and tb only with a type */
-  PY.Py_IncRef(type);
-  PY.Py_IncRef(value);
-  PY.Py_IncRef(tb);
-  frame_drop(f);
-  f->type = type;
-  f->value = value;
-  f->tb = tb;
-}
-
-void pyhost__callback_keep(PyObject *type, PyObject *value, PyObject *tb) {
-  if (pyhost__thread.frame && type) frame_keep(pyhost__thread.frame, type, value, tb);
-}
+/* The frame and its kept exception are the runtime's (runtime.h, frame.c). */
 
 int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const char *who) {
   if (rc == PYHOST_OK) {
-    frame_drop(f);
+    pyhost__frame_drop(f);
     return 0;
   }
   /* Only a status that says "Python raised" hands the kept exception on: a callback
@@ -52,7 +27,7 @@ int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const 
     f->type = f->value = f->tb = NULL;
     return -1;
   }
-  frame_drop(f);
+  pyhost__frame_drop(f);
   const char *msg = pyhost_errmsg(h);
   PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s: %s: %s", who, pyhost_status_name(rc),
                   msg && strcmp(msg, "not an error") != 0 ? msg : pyhost_errstr(rc));
@@ -171,13 +146,13 @@ static int raise_into_frame(PyObject *type, const char *fmt, va_list ap) {
   PyObject *exc = msg ? PY.PyObject_CallFunctionObjArgs(type, msg, NULL) : NULL;
   PY.Py_DecRef(msg);
   if (exc) {
-    frame_keep(pyhost__thread.frame, (PyObject *)Py_TYPE(exc), exc, NULL);
+    pyhost__frame_keep(pyhost__thread.frame, (PyObject *)Py_TYPE(exc), exc, NULL);
     PY.Py_DecRef(exc);
   } else { /* the class refused the message: keep why */
     PyObject *t, *v, *tb;
     PY.PyErr_Fetch(&t, &v, &tb);
     PY.PyErr_NormalizeException(&t, &v, &tb);
-    frame_keep(pyhost__thread.frame, t, v, tb);
+    pyhost__frame_keep(pyhost__thread.frame, t, v, tb);
     PY.Py_DecRef(t);
     PY.Py_DecRef(v);
     PY.Py_DecRef(tb);

@@ -5,7 +5,6 @@
  * with NameError on a dict without it).
  */
 #include "internal.h"
-#include "fs.h"
 
 #include <string.h>
 
@@ -44,6 +43,9 @@ static struct cache_entry *cache_find(const char *src, size_t len, size_t hash) 
   return NULL;
 }
 
+/* Finalize empties the cache (before Py_FinalizeEx) once it was ever filled. */
+static struct pyhost__teardown cache_teardown = {pyhost__eval_cache_clear, PYHOST__AT_DROP, NULL, 0};
+
 /* Stores code (borrowed) for src; on no memory the cache is just not filled. */
 static void cache_store(const char *src, size_t len, size_t hash, PyObject *code) {
   if (cache_find(src, len, hash)) return; /* another thread stored it meanwhile */
@@ -60,6 +62,7 @@ static void cache_store(const char *src, size_t len, size_t hash, PyObject *code
   victim->last_use = ++cache_clock;
   PY.Py_IncRef(code);
   victim->code = code;
+  pyhost__teardown_add(&cache_teardown);
   PY.Py_DecRef(old); /* last: the slot is consistent if this runs any code */
 }
 

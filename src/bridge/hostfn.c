@@ -54,10 +54,19 @@ struct pyhost_module {
 
 static struct hostfn *records; /* GIL-protected */
 
+static void close_all(void);
+static void free_orphans(void);
+/* Finalize closes every host function as it begins and frees the orphans after
+ * Py_FinalizeEx: hooks added with the first record. */
+static struct pyhost__teardown close_teardown = {close_all, PYHOST__AT_CLOSE, NULL, 0};
+static struct pyhost__teardown orphans_teardown = {free_orphans, PYHOST__AFTER_FINALIZE, NULL, 0};
+
 /* A zeroed record on the records list, or NULL. */
 static struct hostfn *record_new(void) {
   struct hostfn *f = pyhost__calloc(1, sizeof *f);
   if (f) {
+    pyhost__teardown_add(&close_teardown);
+    pyhost__teardown_add(&orphans_teardown);
     f->rec_next = records;
     if (records) records->rec_prev = f;
     records = f;
@@ -322,14 +331,17 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
   record_unref(f);
 }
 
-void pyhost__hostfn_free_orphans(void) {
+/* After Py_FinalizeEx: frees the records of unregistered host functions whose function
+ * objects Python never freed (no self object will be freed any more). */
+static void free_orphans(void) {
   for (struct hostfn *f = records, *next; f; f = next) {
     next = f->rec_next;
     if (f->orphan) record_free(f);
   }
 }
 
-void pyhost__hostfn_close_all(void) {
+/* With the GIL as finalize begins: every host function refuses from its next call. */
+static void close_all(void) {
   for (struct hostfn *f = records; f; f = f->rec_next) close_door(f);
 }
 

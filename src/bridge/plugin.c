@@ -135,10 +135,17 @@ void pyhost__plugin_loader_clear(void) {
   PY.Py_DecRef(old);
 }
 
+/* Finalize drops the loader's module (before Py_FinalizeEx) once it was made. */
+static struct pyhost__teardown loader_teardown = {pyhost__plugin_loader_clear, PYHOST__AT_DROP,
+                                                  NULL, 0};
+
 /* The loader's function `fn` (new reference), running LOADER the first time.  NULL
  * with a Python exception set. */
 static PyObject *loader_fn(const char *fn) {
-  if (!loader && !(loader = loader_make())) return NULL;
+  if (!loader) {
+    if (!(loader = loader_make())) return NULL;
+    pyhost__teardown_add(&loader_teardown);
+  }
   return PY.PyObject_GetAttrString(loader, fn);
 }
 

@@ -1,5 +1,5 @@
 /* config.c: the opaque configuration builder and its deep copy into a handle. */
-#include "internal.h"
+#include "core.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * own cause.  A message longer than MSG_MAX keeps its start and its end, because a
  * traceback's last line names the exception.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,12 +13,8 @@
  * candidate keeps the reason it was taken or passed over, for pyhost_discover, the
  * init error message and `pyhost --list`.
  */
-#include "internal.h"
-#include "discover_sys.h"
-#include "dl.h"
+#include "discovery.h"
 #include "elf.h"
-#include "fs.h"
-#include "libcheck.h"
 #include "interp.h"
 
 #include <stdio.h>

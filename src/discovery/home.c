@@ -7,8 +7,7 @@
  * Lib (Windows).  A home without a standard library makes CPython abort or exit the
  * process, so it is refused here, before Py_Initialize.
  */
-#include "internal.h"
-#include "fs.h"
+#include "discovery.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,8 @@
 /* inspect.c: pyhost_inspect_library, what `pyhost --check LIB` prints before it tries
  * to start the library: the same checks pyhost_init makes, each one reported instead
  * of stopping at the first failure. */
-#include "internal.h"
-#include "dl.h"
+#include "discovery.h"
 #include "elf.h"
-#include "fs.h"
-#include "libcheck.h"
-#include "discover_sys.h"
 
 #include <string.h>
 

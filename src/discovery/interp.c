@@ -14,11 +14,8 @@
  * Only when all that says nothing, and the host allows it, the interpreter is asked.
  */
 #include "interp.h"
-#include "alloc.h"
-#include "discover_sys.h"
 #include "elf.h"
-#include "fs.h"
-#include "strbuf.h"
+#include "platform.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,41 +2,9 @@
  * (libcheck.h): opened without blocking, then its headers checked by the parser of the
  * format this platform's loader reads (dl.h's pyhost__dl_format). */
 #include "libcheck.h"
-#include "dl.h"
-#include "fs.h"
 #include "pyhost.h"
-#include "strbuf.h"
 
-#include <stdarg.h>
 #include <string.h>
-
-int pyhost__libcheck_end(uint64_t off, uint64_t len, uint64_t *end) {
-  if (len > UINT64_MAX - off) return -1;
-  *end = off + len;
-  return 0;
-}
-
-int pyhost__libcheck_read(const struct pyhost__libsrc *src, uint64_t off, void *buf, size_t n) {
-  uint64_t end;
-  if (pyhost__libcheck_end(off, n, &end) != 0 || end > src->size) return -1;
-  return src->read(src->ctx, off, buf, n);
-}
-
-int pyhost__libcheck_damaged(char *why, size_t cap, const char *fmt, ...) {
-  struct pyhost__strbuf sb;
-  va_list ap;
-  va_start(ap, fmt);
-  pyhost__strbuf_init(&sb, why, cap);
-  pyhost__strbuf_vprintf(&sb, fmt, ap);
-  va_end(ap);
-  return PYHOST__LIB_DAMAGED;
-}
-
-uint64_t pyhost__libcheck_get(const unsigned char *p, int size, int big) {
-  uint64_t v = 0;
-  for (int i = 0; i < size; i++) v |= (uint64_t)p[big ? size - 1 - i : i] << (8 * i);
-  return v;
-}
 
 static void native(struct pyhost__libwant *w) {
   const unsigned one = 1;

@@ -12,7 +12,7 @@
 #ifndef PYHOST_LIBCHECK_H
 #define PYHOST_LIBCHECK_H
 
-#include "strbuf.h" /* PYHOST__PRINTF_DIALECT */
+#include "platform.h" /* PYHOST__PRINTF_DIALECT, enum pyhost__lib_format */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,9 +31,6 @@ enum pyhost__libcheck_verdict {
                             * refuses it by its header alone, with its own words */
   PYHOST__LIB_DAMAGED = 2  /* why says what is wrong */
 };
-
-/* The platform formats; pyhost__dl_format (dl.h) is the one this loader reads. */
-enum pyhost__lib_format { PYHOST__FMT_NONE, PYHOST__FMT_ELF, PYHOST__FMT_PE, PYHOST__FMT_MACHO };
 
 /* What this process can load: files for another class, byte order or machine are
  * FOREIGN.  Zero fields accept any (the fuzzers check every variant). */

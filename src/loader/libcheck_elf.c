@@ -9,7 +9,7 @@
  * tables, which would mean reading the whole file (docs/reliability.md).
  */
 #include "libcheck.h"
-#include "strbuf.h"
+#include "platform.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  */
 #include "pyapi.h"
 #include "pyhost.h"
-#include "strbuf.h"
+#include "platform.h"
 
 #include <string.h>
 

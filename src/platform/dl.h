@@ -12,8 +12,11 @@
  * NULL and copies the system loader's own message into err. */
 void *pyhost__dl_open(const char *path, int global, char *err, size_t errlen);
 
-/* The file format this loader reads (enum pyhost__lib_format in libcheck.h): the one
- * whose headers are checked before a file is handed to pyhost__dl_open. */
+/* The library file formats (the loader's libcheck.h has a parser for each). */
+enum pyhost__lib_format { PYHOST__FMT_NONE, PYHOST__FMT_ELF, PYHOST__FMT_PE, PYHOST__FMT_MACHO };
+
+/* The file format this loader reads (enum pyhost__lib_format): the one whose headers
+ * are checked before a file is handed to pyhost__dl_open. */
 extern const int pyhost__dl_format;
 
 /* The address of a symbol (function or data), or NULL. */

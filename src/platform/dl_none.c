@@ -1,7 +1,6 @@
 /* dl_none.c: dl.h where the platform cannot load libraries.  Every open fails with a
  * message saying so, so pyhost still builds and reports the cause. */
 #include "dl.h"
-#include "libcheck.h"
 #include "strbuf.h"
 
 const int pyhost__dl_format = PYHOST__FMT_NONE;

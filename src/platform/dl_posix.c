@@ -9,7 +9,6 @@
 #include "dl.h"
 #include "strbuf.h"
 
-#include "libcheck.h"
 
 #include <dlfcn.h>
 #include <string.h>

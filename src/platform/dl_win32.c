@@ -7,7 +7,6 @@
  * only: the current directory is never searched.
  */
 #include "dl.h"
-#include "libcheck.h"
 #include "strbuf.h"
 
 #include <windows.h>

@@ -2,7 +2,7 @@
  * (Py_SetPythonHome, Py_SetProgramName).  Py_DecodeLocale would do it only from 3.7
  * and depends on the host's locale; this does the same as Python's surrogateescape
  * decoding of UTF-8 file names on every version, without Python. */
-#include "internal.h"
+#include "platform.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
  * releases it.  Nothing runs at thread exit: a thread that exits attached leaves its
  * thread state to Py_FinalizeEx, which frees every thread state still listed.
  */
-#include "internal.h"
+#include "runtime.h"
 
 static _Thread_local struct {
   unsigned long depth;     /* attach calls not yet detached, on this thread */

@@ -4,7 +4,7 @@
  * the traceback module; if that fails (hostile code may have broken it), the message
  * falls back to "Type: str(value)", and then to the type name alone.
  */
-#include "internal.h"
+#include "runtime.h"
 
 #include <string.h>
 

@@ -6,13 +6,8 @@
  * handle.  Scopes are per thread and nest by counting; the GIL is taken by the
  * outermost enter and released by the outermost leave.
  */
-#include "internal.h"
+#include "runtime.h"
 
-/* Never a handle: what scope_h holds outside a scope (see internal.h). */
-const char pyhost__no_scope;
-
-/* One scope per thread: CPython runs one interpreter per process, so one handle. */
-_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL};
 int pyhost_gil_enter(pyhost *h) {
   if (pyhost__gil_scoped(h)) {
     pyhost__thread.depth++;

@@ -22,8 +22,7 @@
  * before the first interrupt so that no call imports it later.  User code that is
  * interrupted inside an import can still leave a lock held, as Ctrl-C can in python.
  */
-#include "internal.h"
-#include "sync.h"
+#include "runtime.h"
 
 struct running_thread {
   unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
@@ -140,5 +139,25 @@ int pyhost_interrupt(pyhost *h) {
   }
   interrupt_all();
   pyhost__leave(h, gil);
+  return PYHOST_OK;
+}
+
+/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
+ * takes the GIL. */
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+  if (!h) return PYHOST_MISUSE;
+  if (h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  int st = atomic_load(&h->state);
+  if (st != PYHOST__RUNNING)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             st == PYHOST__FINALIZED
+                                 ? "this pyhost was finalized; Python no longer runs"
+                                 : "this pyhost failed to initialize; only pyhost_errmsg and "
+                                   "pyhost_free may be called on it");
+  if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
+  else if (pyhost__inflight_begin(gil) != 0)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "this pyhost is being finalized; Python no longer takes calls");
+  pyhost__clear_message(h);
   return PYHOST_OK;
 }

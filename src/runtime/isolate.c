@@ -9,8 +9,7 @@
  * dropped from os.environ, site.ENABLE_USER_SITE is set False, and the host's
  * environment is put back.
  */
-#include "internal.h"
-#include "discover_sys.h"
+#include "runtime.h"
 
 #include <stdlib.h>
 

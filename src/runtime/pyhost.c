@@ -6,18 +6,15 @@
  * promoted to RTLD_GLOBAL and Python started.  A refused library is closed again, so
  * that its symbols never shadow the next library the host tries.
  */
-#include "internal.h"
-#include "discover_sys.h"
-#include "dl.h"
-#include "fs.h"
-#include "libcheck.h"
+#include "runtime.h"
+#include "discovery.h"
 
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* CPython is process-global: at most one Python started by pyhost per process. */
-_Atomic int pyhost__process_state = PYHOST__PROCESS_IDLE;
+/* CPython is process-global: at most one Python started by pyhost per process
+ * (pyhost__process_state, state.c). */
 static char process_library[PYHOST__PATH_MAX];
 
 /* Marks the thread that called pyhost_init: its address is this thread's own. */
@@ -243,8 +240,7 @@ static int keep_main(pyhost *h) {
  * while Python can still run the destructors this may trigger (docs/lifetimes.md). */
 static void drop_kept(pyhost *h) {
   pyhost__inflight_forget();
-  pyhost__eval_cache_clear();
-  pyhost__plugin_loader_clear();
+  pyhost__teardown_run(PYHOST__AT_DROP); /* the bridge's caches and modules */
   PyObject *dict = h->main_dict, *main = h->main_module;
   h->main_dict = h->main_module = NULL;
   PY.Py_DecRef(dict);
@@ -372,24 +368,6 @@ refused:
   return rc;
 }
 
-int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
-  if (!h) return PYHOST_MISUSE;
-  if (h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
-  int st = atomic_load(&h->state);
-  if (st != PYHOST__RUNNING)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             st == PYHOST__FINALIZED
-                                 ? "this pyhost was finalized; Python no longer runs"
-                                 : "this pyhost failed to initialize; only pyhost_errmsg and "
-                                   "pyhost_free may be called on it");
-  if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
-  else if (pyhost__inflight_begin(gil) != 0)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             "this pyhost is being finalized; Python no longer takes calls");
-  pyhost__clear_message(h);
-  return PYHOST_OK;
-}
-
 int pyhost_finalize(pyhost *h) {
   if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
   /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
@@ -423,14 +401,14 @@ static int finalize(pyhost *h) {
    * Py_InitializeEx made; another gets one): from 3.12 a thread state bound to one
    * thread must not run on another, which debug builds assert.  The count is never released: Python is gone after. */
   (void)PY.PyGILState_Ensure();
-  pyhost__hostfn_close_all();
+  pyhost__teardown_run(PYHOST__AT_CLOSE); /* host functions refuse from now on */
   pyhost__inflight_close();
   PyThreadState *tstate = PY.PyEval_SaveThread();
   pyhost__inflight_drain();
   PY.PyEval_RestoreThread(tstate);
   drop_kept(h);
   int rc = PY.Py_FinalizeEx();
-  pyhost__hostfn_free_orphans();
+  pyhost__teardown_run(PYHOST__AFTER_FINALIZE);
   if (rc < 0)
     return pyhost__set_error(h, PYHOST_ERROR,
                              "Py_FinalizeEx reported an error (buffered data could not be "

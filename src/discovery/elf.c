@@ -6,8 +6,7 @@
  * opened as libcheck.c opens it, so a FIFO or a device never blocks the reader.
  */
 #include "elf.h"
-#include "fs.h"
-#include "strbuf.h"
+#include "platform.h"
 
 #include <stdint.h>
 #include <stdio.h>
