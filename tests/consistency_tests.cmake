@@ -51,3 +51,24 @@ if(PYHOST_TEST_PYTHON_EXE)
     ${PYHOST_LIMITED_API} ${_exports})
   set_tests_properties(consistency.manifest PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 endif()
+
+# Layers: no circle of files and no call or include from a lower folder of src/ to a
+# higher one (docs/design.md), read from the library's objects with nm.  The second
+# test proves the check can fail: two fixture files, a lower one calling up.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND PYHOST_TEST_PYTHON_EXE)
+  list(JOIN PYHOST_SRC_LAYERS "," _layers)
+  add_test(NAME consistency.layers COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_layers.py ${PYHOST_NM} ${PROJECT_SOURCE_DIR}/src ${_layers}
+    $<TARGET_OBJECTS:pyhost_objects>
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(consistency.layers PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "no circle, no upward call or include")
+  add_library(layers_fixture OBJECT fixtures/layers/low/low.c fixtures/layers/high/high.c)
+  add_test(NAME consistency.layers_check_fails_on_upward_call COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_layers.py ${PYHOST_NM}
+    ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/layers low,high $<TARGET_OBJECTS:layers_fixture>
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(consistency.layers_check_fails_on_upward_call PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION
+    "upward call: low/low.c \\(low\\) -> high/high.c \\(high\\): layers_high.*circle of files: high/high.c <-> low/low.c")
+endif()
