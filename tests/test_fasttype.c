@@ -177,6 +177,64 @@ static int acc_call_back(pyhost *h, void *payload, void *ud, const pyhost_args *
   return rc;
 }
 
+/* recur(f) -> f(f): with f a host callable, recursion through C alone (no Python
+ * frame between the levels); must end in RecursionError, never a stack overflow. */
+static int call_with_itself(pyhost *h, const pyhost_args *args, pyhost_ret *ret) {
+  pyhost_value *f = NULL, *r = NULL, *argv = pyhost_value_tuple();
+  int rc = pyhost_args_value(h, args, 0, &f);
+  if (!rc) rc = pyhost_value_append(argv, f) == PYHOST_OK ? PYHOST_OK : PYHOST_NOMEM;
+  if (!rc) f = NULL; /* the tuple owns it now */
+  if (!rc) rc = pyhost_call(h, pyhost_value_item(argv, 0), argv, NULL, &r);
+  if (!rc) rc = pyhost_ret_value(h, ret, r);
+  pyhost_value_free(f);
+  pyhost_value_free(argv);
+  pyhost_value_free(r);
+  return rc;
+}
+static int acc_recur(pyhost *h, void *payload, void *ud, const pyhost_args *args,
+                     pyhost_ret *ret) {
+  (void)payload;
+  (void)ud;
+  return call_with_itself(h, args, ret);
+}
+static int fn_recur(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  return call_with_itself(h, args, ret);
+}
+
+/* The object the "loop" property reads and writes: the getter reads obj.loop and the
+ * setter sets obj.loop, through pyhost alone (no Python frame between the levels). */
+static pyhost_value *loop_obj;
+static int acc_get_loop(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
+  (void)payload;
+  (void)ud;
+  pyhost_value *r = NULL;
+  int rc = pyhost_getattr(h, loop_obj, "loop", &r);
+  if (!rc) rc = pyhost_ret_value(h, ret, r);
+  pyhost_value_free(r);
+  return rc;
+}
+static int acc_set_loop(pyhost *h, void *payload, void *ud, const pyhost_args *value) {
+  (void)payload;
+  (void)ud;
+  pyhost_value *v = NULL;
+  int rc = pyhost_args_value(h, value, 0, &v);
+  if (!rc) rc = pyhost_setattr(h, loop_obj, "loop", v);
+  pyhost_value_free(v);
+  return rc;
+}
+
+/* A constructor that calls loop_obj (its own class): T() inside T(). */
+static int nest_new(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
+  (void)ud;
+  (void)args;
+  (void)payload;
+  pyhost_value *r = NULL;
+  int rc = pyhost_call(h, loop_obj, NULL, NULL, &r);
+  pyhost_value_free(r);
+  return rc;
+}
+
 static int acc_get_total(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
   (void)ud;
   acc_calls++;
@@ -237,6 +295,7 @@ static const pyhost_fast_method_def acc_methods[] = {
     {"add", acc_add, NULL},
     {"where", acc_where, NULL},
     {"call_back", acc_call_back, NULL},
+    {"recur", acc_recur, NULL},
 };
 static const pyhost_method_def acc_value_methods[] = {{"legacy", acc_legacy, NULL}};
 static const pyhost_fast_property_def acc_props[] = {
@@ -245,6 +304,7 @@ static const pyhost_fast_property_def acc_props[] = {
     {"scale", acc_get_scale, NULL, NULL},   /* read-only */
     {"secret", NULL, acc_set_secret, NULL}, /* write-only */
     {"broken", acc_get_broken, NULL, NULL},
+    {"loop", acc_get_loop, acc_set_loop, NULL},
 };
 
 static pyhost_type_spec acc_spec(struct counts *c, unsigned flags) {
@@ -706,5 +766,89 @@ TEST_CASE(fast_type_at_finalize) {
   CHECK(acc_calls == before); /* refused during finalize, never called */
   fprintf(stderr, "destructors run at finalize: %d of 10\n", c.destroyed);
   CHECK(c.bad_destroy == 0 && c.destroyed <= 10);
+  finish(h, t, m);
+}
+
+/* issue 22, defect 1: a method's descriptor bound to an object that is not an instance
+ * of its type (bytes, or an instance of another host type) must refuse with TypeError:
+ * the callback would run on a payload pointer made from a foreign object. */
+TEST_CASE(method_bound_to_foreign_object) {
+  pyhost *h = start();
+  struct counts c = {0, 0};
+  pyhost_module *m = NULL;
+  pyhost_type *t = make_acc(h, &m, &c, PYHOST_TYPE_SUBCLASSABLE);
+  /* another host type with an inline payload: type confusion if its instance passes */
+  pyhost_type_spec os = acc_spec(&c, 0);
+  os.name = "Other";
+  pyhost_type *other = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &os, &other), PYHOST_OK);
+  run(h, "a = myapp.Acc(5)\n"
+         "def refused(d, obj, *args):\n"
+         "    try:\n"
+         "        bound = d.__get__(obj)\n"
+         "    except TypeError as e:\n"
+         "        return 'TypeError at __get__: ' + str(e)\n"
+         "    try:\n"
+         "        bound(*args)\n"
+         "    except TypeError as e:\n"
+         "        return 'TypeError at the call: ' + str(e)\n"
+         "    return 'ran'\n"
+         "add = myapp.Acc.__dict__['add']\n"
+         "legacy = myapp.Acc.__dict__['legacy']\n"
+         "results = [refused(d, obj, *args) for d in (add, legacy)\n"
+         "           for obj, args in ((b'x' * 200, ()), (myapp.Other(), (1,)), (42, ()),\n"
+         "                             (object(), ()))]\n");
+  expect(h, "[r.startswith('TypeError at __get__') for r in results]",
+         "[True, True, True, True, True, True, True, True]");
+  expect(h, "results[1]",
+         "\"TypeError at __get__: descriptor 'add' for 'myapp.Acc' objects doesn't apply to "
+         "a 'myapp.Other' object\"");
+  /* what still works: an instance, a subclass's instance, None and the class */
+  expect(h, "add.__get__(a)(2), add.__get__(a, myapp.Acc)(1), a.total", "(7, 8, 8)");
+  expect(h, "add.__get__(None, myapp.Acc) is add", "True");
+  expect(h, "myapp.Other.__dict__['add'].__get__(myapp.Other())()", "1");
+  pyhost_type_free(h, other);
+  finish(h, t, m);
+  CHECK(c.bad_destroy == 0);
+}
+
+/* issue 22, defect 7: recursion through host callbacks with no Python frame between
+ * the levels (C -> Python -> C ...) ends in RecursionError on every runtime, through
+ * every entry: fast functions, methods in both call forms, properties. */
+TEST_CASE(recursion_through_host_callbacks) {
+  pyhost *h = start();
+  struct counts c = {0, 0};
+  pyhost_module *m = NULL;
+  pyhost_type *t = make_acc(h, &m, &c, 0);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "recur", fn_recur, NULL, NULL), PYHOST_OK);
+  run(h, "a = myapp.Acc(1)\n"
+         "def outcome(f, *args):\n"
+         "    try:\n"
+         "        f(*args)\n"
+         "    except RecursionError:\n"
+         "        return 'RecursionError'\n"
+         "    except Exception as e:\n"
+         "        return type(e).__name__ + ': ' + str(e)\n"
+         "    return 'returned'\n");
+  /* a.recur(...) calls the descriptor (3.8+) and a.recur as the argument is a bound
+   * method: both entries, as vectorcall from 3.12 and through tp_call before */
+  expect(h, "outcome(a.recur, a.recur)", "'RecursionError'");
+  expect(h, "outcome(myapp.recur, myapp.recur)", "'RecursionError'");   /* function */
+  CHECK_RC(pyhost_eval(h, "a", &loop_obj), PYHOST_OK);
+  expect(h, "outcome(lambda: a.loop)", "'RecursionError'");             /* getter */
+  expect(h, "outcome(setattr, a, 'loop', 1)", "'RecursionError'");      /* setter */
+  pyhost_value_free(loop_obj);
+  pyhost_type_spec ns = acc_spec(&c, 0); /* a constructor calling its own class */
+  ns.name = "Nest";
+  ns.fast_constructor = nest_new;
+  pyhost_type *nest = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &ns, &nest), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, "myapp.Nest", &loop_obj), PYHOST_OK);
+  expect(h, "outcome(myapp.Nest)", "'RecursionError'");                 /* constructor */
+  /* the guard leaves nothing behind: the same thread runs callbacks normally after */
+  expect(h, "a.add(1), myapp.recur.__name__", "(2, 'recur')");
+  pyhost_value_free(loop_obj);
+  loop_obj = NULL;
+  pyhost_type_free(h, nest);
   finish(h, t, m);
 }

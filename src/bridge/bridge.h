@@ -123,6 +123,38 @@ static inline void pyhost__args_tuple(struct pyhost_args *a,
  * exception set when the conversion fails. */
 PyObject *pyhost__result_to_python(pyhost *h, pyhost_value *result);
 
+/* ---- running a host callback (run.c) ---- */
+/* The recursion guard of an entry from Python.  CPython guards the calls it makes
+ * through tp_call (and, from 3.9, its own builtin functions' vectorcall), never a
+ * getter, a setter or a type's own vectorcall (pyhost's methods from 3.12): recursion
+ * through those with no Python frame between the levels (a method calling itself
+ * through pyhost_call, a getter reading its own attribute) would only end when the C
+ * stack does.  The guarded entries count their nesting per thread and refuse with
+ * RecursionError past Python's recursion limit, on every runtime (Py_EnterRecursiveCall
+ * is stable ABI only from 3.9).  0, or -1 with RecursionError set (then no leave). */
+int pyhost__recursion_too_deep(void);
+static inline int pyhost__recursion_enter(void) {
+  if (++pyhost__thread.nesting >= 50 && pyhost__recursion_too_deep()) {
+    pyhost__thread.nesting--;
+    return -1;
+  }
+  return 0;
+}
+static inline void pyhost__recursion_leave(void) {
+  PYHOST__ASSERT(pyhost__thread.nesting > 0);
+  pyhost__thread.nesting--;
+}
+
+/* A value-form callback as the runner calls it: ctx is the entry's own (the record,
+ * payload and converted arguments); *result (own) is NULL until the callback sets one. */
+typedef int (*pyhost__value_entry)(pyhost *h, void *ctx, pyhost_value **result);
+/* The one runner of the value forms (functions, methods, constructors, getters,
+ * setters): guards recursion, runs entry in a frame, finishes the frame (who names the
+ * callable in messages) and converts the result.  Returns a new reference (None when
+ * the callback set no result), or NULL with the Python exception set; the result is
+ * freed either way. */
+PyObject *pyhost__run_value(pyhost *h, const char *who, pyhost__value_entry entry, void *ctx);
+
 /* The Python class of a pyhost_exc code (borrowed), NULL for an unknown code. */
 PyObject *pyhost__exc_type(pyhost_exc type);
 
@@ -203,6 +235,15 @@ static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata
                                          struct pyhost__fast_call *c) {
   return pyhost__run_fast_as(fn, userdata, c, pyhost__inline_refcounts(),
                              !pyhost__runtime_at_least(3, 10));
+}
+/* pyhost__run_fast inside the recursion guard: for the entries CPython does not guard
+ * (see pyhost__recursion_enter). */
+static inline PyObject *pyhost__run_fast_guarded(pyhost_fast_function fn, void *userdata,
+                                                 struct pyhost__fast_call *c) {
+  if (pyhost__recursion_enter() < 0) return NULL; /* the view keeps nothing yet */
+  PyObject *r = pyhost__run_fast(fn, userdata, c);
+  pyhost__recursion_leave();
+  return r;
 }
 
 #endif

@@ -151,19 +151,20 @@ static inline int can_run(struct hostfn *f) {
   return 1;
 }
 
+/* The value form as pyhost__run_value calls it. */
+struct value_call {
+  struct hostfn *f;
+  struct pyhost__args *a;
+};
+static int value_entry(pyhost *h, void *ctx, pyhost_value **result) {
+  struct value_call *c = ctx;
+  return c->f->fn(h, c->f->userdata, (const pyhost_value *const *)c->a->argv, c->a->nargs,
+                  c->a->kwargs, result);
+}
+
 static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
-  PyObject *r = NULL;
-  if (can_run(f)) {
-    struct pyhost__frame frame;
-    pyhost_value *result = NULL;
-    struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-    int rc = f->fn(f->callee.h, f->userdata, (const pyhost_value *const *)a->argv, a->nargs,
-                   a->kwargs, &result);
-    pyhost__frame_pop(outer_frame);
-    if (pyhost__frame_finish(f->callee.h, &frame, rc, f->qualname) < 0)
-      pyhost_value_free(result);
-    else r = pyhost__result_to_python(f->callee.h, result);
-  }
+  struct value_call c = {f, a};
+  PyObject *r = can_run(f) ? pyhost__run_value(f->callee.h, f->qualname, value_entry, &c) : NULL;
   pyhost__args_clear(a);
   return r;
 }

@@ -291,6 +291,19 @@ static int fast_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, p
   return c->t->fctor(h, c->t->userdata, args, c->payload);
 }
 
+/* The value-form constructor as pyhost__run_value calls it. */
+struct value_ctor_call {
+  struct typerec *t;
+  void **payload;
+  struct pyhost__args a;
+};
+static int value_ctor_entry(pyhost *h, void *ctx, pyhost_value **result) {
+  struct value_ctor_call *c = ctx;
+  (void)result;
+  return c->t->ctor(h, c->t->userdata, (const pyhost_value *const *)c->a.argv, c->a.nargs,
+                    c->a.kwargs, c->payload);
+}
+
 /* A call with no arguments (args is the tuple type_call passes). */
 static inline int no_arguments(PyObject *args, PyObject *kwargs) {
   return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
@@ -319,15 +332,13 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
     PY.Py_DecRef(none);
     return 0;
   }
-  struct pyhost__args a;
-  if (pyhost__args_from_tuple(&a, args, 0, kwargs) < 0) return -1;
-  struct pyhost__frame frame;
-  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->ctor(t->callee.h, t->userdata, (const pyhost_value *const *)a.argv, a.nargs,
-                   a.kwargs, payload);
-  pyhost__frame_pop(outer_frame);
-  pyhost__args_clear(&a);
-  return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
+  struct value_ctor_call c = {t, payload, {{0}, 0, 0, 0}};
+  if (pyhost__args_from_tuple(&c.a, args, 0, kwargs) < 0) return -1;
+  PyObject *none = pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c);
+  pyhost__args_clear(&c.a);
+  if (!none) return -1;
+  PY.Py_DecRef(none);
+  return 0;
 }
 
 static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs);
@@ -419,6 +430,23 @@ static int fast_set_entry(pyhost *h, void *userdata, const pyhost_args *args, py
   return c->p->fset(h, c->payload, c->p->t->userdata, args);
 }
 
+/* The value-form getter and setter as pyhost__run_value calls them. */
+struct value_prop_call {
+  struct proprec *p;
+  void *payload;
+  pyhost_value *v; /* the setter's value */
+};
+static int value_get_entry(pyhost *h, void *ctx, pyhost_value **result) {
+  struct value_prop_call *c = ctx;
+  return c->p->get(h, c->payload, c->p->t->userdata, result);
+}
+static int value_set_entry(pyhost *h, void *ctx, pyhost_value **result) {
+  struct value_prop_call *c = ctx;
+  (void)result;
+  return c->p->set(h, c->payload, c->p->t->userdata, c->v);
+}
+
+/* Getters and setters are entries CPython never guards: both forms run guarded. */
 static PyObject *prop_get(PyObject *self, void *closure) {
   struct proprec *p = closure;
   hostobj *o = (hostobj *)self;
@@ -427,18 +455,10 @@ static PyObject *prop_get(PyObject *self, void *closure) {
     struct prop_call c = {p, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &p->callee, NULL, 0, NULL);
-    return pyhost__run_fast(fast_get_entry, &c, &v);
+    return pyhost__run_fast_guarded(fast_get_entry, &c, &v);
   }
-  struct pyhost__frame frame;
-  pyhost_value *result = NULL;
-  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = p->get(p->callee.h, o->payload, p->t->userdata, &result);
-  pyhost__frame_pop(outer_frame);
-  if (pyhost__frame_finish(p->callee.h, &frame, rc, p->name) < 0) {
-    pyhost_value_free(result);
-    return NULL;
-  }
-  return pyhost__result_to_python(p->callee.h, result);
+  struct value_prop_call c = {p, o->payload, NULL};
+  return pyhost__run_value(p->callee.h, p->name, value_get_entry, &c);
 }
 
 static int prop_set(PyObject *self, PyObject *value, void *closure) {
@@ -455,19 +475,18 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
     struct pyhost__fast_call v;
     PyObject *argv[1] = {value};
     pyhost__args_vector(&v.args, &p->callee, argv, 1, NULL);
-    PyObject *none = pyhost__run_fast(fast_set_entry, &c, &v);
+    PyObject *none = pyhost__run_fast_guarded(fast_set_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
     return 0;
   }
-  pyhost_value *v = pyhost__from_python(NULL, value);
-  if (!v) return -1;
-  struct pyhost__frame frame;
-  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = p->set(p->callee.h, o->payload, p->t->userdata, v);
-  pyhost__frame_pop(outer_frame);
-  pyhost_value_free(v);
-  return pyhost__frame_finish(p->callee.h, &frame, rc, p->name);
+  struct value_prop_call c = {p, o->payload, pyhost__from_python(NULL, value)};
+  if (!c.v) return -1;
+  PyObject *none = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c);
+  pyhost_value_free(c.v);
+  if (!none) return -1;
+  PY.Py_DecRef(none);
+  return 0;
 }
 
 /* ---- methods: a descriptor and its bound form ---- */
@@ -498,20 +517,22 @@ static int fast_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
   return c->m->ffn(h, c->payload, c->m->t->userdata, args, ret);
 }
 
-/* The value form on converted arguments (cleared here). */
-static PyObject *run_value_method(struct methrec *m, hostobj *o, struct pyhost__args *a) {
-  struct pyhost__frame frame;
-  pyhost_value *result = NULL;
-  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = m->fn(m->callee.h, o->payload, m->t->userdata, (const pyhost_value *const *)a->argv,
-                 a->nargs, a->kwargs, &result);
-  pyhost__frame_pop(outer_frame);
-  pyhost__args_clear(a);
-  if (pyhost__frame_finish(m->callee.h, &frame, rc, m->name) < 0) {
-    pyhost_value_free(result);
-    return NULL;
-  }
-  return pyhost__result_to_python(m->callee.h, result);
+/* The value-form method as pyhost__run_value calls it. */
+struct value_method_call {
+  struct methrec *m;
+  void *payload;
+  struct pyhost__args a;
+};
+static int value_method_entry(pyhost *h, void *ctx, pyhost_value **result) {
+  struct value_method_call *c = ctx;
+  return c->m->fn(h, c->payload, c->m->t->userdata, (const pyhost_value *const *)c->a.argv,
+                  c->a.nargs, c->a.kwargs, result);
+}
+/* The value form on converted arguments (c->a, cleared here). */
+static PyObject *run_value_method(struct value_method_call *c) {
+  PyObject *r = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c);
+  pyhost__args_clear(&c->a);
+  return r;
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
@@ -524,11 +545,11 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
-    return pyhost__run_fast(fast_method_entry, &c, &v);
+    return pyhost__run_fast(fast_method_entry, &c, &v); /* tp_call: CPython guards it */
   }
-  struct pyhost__args a;
-  if (pyhost__args_from_tuple(&a, args, skip, kwargs) < 0) return NULL;
-  return run_value_method(m, o, &a);
+  struct value_method_call c = {m, o->payload, {{0}, 0, 0, 0}};
+  if (pyhost__args_from_tuple(&c.a, args, skip, kwargs) < 0) return NULL;
+  return run_value_method(&c);
 }
 
 /* The same with a vectorcall argument array (self not in it). */
@@ -540,11 +561,11 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-    return pyhost__run_fast(fast_method_entry, &c, &v);
+    return pyhost__run_fast_guarded(fast_method_entry, &c, &v); /* a vectorcall entry */
   }
-  struct pyhost__args a;
-  if (pyhost__args_from_vector(&a, argv, nargs, kwnames) < 0) return NULL;
-  return run_value_method(m, o, &a);
+  struct value_method_call c = {m, o->payload, {{0}, 0, 0, 0}};
+  if (pyhost__args_from_vector(&c.a, argv, nargs, kwnames) < 0) return NULL;
+  return run_value_method(&c);
 }
 
 /* Type.method(obj, ...) and, from 3.8, obj.method(...): the first argument must be an
@@ -571,22 +592,38 @@ static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t 
   return invoke_vector(m, args[0], args + 1, nargs - 1, kwnames);
 }
 
+/* A bound method's self is an instance of its method's type: descr_get makes bound
+ * methods only for instances, and nothing else makes them (no_new). */
 static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
   boundmeth *b = (boundmeth *)self;
+  PYHOST__ASSERT(is_instance(b->self, b->m->t));
   return invoke(b->m, b->self, args, 0, kwargs);
 }
 
 static PyObject *bound_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames) {
   boundmeth *b = (boundmeth *)self;
+  PYHOST__ASSERT(is_instance(b->self, b->m->t));
   return invoke_vector(b->m, b->self, args, nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
 }
 
+/* `T.__dict__['m'].__get__(obj)`: bound to an instance of m's type (or a subclass's)
+ * only, as CPython's own method descriptors are; anything else would hand the callback
+ * a payload pointer made from a foreign object. */
 static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
   (void)type;
   if (!obj || obj == PY._Py_NoneStruct) {
     PY.Py_IncRef(self);
     return self;
+  }
+  struct methrec *m = ((methdescr *)self)->m;
+  if (!is_instance(obj, m->t)) {
+    char name[256];
+    pyhost__type_name((PyObject *)Py_TYPE(obj), name, sizeof name);
+    PY.PyErr_Format(*PY.PyExc_TypeError,
+                    "descriptor '%s' for '%s' objects doesn't apply to a '%s' object", m->name,
+                    m->t->tp_name, name);
+    return NULL;
   }
   boundmeth *b = (boundmeth *)pyhost__heap_alloc(bound_type);
   if (!b) return NULL;

@@ -16,6 +16,15 @@
 
 #define PYHOST__PATH_MAX 4096
 
+/* Invariants that comments state, checked in debug builds (NDEBUG unset), as Lua's
+ * lua_assert and SQLite's assert: never a cost in a release build. */
+#ifndef NDEBUG
+#  include <assert.h>
+#  define PYHOST__ASSERT(cond) assert(cond)
+#else
+#  define PYHOST__ASSERT(cond) ((void)0)
+#endif
+
 /* For the per-call paths: the rare branches out of line (their registers and stack do
  * not burden the common one), the common one inlined whole.  NOINLINE for a rare path
  * taken as a tail call (a cold one is not: GCC moves its call into the cold section). */
@@ -107,6 +116,7 @@ struct pyhost__thread {
                             * skip the reset.  Slots of a freed handle still count: that
                             * costs a look-up, never a stale message. */
   struct pyhost__frame *frame; /* the innermost host callback running (runtime.h) */
+  unsigned long nesting;   /* entries from Python that pyhost guards (bridge.h), nested */
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;

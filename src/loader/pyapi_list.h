@@ -36,6 +36,7 @@ PYAPI_FN(void, PyErr_SetInterrupt, (void), 3, 2, REQ)
 PYAPI_FN(int, PyErr_CheckSignals, (void), 3, 2, REQ)
 PYAPI_FN(int, PyThreadState_SetAsyncExc, (unsigned long, PyObject *), 3, 2, REQ)
 PYAPI_FN(unsigned long, PyThread_get_thread_ident, (void), 3, 2, REQ)
+PYAPI_FN(int, Py_GetRecursionLimit, (void), 3, 2, REQ)
 
 /* ---- reference counts and generic objects ---- */
 PYAPI_FN(void, Py_IncRef, (PyObject *), 3, 2, REQ)
