@@ -44,7 +44,8 @@ static struct cache_entry *cache_find(const char *src, size_t len, size_t hash) 
 }
 
 /* Finalize empties the cache (before Py_FinalizeEx) once it was ever filled. */
-static struct pyhost__teardown cache_teardown = {pyhost__eval_cache_clear, PYHOST__AT_DROP, NULL, 0};
+static struct pyhost__teardown cache_teardown = {pyhost__eval_cache_clear, PYHOST__AT_DROP,
+                                                 NULL, 0};
 
 /* Stores code (borrowed) for src; on no memory the cache is just not filled. */
 static void cache_store(const char *src, size_t len, size_t hash, PyObject *code) {

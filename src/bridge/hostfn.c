@@ -52,7 +52,7 @@ struct pyhost_module {
   size_t nbuckets, nfns;
 };
 
-static struct hostfn *records; /* GIL-protected */
+/* Every record is on pyhost__process.hostfns (GIL-protected). */
 
 static void close_all(void);
 static void free_orphans(void);
@@ -67,16 +67,16 @@ static struct hostfn *record_new(void) {
   if (f) {
     pyhost__teardown_add(&close_teardown);
     pyhost__teardown_add(&orphans_teardown);
-    f->rec_next = records;
-    if (records) records->rec_prev = f;
-    records = f;
+    f->rec_next = pyhost__process.hostfns;
+    if (pyhost__process.hostfns) pyhost__process.hostfns->rec_prev = f;
+    pyhost__process.hostfns = f;
   }
   return f;
 }
 
 static void record_free(struct hostfn *f) {
   if (f->rec_prev) f->rec_prev->rec_next = f->rec_next;
-  else records = f->rec_next;
+  else pyhost__process.hostfns = f->rec_next;
   if (f->rec_next) f->rec_next->rec_prev = f->rec_prev;
   pyhost__free(f->name);
   pyhost__free(f->qualname);
@@ -97,7 +97,7 @@ struct fnself {
   struct hostfn *f;
 };
 
-static PyTypeObject *fnself_type; /* made once per process (Python starts only once) */
+/* pyhost__process.fnself_type is made once per process (Python starts only once). */
 
 static void fnself_dealloc(PyObject *self) {
   struct hostfn *f = ((struct fnself *)self)->f;
@@ -115,16 +115,16 @@ static PyObject *fnself_refuse_new(PyTypeObject *type, PyObject *args, PyObject 
 /* A new self object for f (which it then counts in crefs), or NULL with the exception
  * set. */
 static PyObject *fnself_new(struct hostfn *f) {
-  if (!fnself_type) {
+  if (!pyhost__process.fnself_type) {
     PyType_Slot slots[] = {{Py_tp_dealloc, (void *)fnself_dealloc},
                            {Py_tp_new, (void *)fnself_refuse_new},
                            {0, NULL}};
     PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
                         Py_TPFLAGS_DEFAULT, slots};
-    fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
-    if (!fnself_type) return NULL;
+    pyhost__process.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!pyhost__process.fnself_type) return NULL;
   }
-  PyObject *o = pyhost__heap_alloc(fnself_type);
+  PyObject *o = pyhost__heap_alloc(pyhost__process.fnself_type);
   if (o) {
     ((struct fnself *)o)->f = f;
     f->crefs++;
@@ -335,7 +335,7 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
 /* After Py_FinalizeEx: frees the records of unregistered host functions whose function
  * objects Python never freed (no self object will be freed any more). */
 static void free_orphans(void) {
-  for (struct hostfn *f = records, *next; f; f = next) {
+  for (struct hostfn *f = pyhost__process.hostfns, *next; f; f = next) {
     next = f->rec_next;
     if (f->orphan) record_free(f);
   }
@@ -343,7 +343,7 @@ static void free_orphans(void) {
 
 /* With the GIL as finalize begins: every host function refuses from its next call. */
 static void close_all(void) {
-  for (struct hostfn *f = records; f; f = f->rec_next) close_door(f);
+  for (struct hostfn *f = pyhost__process.hostfns; f; f = f->rec_next) close_door(f);
 }
 
 static size_t name_hash(const char *name) {

@@ -122,9 +122,7 @@ typedef struct {
  * Every record ever made, read and written with the GIL held.  Open addressing, at
  * most half full; records (and their types, while Python runs) are never removed, so
  * an entry never goes stale. */
-static struct typerec *by_type_none[1]; /* before the first type: a table of one free slot */
-static struct typerec **by_type = by_type_none;
-static size_t by_type_cap = 1, by_type_n;
+/* (pyhost__process.by_type: before the first type, a table of one free slot) */
 
 static size_t slot_of(const PyTypeObject *tp, size_t cap) {
   uint64_t x = (uint64_t)(uintptr_t)tp * UINT64_C(0x9E3779B97F4A7C15);
@@ -139,21 +137,23 @@ static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
 
 /* Room for one more type; -1 when out of memory. */
 static int index_reserve(void) {
-  if (2 * (by_type_n + 1) <= by_type_cap) return 0;
-  size_t cap = by_type_cap < 16 ? 16 : 2 * by_type_cap;
+  if (2 * (pyhost__process.by_type_n + 1) <= pyhost__process.by_type_cap) return 0;
+  size_t cap = pyhost__process.by_type_cap < 16 ? 16 : 2 * pyhost__process.by_type_cap;
   struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
   if (!tab) return -1;
-  for (size_t i = 0; i < by_type_cap; i++)
-    if (by_type[i]) index_put(tab, cap, by_type[i]);
-  if (by_type != by_type_none) pyhost__free(by_type);
-  by_type = tab;
-  by_type_cap = cap;
+  for (size_t i = 0; i < pyhost__process.by_type_cap; i++)
+    if (pyhost__process.by_type[i]) index_put(tab, cap, pyhost__process.by_type[i]);
+  if (pyhost__process.by_type != pyhost__process.by_type_none)
+    pyhost__free(pyhost__process.by_type);
+  pyhost__process.by_type = tab;
+  pyhost__process.by_type_cap = cap;
   return 0;
 }
 
 static struct typerec *exact_record(const PyTypeObject *tp) {
-  for (size_t i = slot_of(tp, by_type_cap);; i = (i + 1) & (by_type_cap - 1)) {
-    struct typerec *r = by_type[i];
+  size_t mask = pyhost__process.by_type_cap - 1;
+  for (size_t i = slot_of(tp, pyhost__process.by_type_cap);; i = (i + 1) & mask) {
+    struct typerec *r = pyhost__process.by_type[i];
     if (!r || r->type == tp) return r;
   }
 }
@@ -345,14 +345,14 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
 
 /* The last type (not a subclass) with a fast constructor and an inline payload that
  * obj_new_any made an instance of: `T()` in a loop finds its record here. */
-static const PyTypeObject *fast_type;
-static struct typerec *fast_rec;
+/* (pyhost__process.fast_type and fast_rec) */
 
 /* tp_new.  `T()` of that type (the fastest route, bench row e) costs the allocation, a
  * frame and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  struct typerec *t = fast_rec;
-  if (type == fast_type && no_arguments(args, kwargs) && pyhost__python_running()) {
+  struct typerec *t = pyhost__process.fast_rec;
+  if (type == pyhost__process.fast_type && no_arguments(args, kwargs) &&
+      pyhost__python_running()) {
     hostobj *o = (hostobj *)t->alloc(type, 0);
     if (!o) return NULL;
     o->t = t;
@@ -387,8 +387,8 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
   }
   if (t->payload_size) { /* the object first: the constructor fills its payload */
     if (t->fctor && type == t->type) {
-      fast_type = type;
-      fast_rec = t;
+      pyhost__process.fast_type = type;
+      pyhost__process.fast_rec = t;
     }
     hostobj *o = new_instance(t, type);
     if (!o) return NULL;
@@ -504,7 +504,7 @@ typedef struct {
   ht_vectorcallfunc vectorcall;
 } boundmeth;
 
-static PyTypeObject *descr_type, *bound_type;
+/* (pyhost__process.descr_type and bound_type: the two types below) */
 
 /* A fast method in the form of a fast function, for pyhost__run_fast. */
 struct method_call {
@@ -625,7 +625,7 @@ static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
                     m->t->tp_name, name);
     return NULL;
   }
-  boundmeth *b = (boundmeth *)pyhost__heap_alloc(bound_type);
+  boundmeth *b = (boundmeth *)pyhost__heap_alloc(pyhost__process.bound_type);
   if (!b) return NULL;
   b->m = ((methdescr *)self)->m;
   PY.Py_IncRef(obj);
@@ -693,9 +693,12 @@ static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) 
 
 /* The two internal types, made once per process (Python starts only once). */
 static int internal_types(void) {
-  if (!descr_type && !(descr_type = make_internal("pyhost.method", sizeof(methdescr), 1)))
+  if (!pyhost__process.descr_type &&
+      !(pyhost__process.descr_type = make_internal("pyhost.method", sizeof(methdescr), 1)))
     return -1;
-  if (!bound_type && !(bound_type = make_internal("pyhost.bound_method", sizeof(boundmeth), 0)))
+  if (!pyhost__process.bound_type &&
+      !(pyhost__process.bound_type =
+            make_internal("pyhost.bound_method", sizeof(boundmeth), 0)))
     return -1;
   return 0;
 }
@@ -908,7 +911,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
 
 static int add_methods(struct typerec *t) {
   for (size_t i = 0; i < t->n_methods; i++) {
-    methdescr *d = (methdescr *)pyhost__heap_alloc(descr_type);
+    methdescr *d = (methdescr *)pyhost__heap_alloc(pyhost__process.descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
     if (pyhost__runtime_at_least(3, 12)) d->vectorcall = descr_vectorcall;
@@ -952,8 +955,8 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   /* From here the type points into t: t is kept even when the rest fails. */
-  index_put(by_type, by_type_cap, t);
-  by_type_n++;
+  index_put(pyhost__process.by_type, pyhost__process.by_type_cap, t);
+  pyhost__process.by_type_n++;
   if (add_methods(t) < 0 || PY.PyObject_SetAttrString(module, spec->name, (PyObject *)t->type) < 0) {
     rc = pyhost__take_exception(h, "creating the type failed");
     pyhost__free(handle);

@@ -123,15 +123,46 @@ extern PYHOST__HIDDEN const char pyhost__no_scope;
 #define PYHOST__NO_SCOPE ((const pyhost *)(const void *)&pyhost__no_scope)
 
 /* ---- the process (state.c) ---- */
-/* The process's Python (state.c, moved by pyhost.c): CPython starts once per process, so at most one
- * handle runs it, and it is RUNNING exactly while that handle is (finalize moves it to
- * DONE as it begins). */
+/* Everything pyhost keeps for the whole process, in one object, as Lua's global_State:
+ * CPython is process-global (one runtime, started at most once), so is what pyhost
+ * keeps about it.  Finalize and the tests reset and inspect this one object.  The
+ * fields after `state` are read and written with the GIL held (or, after
+ * Py_FinalizeEx, by the one thread that finalized). */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
-extern PYHOST__HIDDEN _Atomic int pyhost__process_state;
+struct pyhost__teardown;
+struct hostfn;
+struct typerec;
+struct pyhost__process {
+  struct pyapi py;                 /* the table behind PY (filled by pyhost_init) */
+  /* The process's Python: RUNNING exactly while the one handle that started it is
+   * (finalize moves it to DONE as it begins).  Atomic: read without the GIL. */
+  _Atomic int state;               /* PYHOST__PROCESS_* */
+  char library[PYHOST__PATH_MAX];  /* the library it was started from (pyhost.c) */
+  const char *fail_symbol;         /* test seam: the look-up answers NULL for it */
+  /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
+  struct pyhost__teardown *teardown, **teardown_end;
+  /* the bridge's registries */
+  struct hostfn *hostfns;          /* every host function's record (hostfn.c) */
+  PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
+  struct typerec **by_type;        /* every host type's record by type (hosttype.c) */
+  size_t by_type_cap, by_type_n;
+  struct typerec *by_type_none[1]; /* by_type before the first type: one free slot */
+  const PyTypeObject *fast_type;   /* the last type `T()` made fast (hosttype.c) */
+  struct typerec *fast_rec;        /* and its record */
+  PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
+};
+extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
+/* The function table: every call into Python is PY.Name(...). */
+#define PY (pyhost__process.py)
+
+/* True when the loaded runtime is at least major.minor: the only way call sites pick
+ * an optional row or a version-specific behaviour. */
+#define pyhost__runtime_at_least(major, minor) (PY.runtime >= PYHOST__V(major, minor))
+
 /* 1 while a Python started by pyhost runs in this process: one load of a global, which
  * is what the callback entries test instead of their record's handle. */
 static inline int pyhost__python_running(void) {
-  return atomic_load_explicit(&pyhost__process_state, memory_order_relaxed) ==
+  return atomic_load_explicit(&pyhost__process.state, memory_order_relaxed) ==
          PYHOST__PROCESS_RUNNING;
 }
 #endif

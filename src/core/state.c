@@ -1,5 +1,5 @@
 /* state.c: the state shared by every layer above the core: this thread's call state
- * and the process's Python (core.h). */
+ * and the process's (core.h). */
 #include "core.h"
 
 /* Never a handle: what scope_h holds outside a scope (see core.h). */
@@ -8,5 +8,11 @@ const char pyhost__no_scope;
 /* One scope per thread: CPython runs one interpreter per process, so one handle. */
 _Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL, 0};
 
-/* CPython is process-global: at most one Python started by pyhost per process. */
-_Atomic int pyhost__process_state = PYHOST__PROCESS_IDLE;
+/* The process (core.h): CPython is process-global, at most one Python started by
+ * pyhost per process. */
+struct pyhost__process pyhost__process = {
+    .state = PYHOST__PROCESS_IDLE,
+    .teardown_end = &pyhost__process.teardown,
+    .by_type = pyhost__process.by_type_none,
+    .by_type_cap = 1,
+};

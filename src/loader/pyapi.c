@@ -10,8 +10,6 @@
 
 #include <string.h>
 
-struct pyapi pyhost__py;
-
 #define PYAPI_NEED_ROW_REQ PYAPI_NEED_REQ
 #define PYAPI_NEED_ROW_OPT PYAPI_NEED_OPT
 

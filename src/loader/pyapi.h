@@ -2,7 +2,8 @@
  *
  * Python's own declarations come from CPython's limited-API headers, compiled for the
  * build floor (PYHOST_LIMITED_API); only their types, struct layouts and constants are
- * used.  Every call goes through `pyhost__py`, filled by pyhost__pyapi_load().
+ * used.  Every call goes through the process's table (PY, core.h), filled by
+ * pyhost__pyapi_load().
  */
 #ifndef PYHOST_PYAPI_H
 #define PYHOST_PYAPI_H
@@ -47,14 +48,6 @@ extern const size_t pyhost__pyapi_nrows;
 #else
 #  define PYHOST__HIDDEN
 #endif
-
-/* The process-wide table.  CPython is process-global, so is its table. */
-extern PYHOST__HIDDEN struct pyapi pyhost__py;
-#define PY (pyhost__py)
-
-/* True when the loaded runtime is at least major.minor: the only way call sites pick
- * an optional row or a version-specific behaviour. */
-#define pyhost__runtime_at_least(major, minor) (PY.runtime >= PYHOST__V(major, minor))
 
 /* Symbol look-up used by the loader: production passes the dl layer, tests a fake. */
 typedef void *(*pyhost__sym_fn)(void *ctx, const char *name);

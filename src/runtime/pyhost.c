@@ -14,8 +14,7 @@
 #include <string.h>
 
 /* CPython is process-global: at most one Python started by pyhost per process
- * (pyhost__process_state, state.c). */
-static char process_library[PYHOST__PATH_MAX];
+ * (pyhost__process, core.h). */
 
 /* Marks the thread that called pyhost_init: its address is this thread's own. */
 static _Thread_local char init_thread_marker;
@@ -23,14 +22,13 @@ static _Thread_local char init_thread_marker;
 static int finalize(pyhost *h);
 
 /* Test seam (fault injection): a symbol name the look-up pretends is missing. */
-static const char *fail_symbol;
-
 void pyhost__fail_symbol(const char *name) {
-  fail_symbol = name;
+  pyhost__process.fail_symbol = name;
 }
 
 static void *lookup(void *lib, const char *name) {
-  if (fail_symbol && strcmp(name, fail_symbol) == 0) return NULL;
+  const char *fail = pyhost__process.fail_symbol;
+  if (fail && strcmp(name, fail) == 0) return NULL;
   return pyhost__dl_sym(lib, name);
 }
 
@@ -284,17 +282,17 @@ static pyhost *handle_new(void) {
 
 static int claim_process(pyhost *h) {
   int expected = PYHOST__PROCESS_IDLE;
-  if (atomic_compare_exchange_strong(&pyhost__process_state, &expected, PYHOST__PROCESS_STARTING))
+  if (atomic_compare_exchange_strong(&pyhost__process.state, &expected, PYHOST__PROCESS_STARTING))
     return PYHOST_OK;
   if (expected == PYHOST__PROCESS_DONE)
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "Python was already finalized in this process (%s); CPython cannot be "
                              "started a second time reliably, so pyhost does not",
-                             process_library);
+                             pyhost__process.library);
   return pyhost__set_error(h, PYHOST_MISUSE,
                            "Python is already running in this process (%s); only one pyhost may "
                            "run at a time",
-                           expected == PYHOST__PROCESS_RUNNING ? process_library : "starting");
+                           expected == PYHOST__PROCESS_RUNNING ? pyhost__process.library : "starting");
 }
 
 static int given_path(pyhost *h, const char *value, char *path, size_t cap, const char *origin) {
@@ -333,7 +331,7 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
   if (!h->library_path[0]) pyhost__fmt(h->library_path, sizeof h->library_path, "%s", path);
   if ((rc = open_and_check(h, path, origin, &table))) goto refused;
 
-  pyhost__py = table; /* choose_home needs the runtime */
+  PY = table; /* choose_home needs the runtime */
   if ((rc = pyhost__choose_home(h, table.runtime))) goto close_refused;
   if (!(h->cfg.flags & PYHOST_INIT_RTLD_LOCAL)) {
     char err[1024];
@@ -349,9 +347,9 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
   /* isolation may fail (out of memory) only here, while the host can still retry */
   struct pyhost__env_saved *env = NULL;
   if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) goto close_refused;
-  pyhost__fmt(process_library, sizeof process_library, "%s", h->library_path);
+  pyhost__fmt(pyhost__process.library, sizeof pyhost__process.library, "%s", h->library_path);
   rc = start_python(h, env);
-  atomic_store(&pyhost__process_state, PYHOST__PROCESS_RUNNING);
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_RUNNING);
   atomic_store(&h->state, PYHOST__RUNNING);
   if (rc) {
     finalize(h);
@@ -362,9 +360,9 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
 close_refused:
   pyhost__dl_close(h->lib);
   h->lib = NULL;
-  memset(&pyhost__py, 0, sizeof pyhost__py);
+  memset(&PY, 0, sizeof PY);
 refused:
-  atomic_store(&pyhost__process_state, PYHOST__PROCESS_IDLE);
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
   return rc;
 }
 
@@ -393,7 +391,7 @@ static int finalize(pyhost *h) {
     return pyhost__set_error(h, PYHOST_MISUSE,
                              expected == PYHOST__FINALIZED ? "this pyhost was already finalized"
                                                            : "this pyhost never started Python");
-  atomic_store(&pyhost__process_state, PYHOST__PROCESS_DONE);
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_DONE);
   /* Refuse new calls and interrupt running ones (one GIL hold, see inflight.c), then
    * wait without the GIL until every call in flight on another thread has returned:
    * Python must not be finalized under a thread that is about to use it.  The GIL is

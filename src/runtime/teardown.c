@@ -8,17 +8,15 @@
  */
 #include "runtime.h"
 
-static struct pyhost__teardown *hooks, **hooks_end = &hooks;
-
 void pyhost__teardown_add(struct pyhost__teardown *t) {
   if (t->added) return;
   t->added = 1;
   t->next = NULL;
-  *hooks_end = t;
-  hooks_end = &t->next;
+  *pyhost__process.teardown_end = t;
+  pyhost__process.teardown_end = &t->next;
 }
 
 void pyhost__teardown_run(int phase) {
-  for (struct pyhost__teardown *t = hooks; t; t = t->next)
+  for (struct pyhost__teardown *t = pyhost__process.teardown; t; t = t->next)
     if (t->phase == phase) t->run();
 }
