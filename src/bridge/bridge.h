@@ -149,11 +149,27 @@ static inline void pyhost__recursion_leave(void) {
  * payload and converted arguments); *result (own) is NULL until the callback sets one. */
 typedef int (*pyhost__value_entry)(pyhost *h, void *ctx, pyhost_value **result);
 /* The one runner of the value forms (functions, methods, constructors, getters,
- * setters): guards recursion, runs entry in a frame, finishes the frame (who names the
- * callable in messages) and converts the result.  Returns a new reference (None when
- * the callback set no result), or NULL with the Python exception set; the result is
- * freed either way. */
-PyObject *pyhost__run_value(pyhost *h, const char *who, pyhost__value_entry entry, void *ctx);
+ * setters): runs entry in a frame, finishes the frame (who names the callable in
+ * messages) and converts the result into *out (a new reference, None when the
+ * callback set none) unless out is NULL (the forms without a result); guarded: inside
+ * the recursion guard, for the entries CPython does not guard.  0, or -1 with the
+ * Python exception set; the callback's result is freed either way.  Inline, so that
+ * each entry calls its callback directly and a constant out or guarded costs nothing. */
+static PYHOST__HOT_INLINE int pyhost__run_value(pyhost *h, const char *who,
+                                                pyhost__value_entry entry, void *ctx,
+                                                int guarded, PyObject **out) {
+  if (guarded && pyhost__recursion_enter() < 0) return -1;
+  struct pyhost__frame frame;
+  pyhost_value *result = NULL;
+  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
+  int rc = entry(h, ctx, &result);
+  pyhost__frame_pop(outer_frame);
+  rc = pyhost__frame_finish(h, &frame, rc, who);
+  if (rc < 0 || !out) pyhost_value_free(result);
+  else if (!(*out = pyhost__result_to_python(h, result))) rc = -1;
+  if (guarded) pyhost__recursion_leave();
+  return rc;
+}
 
 /* The Python class of a pyhost_exc code (borrowed), NULL for an unknown code. */
 PyObject *pyhost__exc_type(pyhost_exc type);

@@ -165,7 +165,7 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
   PyTypeObject *type = Py_TYPE(o);
   unsigned long flags = PY.PyType_GetFlags(type);
   pyhost_value *v;
-  if (type == PY.PyBool_Type) {
+  if (pyhost__is_bool(o)) { /* the scalar rules (internal.h): before int, its base */
     int b = PY.PyObject_IsTrue(o);
     if (!slot) return pyhost__value_constant(PYHOST_KIND_BOOL, b);
     if ((v = new_value(slot, PYHOST_KIND_BOOL))) v->u.b = b;
@@ -173,7 +173,7 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
     v = from_int(o, slot);
     if (v && set_subtype_name(v, type, PY.PyLong_Type) < 0) goto nomem;
     return v;
-  } else if (type == PY.PyFloat_Type || PY.PyType_IsSubtype(type, PY.PyFloat_Type)) {
+  } else if (pyhost__is_float(o)) {
     if ((v = new_value(slot, PYHOST_KIND_FLOAT))) v->u.d = PY.PyFloat_AsDouble(o);
     if (v && set_subtype_name(v, type, PY.PyFloat_Type) < 0) goto nomem;
   } else if (flags & (Py_TPFLAGS_UNICODE_SUBCLASS | Py_TPFLAGS_BYTES_SUBCLASS)) {

@@ -117,8 +117,7 @@ pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i) {
 
 int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out) {
   GETTER_START("pyhost_args_int")
-  if (Py_TYPE(o) == PY.PyBool_Type || !(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_LONG_SUBCLASS))
-    return type_error(args, i, o, "int");
+  if (!pyhost__is_int(o)) return type_error(args, i, o, "int");
   int overflow = 0;
   long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow)
@@ -131,10 +130,7 @@ int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out) 
 
 int pyhost_args_float(pyhost *h, const pyhost_args *args, size_t i, double *out) {
   GETTER_START("pyhost_args_float")
-  PyTypeObject *t = Py_TYPE(o);
-  if (t != PY.PyFloat_Type && !PY.PyType_IsSubtype(t, PY.PyFloat_Type) &&
-      (t == PY.PyBool_Type || !(PY.PyType_GetFlags(t) & Py_TPFLAGS_LONG_SUBCLASS)))
-    return type_error(args, i, o, "float");
+  if (!pyhost__accepts_float(o)) return type_error(args, i, o, "float");
   double d = PY.PyFloat_AsDouble(o);
   if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
   *out = d;
@@ -143,7 +139,7 @@ int pyhost_args_float(pyhost *h, const pyhost_args *args, size_t i, double *out)
 
 int pyhost_args_bool(pyhost *h, const pyhost_args *args, size_t i, int *out) {
   GETTER_START("pyhost_args_bool")
-  if (Py_TYPE(o) != PY.PyBool_Type) return type_error(args, i, o, "bool");
+  if (!pyhost__is_bool(o)) return type_error(args, i, o, "bool");
   *out = PY.PyObject_IsTrue(o);
   return PYHOST_OK;
 }

@@ -164,9 +164,10 @@ static int value_entry(pyhost *h, void *ctx, pyhost_value **result) {
 
 static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
   struct value_call c = {f, a};
-  PyObject *r = can_run(f) ? pyhost__run_value(f->callee.h, f->qualname, value_entry, &c) : NULL;
+  PyObject *r = NULL; /* a builtin function's call: CPython guards the recursion */
+  int rc = can_run(f) ? pyhost__run_value(f->callee.h, f->qualname, value_entry, &c, 0, &r) : -1;
   pyhost__args_clear(a);
-  return r;
+  return rc < 0 ? NULL : r;
 }
 
 /* The value form, or a refusal, or a fast function's call by the door that checks

@@ -332,13 +332,13 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
     PY.Py_DecRef(none);
     return 0;
   }
-  struct value_ctor_call c = {t, payload, {{0}, 0, 0, 0}};
+  struct value_ctor_call c;
+  c.t = t;
+  c.payload = payload;
   if (pyhost__args_from_tuple(&c.a, args, 0, kwargs) < 0) return -1;
-  PyObject *none = pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c);
+  int rc = pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c, 0, NULL);
   pyhost__args_clear(&c.a);
-  if (!none) return -1;
-  PY.Py_DecRef(none);
-  return 0;
+  return rc;
 }
 
 static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs);
@@ -458,7 +458,8 @@ static PyObject *prop_get(PyObject *self, void *closure) {
     return pyhost__run_fast_guarded(fast_get_entry, &c, &v);
   }
   struct value_prop_call c = {p, o->payload, NULL};
-  return pyhost__run_value(p->callee.h, p->name, value_get_entry, &c);
+  PyObject *r = NULL;
+  return pyhost__run_value(p->callee.h, p->name, value_get_entry, &c, 1, &r) < 0 ? NULL : r;
 }
 
 static int prop_set(PyObject *self, PyObject *value, void *closure) {
@@ -482,11 +483,9 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
   }
   struct value_prop_call c = {p, o->payload, pyhost__from_python(NULL, value)};
   if (!c.v) return -1;
-  PyObject *none = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c);
+  int rc = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c, 1, NULL);
   pyhost_value_free(c.v);
-  if (!none) return -1;
-  PY.Py_DecRef(none);
-  return 0;
+  return rc;
 }
 
 /* ---- methods: a descriptor and its bound form ---- */
@@ -528,11 +527,13 @@ static int value_method_entry(pyhost *h, void *ctx, pyhost_value **result) {
   return c->m->fn(h, c->payload, c->m->t->userdata, (const pyhost_value *const *)c->a.argv,
                   c->a.nargs, c->a.kwargs, result);
 }
-/* The value form on converted arguments (c->a, cleared here). */
-static PyObject *run_value_method(struct value_method_call *c) {
-  PyObject *r = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c);
+/* The value form on converted arguments (c->a, cleared here); guarded for a vectorcall
+ * entry (tp_call is CPython's to guard). */
+static PyObject *run_value_method(struct value_method_call *c, int guarded) {
+  PyObject *r = NULL;
+  int rc = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c, guarded, &r);
   pyhost__args_clear(&c->a);
-  return r;
+  return rc < 0 ? NULL : r;
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
@@ -547,9 +548,11 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
     pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
     return pyhost__run_fast(fast_method_entry, &c, &v); /* tp_call: CPython guards it */
   }
-  struct value_method_call c = {m, o->payload, {{0}, 0, 0, 0}};
+  struct value_method_call c;
+  c.m = m;
+  c.payload = o->payload;
   if (pyhost__args_from_tuple(&c.a, args, skip, kwargs) < 0) return NULL;
-  return run_value_method(&c);
+  return run_value_method(&c, 0);
 }
 
 /* The same with a vectorcall argument array (self not in it). */
@@ -563,9 +566,11 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
     return pyhost__run_fast_guarded(fast_method_entry, &c, &v); /* a vectorcall entry */
   }
-  struct value_method_call c = {m, o->payload, {{0}, 0, 0, 0}};
+  struct value_method_call c;
+  c.m = m;
+  c.payload = o->payload;
   if (pyhost__args_from_vector(&c.a, argv, nargs, kwnames) < 0) return NULL;
-  return run_value_method(&c);
+  return run_value_method(&c, 1);
 }
 
 /* Type.method(obj, ...) and, from 3.8, obj.method(...): the first argument must be an

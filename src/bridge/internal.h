@@ -24,6 +24,26 @@ PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
 /* own result, or NULL with a Python exception set */
 pyhost_value *pyhost__from_python(pyhost *h, PyObject *o);
 
+/* ---- the scalar rules, in one place ----
+ * What pyhost reads as a C scalar, wherever it reads one (pyhost_args_* in fastargs.c,
+ * results in scalar.c, values in convert.c), as every luaL_check* goes through one
+ * rule per type: an int is an int or a subclass but never a bool (bool is int's
+ * subclass in Python, a kind of its own in pyhost); a float accepts a float, a
+ * subclass, or an int under that rule; a bool is exactly bool (it cannot be
+ * subclassed). */
+static inline int pyhost__is_bool(PyObject *o) {
+  return Py_TYPE(o) == PY.PyBool_Type;
+}
+static inline int pyhost__is_int(PyObject *o) {
+  return !pyhost__is_bool(o) && (PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_LONG_SUBCLASS) != 0;
+}
+static inline int pyhost__is_float(PyObject *o) {
+  return Py_TYPE(o) == PY.PyFloat_Type || PY.PyType_IsSubtype(Py_TYPE(o), PY.PyFloat_Type);
+}
+static inline int pyhost__accepts_float(PyObject *o) {
+  return pyhost__is_float(o) || pyhost__is_int(o);
+}
+
 /* ---- C scalars (scalar.c) ---- */
 /* Argument index of a call named fn, as a new reference; NULL with a Python exception
  * set, or with PYHOST_MISUSE in h's message (an unknown kind, a NULL pointer) and no

@@ -1,9 +1,8 @@
-/* run.c: running a host callback from Python, the value form's one runner and the
- * recursion guard (bridge.h).
+/* run.c: the rare end of the recursion guard of entries from Python (bridge.h).
  *
  * Every value-form entry (host functions, methods, constructors, getters, setters)
- * goes through pyhost__run_value: guard, frame push, the callback, frame pop, finish,
- * result.  The fast forms have their inline runner, pyhost__run_fast (bridge.h).
+ * goes through one inline runner, pyhost__run_value; the fast forms through
+ * pyhost__run_fast (bridge.h).
  */
 #include "bridge.h"
 
@@ -19,18 +18,4 @@ PYHOST__COLD int pyhost__recursion_too_deep(void) {
                         "nested, the limit is %d)",
                   pyhost__thread.nesting - 1, limit);
   return 1;
-}
-
-PyObject *pyhost__run_value(pyhost *h, const char *who, pyhost__value_entry entry, void *ctx) {
-  if (pyhost__recursion_enter() < 0) return NULL;
-  struct pyhost__frame frame;
-  pyhost_value *result = NULL;
-  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = entry(h, ctx, &result);
-  pyhost__frame_pop(outer_frame);
-  PyObject *r = NULL;
-  if (pyhost__frame_finish(h, &frame, rc, who) < 0) pyhost_value_free(result);
-  else r = pyhost__result_to_python(h, result);
-  pyhost__recursion_leave();
-  return r;
 }

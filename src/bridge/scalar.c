@@ -47,13 +47,8 @@ static int wrong_type(pyhost *h, PyObject *o, const char *fn, const char *expect
                            name);
 }
 
-static int is_int(PyObject *o) {
-  return Py_TYPE(o) != PY.PyBool_Type &&
-         (PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_LONG_SUBCLASS) != 0;
-}
-
 int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
-  if (!is_int(o)) return wrong_type(h, o, fn, "int");
+  if (!pyhost__is_int(o)) return wrong_type(h, o, fn, "int");
   int overflow = 0;
   long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow)
@@ -64,9 +59,7 @@ int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
 }
 
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
-  PyTypeObject *t = Py_TYPE(o);
-  if (t != PY.PyFloat_Type && !PY.PyType_IsSubtype(t, PY.PyFloat_Type) && !is_int(o))
-    return wrong_type(h, o, fn, "float");
+  if (!pyhost__accepts_float(o)) return wrong_type(h, o, fn, "float");
   double d = PY.PyFloat_AsDouble(o); /* an int too big for a double raises OverflowError */
   if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
   *out = d;
@@ -74,7 +67,7 @@ int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
 }
 
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out) {
-  if (Py_TYPE(o) != PY.PyBool_Type) return wrong_type(h, o, fn, "bool");
+  if (!pyhost__is_bool(o)) return wrong_type(h, o, fn, "bool");
   *out = PY.PyObject_IsTrue(o);
   return PYHOST_OK;
 }
