@@ -631,3 +631,60 @@ TEST_CASE(fast_function_doors) {
   pyhost_module_free(h, d.m);
   pyhost_free(h);
 }
+
+/* ---- CPython reads ml_meth on every call ----
+ * A host function's door swap (hostfn.c, close_door) writes the PyMethodDef's ml_meth
+ * and relies on the next call reading it: no call path, specialised call sites
+ * (3.11+) included, may keep the function pointer it read before.  Checked on every
+ * runtime with both conventions pyhost uses: the tuple form before 3.10, METH_FASTCALL
+ * from 3.10. */
+static PyObject *swap_tuple_a(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self, (void)args, (void)kw;
+  return PY.PyLong_FromLongLong(1);
+}
+static PyObject *swap_tuple_b(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self, (void)args, (void)kw;
+  return PY.PyLong_FromLongLong(1000);
+}
+static PyObject *swap_fast_a(PyObject *self, PyObject *const *args, Py_ssize_t n, PyObject *kw) {
+  (void)self, (void)args, (void)n, (void)kw;
+  return PY.PyLong_FromLongLong(1);
+}
+static PyObject *swap_fast_b(PyObject *self, PyObject *const *args, Py_ssize_t n, PyObject *kw) {
+  (void)self, (void)args, (void)n, (void)kw;
+  return PY.PyLong_FromLongLong(1000);
+}
+static PyMethodDef swap_def = {"swap", NULL, 0, NULL};
+
+TEST_CASE(ml_meth_read_on_every_call) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def loop(f, n):\n"
+                          "    total = 0\n"
+                          "    for i in range(n):\n"
+                          "        total += f()\n"
+                          "    return total\n",
+                       NULL),
+           PYHOST_OK);
+  for (int fast = 0; fast <= 1; fast++) {
+    if (fast && !pyhost__runtime_at_least(3, 10)) break; /* METH_FASTCALL: stable 3.10 */
+    CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+    swap_def.ml_flags = (fast ? 0x0080 /* METH_FASTCALL */ : METH_VARARGS) | METH_KEYWORDS;
+    swap_def.ml_meth = fast ? (PyCFunction)(void (*)(void))swap_fast_a
+                            : (PyCFunction)(void (*)(void))swap_tuple_a;
+    PyObject *f = PY.PyCFunction_NewEx(&swap_def, NULL, NULL);
+    CHECK(f != NULL && PY.PyDict_SetItemString(h->main_dict, "swap", f) == 0);
+    /* warm: the loop's call site specialises (3.11+) on the first door */
+    expect_py(h, "loop(swap, 200)", "200");
+    swap_def.ml_meth = fast ? (PyCFunction)(void (*)(void))swap_fast_b
+                            : (PyCFunction)(void (*)(void))swap_tuple_b;
+    expect_py(h, "loop(swap, 3)", "3000");               /* the specialised site */
+    expect_py(h, "swap()", "1000");                      /* a fresh call site */
+    PyObject *r = PY.PyObject_CallObject(f, NULL);       /* tp_call / vectorcall from C */
+    int overflow = 0;
+    CHECK(r != NULL && PY.PyLong_AsLongLongAndOverflow(r, &overflow) == 1000);
+    PY.Py_DecRef(r);
+    PY.Py_DecRef(f);
+    CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  }
+  pyhost_free(h);
+}

@@ -163,6 +163,7 @@ static PYHOST__HOT_INLINE int pyhost__run_value(pyhost *h, const char *who,
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = entry(h, ctx, &result);
+  PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
   pyhost__frame_pop(outer_frame);
   rc = pyhost__frame_finish(h, &frame, rc, who);
   if (rc < 0 || !out) pyhost_value_free(result);
@@ -242,6 +243,8 @@ static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userd
   if (none_counted) PYHOST__REFCNT(c->ret.obj)++;
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   int rc = fn(c->args.callee->h, userdata, &c->args, &c->ret);
+  /* frames pair: whatever the callback ran pushed and popped its own */
+  PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (may_keep && c->args.keep != NULL))
     return pyhost__run_fast_end(rc, outer);
   pyhost__frame_pop(outer);

@@ -206,6 +206,8 @@ static PyObject *entry_values_tuple(PyObject *self, PyObject *args, PyObject *kw
 static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames, int none_counted) {
   struct hostfn *f = record_of(self);
+  /* the open door is only ever ml_meth while f is registered and Python runs */
+  PYHOST__ASSERT(f->ffn && pyhost__python_running());
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
   return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0); /* 3.10+ */
@@ -245,7 +247,10 @@ static PyCFunction open_door(const struct hostfn *f) {
 
 /* CPython reads ml_meth through the function's PyMethodDef on every call (no cache
  * keeps it), so this takes effect at the next call.  GIL held. */
-static void close_door(struct hostfn *f) { f->def.ml_meth = checking_door(); }
+static void close_door(struct hostfn *f) {
+  f->def.ml_meth = checking_door();
+  PYHOST__ASSERT(f->def.ml_meth != open_door(f) || !f->ffn); /* never a fast door again */
+}
 
 /* ---- the module handle ---- */
 

@@ -144,6 +144,7 @@ static PYHOST__COLD int failed(pyhost *h) {
 static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
   c->busy++;
   PyObject *r = c->call0(c->fn);
+  PYHOST__ASSERT(c->busy > 0 || (c->busy & DOOMED)); /* negative only once freed */
   if (--c->busy == DOOMED) destroy(c);
   return r;
 }
