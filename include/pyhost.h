@@ -19,6 +19,27 @@
  *    threads (and interrupts them first); pyhost_free must come after every other
  *    thread is done with the handle.  docs/threads.md has the whole model.
  *  - "Since" is the pyhost version that added the declaration.
+ *
+ * A whole host (build it with -lpyhost; it finds a Python by itself):
+ *
+ *     #include "pyhost.h"
+ *     #include <stdio.h>
+ *     int main(void) {
+ *       pyhost *h = NULL;
+ *       pyhost_value *v = NULL;
+ *       int rc = pyhost_init(NULL, &h);
+ *       if (rc == PYHOST_OK) rc = pyhost_eval(h, "sum(range(10))", &v);
+ *       if (rc == PYHOST_OK) printf("%s\n", pyhost_value_repr(h, v));
+ *       else fprintf(stderr, "%s: %s\n", pyhost_status_name(rc), pyhost_errmsg(h));
+ *       pyhost_value_free(v);
+ *       pyhost_free(h);
+ *       return rc;
+ *     }
+ *
+ * The declarations come in the order a first host needs them: the lifecycle, running
+ * code, status codes and messages; values and calls; GIL scopes and interrupts; host
+ * functions, host types and plugins; then configuration, discovery and inspection,
+ * information about the loaded Python, and versions.
  */
 #ifndef PYHOST_H
 #define PYHOST_H
@@ -58,7 +79,96 @@ extern "C" {
 #endif
 
 /* ======================================================================
- * status codes
+ * lifecycle
+ * ====================================================================== */
+
+/* An opaque handle on the loaded Python.  CPython is one per process, and so is a
+ * running pyhost: a second pyhost_init while one runs gets PYHOST_MISUSE. */
+typedef struct pyhost pyhost;
+
+/* An opaque set of options for pyhost_init().  pyhost_init copies what it needs, so a
+ * config may be freed or reused right after the call.  Not thread-safe: one thread
+ * builds a config. */
+typedef struct pyhost_config pyhost_config;
+
+/* Loads the configured Python, checks it, and starts it.  cfg may be NULL (defaults).
+ *
+ * Returns PYHOST_OK with a running handle, or an error status.  In both cases *out
+ * receives a handle (own result) from which pyhost_errmsg() reads the cause, except
+ * when memory for the handle itself could not be had (PYHOST_NOMEM, *out = NULL).
+ * Release it with pyhost_free().  Errors before Python starts name the library path
+ * and the reason (missing file, directory, not a shared library or another
+ * architecture with the loader's own text, not CPython, Python 2, too old, free-threaded,
+ * Py_TRACE_REFS layout, missing symbols listed all at once, a home without stdlib).
+ * Nothing here exits or aborts the host.
+ *
+ * Python is finalized for good by pyhost_finalize: a later pyhost_init in the same
+ * process returns PYHOST_MISUSE, because CPython and its extension modules do not
+ * support a second start reliably.  A pyhost_init that failed before Python started
+ * does not count: the host may try another library.  Since 0.1. */
+PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
+
+/* Finalizes Python (Py_FinalizeEx).  The handle stays valid for pyhost_errmsg and
+ * answers PYHOST_MISUSE to every later call; free it with pyhost_free.  Returns
+ * PYHOST_OK, PYHOST_ERROR when Python reported an error while finalizing, or
+ * PYHOST_MISUSE for a NULL or already finalized handle, or when called from inside a
+ * pyhost call on this thread (from a host function), or when called on another thread
+ * than the one that called pyhost_init: CPython is finalized on the thread that started
+ * it (elsewhere 3.11 waits forever in threading's shutdown and 3.14+ debug builds
+ * abort), so that thread must call it.  Calls racing it from other threads are safe: new calls get
+ * PYHOST_MISUSE, calls already running are interrupted as by pyhost_interrupt, and
+ * finalize waits until they have returned (code that swallows the interrupt with
+ * `except BaseException` keeps it waiting).  The library is never unloaded (Python's threads and atexit
+ * hooks may still point into it).  Since 0.1. */
+PYHOST_API int pyhost_finalize(pyhost *h);
+
+/* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL is a
+ * no-op.  Call it on the thread that called pyhost_init, or after pyhost_finalize
+ * there: on another thread it still finalizes (the handle is given up either way),
+ * with the hazards pyhost_finalize refuses to run into.  Since 0.1. */
+PYHOST_API void pyhost_free(pyhost *h);
+
+/* ======================================================================
+ * running code
+ * ====================================================================== */
+
+/* A C-side value: none, bool, int, float, str, bytes, list, tuple, dict, or a
+ * reference to any other Python object.  Values are plain C data once made: reading
+ * them needs no GIL.  An object value holds a strong reference that pyhost_value_free
+ * releases (taking the GIL itself).  Not thread-safe: one thread at a time per value. */
+typedef struct pyhost_value pyhost_value;
+
+/* Runs statements in the __main__ module's namespace.  That namespace is pyhost's own:
+ * the dict of the __main__ module that existed at init, held from init to finalize, so
+ * code that removes or replaces sys.modules['__main__'] (or clears sys.modules) does
+ * not take it away; pyhost_exec_file, pyhost_eval, pyhost_get_global,
+ * pyhost_set_global and pyhost_resolve use the same one (docs/lifetimes.md).
+ * filename appears in tracebacks (NULL: "<pyhost>").  Returns one of these states:
+ *   PYHOST_OK     the code ran to its end;
+ *   PYHOST_PYEXC  it raised: pyhost_errmsg(h) holds the exception's type, message and
+ *                 formatted traceback (a SyntaxError names file and line);
+ *   PYHOST_EXIT   it raised SystemExit: pyhost_exit_code(h) has the code, and the host
+ *                 keeps running;
+ *   PYHOST_INTERRUPTED  pyhost_interrupt stopped it (the message says where);
+ *   or a pyhost error (PYHOST_MISUSE for a NULL or finalized handle, or once
+ *   pyhost_finalize has begun on another thread; PYHOST_NOMEM).
+ * Since 0.1. */
+PYHOST_API int pyhost_exec(pyhost *h, const char *code, const char *filename);
+
+/* Reads a UTF-8 (or PEP 263 declared) source file and runs it as pyhost_exec does, with
+ * __main__.__file__ set to path.  PYHOST_NOTFOUND when the file cannot be read.
+ * Since 0.1. */
+PYHOST_API int pyhost_exec_file(pyhost *h, const char *path);
+
+/* Evaluates one expression in __main__'s namespace.  On PYHOST_OK, *result (own) is
+ * the value: none, bool, int, float, str, bytes, list, tuple and dict are converted to
+ * C (recursively), anything else is an object value whose repr pyhost_value_repr gives.
+ * On any other status *result is NULL and the states are as for pyhost_exec.
+ * Since 0.1. */
+PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
+
+/* ======================================================================
+ * errors: status codes
  * ====================================================================== */
 
 /* One map, expanded into the enum, pyhost_status_name() and pyhost_errstr().
@@ -102,267 +212,23 @@ PYHOST_API const char *pyhost_status_name(int status);
 PYHOST_API const char *pyhost_errstr(int status);
 
 /* ======================================================================
- * versions
+ * errors: messages
  * ====================================================================== */
 
-/* PYHOST_VERSION_HEX and PYHOST_VERSION_STRING of the library that is running.
- * Since 0.1. */
-PYHOST_API unsigned long pyhost_version(void);
-PYHOST_API const char *pyhost_version_string(void);
+/* The message of the last call on h made by this thread: for PYHOST_PYEXC, the
+ * formatted exception with traceback; for loader errors, the library path and the
+ * reason; "not an error" after success.  Owned by pyhost, valid until this thread's
+ * next call on h.  h may be NULL ("no pyhost handle (NULL)").  Never NULL.  Very long
+ * messages keep their start and their end.  Since 0.1. */
+PYHOST_API const char *pyhost_errmsg(const pyhost *h);
 
-/* The stable-ABI floor this pyhost was built for, in PY_VERSION_HEX form (0x03060000
- * for 3.6): the oldest Python 3 it loads, like Vim's v:python3_version.  Since 0.1. */
-PYHOST_API unsigned long pyhost_abi_version(void);
-
-/* Makes a PY_VERSION_HEX-style number from major and minor, for the config setters. */
-#define PYHOST_PY(major, minor) ((unsigned long)(((major) << 24) | ((minor) << 16)))
-
-/* ======================================================================
- * configuration
- * ====================================================================== */
-
-/* An opaque set of options for pyhost_init().  pyhost_init copies what it needs, so a
- * config may be freed or reused right after the call.  Not thread-safe: one thread
- * builds a config. */
-typedef struct pyhost_config pyhost_config;
-
-/* own result: a config with every default; NULL when out of memory.  Since 0.1. */
-PYHOST_API pyhost_config *pyhost_config_new(void);
-
-/* Frees a config; NULL is a no-op.  Since 0.1. */
-PYHOST_API void pyhost_config_free(pyhost_config *cfg);
-
-/* Each setter copies its strings and returns PYHOST_OK, PYHOST_NOMEM, or PYHOST_MISUSE
- * for a NULL config.  Passing NULL as a string restores the default. */
-
-/* The Python shared library to load: a path ("/opt/py/lib/libpython3.12.so.1.0",
- * "C:\\Python312\\python3.dll") or a bare library name left to the system loader.
- * Default: the PYHOST_PYTHON_LIBRARY environment variable, then discovery
- * (docs/discovery.md).  A configured path is used exactly, never second-guessed; a
- * relative one is resolved against the current directory at pyhost_init.  The file
- * is checked before the system loader sees it: PYHOST_DAMAGED when it is truncated or
- * its headers are inconsistent, PYHOST_NOLIB for a FIFO, socket or device,
- * PYHOST_NOTFOUND for a symlink loop (docs/configuration.md).  Since 0.1. */
-PYHOST_API int pyhost_config_set_library(pyhost_config *cfg, const char *path);
-
-/* The Python home (sys.prefix).  Default: derived from the library's real path, so a
- * library runs on its own installation's standard library.  A home without a standard
- * library is refused with PYHOST_NOHOME before Python starts.  Since 0.1. */
-PYHOST_API int pyhost_config_set_home(pyhost_config *cfg, const char *home);
-
-/* The program name Python sees (sys.executable).  Default: the installation's
- * bin/python3.X next to the derived home.  Since 0.1. */
-PYHOST_API int pyhost_config_set_program_name(pyhost_config *cfg, const char *name);
-
-/* Appends a directory that is put at the front of sys.path, in the order added.
- * Default: none.  Since 0.1. */
-PYHOST_API int pyhost_config_add_sys_path(pyhost_config *cfg, const char *dir);
-
-/* sys.argv.  argv[0..argc-1] are copied.  Default: [""] (sys.argv exists on every
- * version, 3.6 included).  Since 0.1. */
-PYHOST_API int pyhost_config_set_argv(pyhost_config *cfg, int argc, const char *const *argv);
-
-/* The oldest Python the host accepts, PY_VERSION_HEX form, e.g. PYHOST_PY(3, 10).
- * Default 0: the build floor.  A lower value than the floor does not lower it.
- * Since 0.1. */
-PYHOST_API int pyhost_config_set_min_python(pyhost_config *cfg, unsigned long hexversion);
-
-/* Flags for pyhost_init, or-ed together.  Default: 0. */
-enum pyhost_init_flag {
-  /* Let CPython install its signal handlers (SIGINT raises KeyboardInterrupt, SIGPIPE
-   * ignored).  Off by default: the host owns its signals. */
-  PYHOST_INIT_SIGNALS = 1u << 0,
-  /* Load libpython with RTLD_LOCAL instead of RTLD_GLOBAL (POSIX only).  C extension
-   * modules (math, _ctypes, numpy) then fail to import on Python 3.8+: use only for a
-   * host that imports none. */
-  PYHOST_INIT_RTLD_LOCAL = 1u << 1,
-  /* Keep the LC_CTYPE locale that Python's initialization sets.  By default pyhost
-   * restores the host's LC_CTYPE after Python starts. */
-  PYHOST_INIT_KEEP_LOCALE = 1u << 2
-};
-
-/* Sets the init flags (pyhost_init_flag values or-ed).  Since 0.1. */
-PYHOST_API int pyhost_config_set_flags(pyhost_config *cfg, unsigned flags);
-
-/* ---- which Python: discovery and version policy (docs/discovery.md) ----
- * The policy setters apply to discovery, and max/exact also to a configured library
- * (min_python above applies to both).  A configured library is otherwise never
- * second-guessed: debug builds are accepted there, only discovery passes them over. */
-
-/* An interpreter (python3, a venv's bin/python, a pyenv shim) whose library discovery
- * takes first, as PYHOST_PYTHON does; a venv's interpreter makes sys.prefix the venv.
- * Must be absolute.  Default: none.  Since 0.1. */
-PYHOST_API int pyhost_config_set_interpreter(pyhost_config *cfg, const char *path);
-
-/* The newest Python the host accepts, PY_VERSION_HEX form; only major.minor count
- * (PYHOST_PY(3, 12) accepts every 3.12.x).  Default 0: no limit.  Since 0.1. */
-PYHOST_API int pyhost_config_set_max_python(pyhost_config *cfg, unsigned long hexversion);
-
-/* Accept only this major.minor (PYHOST_PY(3, 11)); 0 (the default) accepts any minor
- * within min/max.  Since 0.1. */
-PYHOST_API int pyhost_config_set_python_minor(pyhost_config *cfg, unsigned long hexversion);
-
-/* 1: among all acceptable candidates take the newest (the earliest in the search order
- * among equals).  0 (default): take the first acceptable one in the search order, so
- * an active venv or python3 on PATH wins over a newer library elsewhere.  Since 0.1. */
-PYHOST_API int pyhost_config_set_prefer_newest(pyhost_config *cfg, int on);
-
-/* 1: discovery may take a debug build (Py_DEBUG, libpython3.Xd).  Default 0: passed
- * over with reason "debug".  Free-threaded builds are always passed over: they have
- * no stable ABI before 3.15.  Since 0.1. */
-PYHOST_API int pyhost_config_set_allow_debug(pyhost_config *cfg, int on);
-
-/* 1: never run an interpreter to ask for its library; discovery reads files only and
- * reports such candidates as "unresolved".  Default 0: running `python -E -s -c ...` is
- * the last resort for interpreters whose files say nothing.  Since 0.1. */
-PYHOST_API int pyhost_config_set_no_subprocess(pyhost_config *cfg, int on);
-
-/* 1: start Python isolated from the user's environment as far as the stable ABI
- * allows: every PYTHON* variable (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE,
- * ...) is hidden from Python's initialization and from its os.environ, and the user
- * site directory is off (site.ENABLE_USER_SITE False, no user site on sys.path;
- * sys.flags.no_user_site is 1 from 3.7).  The host's own environment is restored right after init; because the environment is
- * process-wide, no other thread may read or change it during pyhost_init.  pyhost's
- * own PYHOST_* variables keep working.  What it covers per Python version:
- * docs/discovery.md.  Default 0.  Since 0.1. */
-PYHOST_API int pyhost_config_set_isolated(pyhost_config *cfg, int on);
-
-/* One Python that discovery examined.  Every string is owned by pyhost and valid only
- * during the callback; "" when not known. */
-typedef struct pyhost_candidate {
-  int index;                /* 1, 2, ... in the order examined */
-  const char *source;       /* where it came from: "configured", "PYHOST_PYTHON_LIBRARY",
-                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "PATH python3",
-                               "PATH python", "standard location", "pyenv", "framework",
-                               "registry" */
-  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script" */
-  const char *interpreter;  /* the interpreter it was reached from */
-  const char *resolved;     /* that interpreter after shims, venvs and symlinks */
-  const char *venv;         /* the virtual environment's prefix */
-  const char *library;      /* the library path (real path when it exists) */
-  const char *how;          /* how the library was found from the interpreter */
-  unsigned long hexversion; /* PY_VERSION_HEX when known (from the library), else 0 */
-  int free_threaded, debug; /* build flags when known */
-  int taken;                /* 1 for the one pyhost_init would load */
-  /* "taken", "acceptable" (fine, but another was taken), or why it was passed over:
-   * "missing", "unreadable", "relative-path", "not-python", "python2", "out-of-range",
-   * "free-threaded", "debug", "trace-refs", "missing-symbols", "no-shared-library",
-   * "wrong-architecture", "unresolved", "duplicate", "no-home" */
-  const char *reason_code;
-  const char *reason;       /* one line of English saying the same, with details */
-} pyhost_candidate;
-
-/* Called once per candidate, in order, after the choice is made. */
-typedef void (*pyhost_candidate_fn)(void *ctx, const pyhost_candidate *c);
-
-/* Runs the discovery pyhost_init would run for cfg (NULL: defaults), without starting
- * Python, and reports every candidate to fn (may be NULL).  Libraries are opened with
- * RTLD_LOCAL to read their version and symbols, and closed again; while a Python runs
- * in the process they are judged by their names only.  Returns PYHOST_OK
- * when one was taken, PYHOST_NOTFOUND when none is acceptable, PYHOST_NOMEM.  Not
- * thread-safe against a concurrent pyhost_init.  Since 0.1. */
-PYHOST_API int pyhost_discover(const pyhost_config *cfg, pyhost_candidate_fn fn, void *ctx);
-
-/* What pyhost can tell about one library before starting it (`pyhost --check`). */
-typedef struct pyhost_library_info {
-  int status;               /* PYHOST_OK when pyhost_init would accept it, else why not */
-  const char *message;      /* the reason for status, "" when OK */
-  const char *real_path;    /* symlinks resolved; "" when missing */
-  unsigned long hexversion; /* 0 when unknown */
-  const char *version_text; /* Py_GetVersion(), "" when unknown */
-  int free_threaded, debug, trace_refs; /* build flags: 1 when set, 0 when not or unknown */
-  const char *architecture; /* "x86_64 (ELF64)", "" when not ELF */
-  int architecture_ok;      /* 1 when it matches this process */
-  size_t required, required_missing;  /* REQ table rows, and how many are absent */
-  size_t optional, optional_missing;  /* OPT rows due on this version, and absent */
-  size_t optional_later;              /* OPT rows added after this version */
-  const char *missing;      /* the absent names, space-separated, "" when none */
-  const char *home;         /* the derived home with a standard library, "" when none */
-  const char *home_probe;   /* where the standard library was looked for */
-} pyhost_library_info;
-
-/* Examines the library at path (its headers checked as pyhost_init checks them, then
- * opened RTLD_LOCAL, closed again, nothing run but Py_GetVersion).  *out (own result) is filled even when the library is unusable; its
- * status says why.  Returns PYHOST_OK when the examination itself worked (whatever
- * the verdict), PYHOST_NOMEM or PYHOST_MISUSE.  Free with pyhost_library_info_free.
- * Since 0.1. */
-PYHOST_API int pyhost_inspect_library(const char *path, pyhost_library_info **out);
-PYHOST_API void pyhost_library_info_free(pyhost_library_info *info);
-
-/* ======================================================================
- * lifecycle
- * ====================================================================== */
-
-/* An opaque handle on the loaded Python.  CPython is one per process, and so is a
- * running pyhost: a second pyhost_init while one runs gets PYHOST_MISUSE. */
-typedef struct pyhost pyhost;
-
-/* Loads the configured Python, checks it, and starts it.  cfg may be NULL (defaults).
- *
- * Returns PYHOST_OK with a running handle, or an error status.  In both cases *out
- * receives a handle (own result) from which pyhost_errmsg() reads the cause, except
- * when memory for the handle itself could not be had (PYHOST_NOMEM, *out = NULL).
- * Release it with pyhost_free().  Errors before Python starts name the library path
- * and the reason (missing file, directory, not a shared library or another
- * architecture with the loader's own text, not CPython, Python 2, too old, free-threaded,
- * Py_TRACE_REFS layout, missing symbols listed all at once, a home without stdlib).
- * Nothing here exits or aborts the host.
- *
- * Python is finalized for good by pyhost_finalize: a later pyhost_init in the same
- * process returns PYHOST_MISUSE, because CPython and its extension modules do not
- * support a second start reliably.  A pyhost_init that failed before Python started
- * does not count: the host may try another library.  Since 0.1. */
-PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
-
-/* Finalizes Python (Py_FinalizeEx).  The handle stays valid for pyhost_errmsg and
- * answers PYHOST_MISUSE to every later call; free it with pyhost_free.  Returns
- * PYHOST_OK, PYHOST_ERROR when Python reported an error while finalizing, or
- * PYHOST_MISUSE for a NULL or already finalized handle, or when called from inside a
- * pyhost call on this thread (from a host function), or when called on another thread
- * than the one that called pyhost_init: CPython is finalized on the thread that started
- * it (elsewhere 3.11 waits forever in threading's shutdown and 3.14+ debug builds
- * abort), so that thread must call it.  Calls racing it from other threads are safe: new calls get
- * PYHOST_MISUSE, calls already running are interrupted as by pyhost_interrupt, and
- * finalize waits until they have returned (code that swallows the interrupt with
- * `except BaseException` keeps it waiting).  The library is never unloaded (Python's threads and atexit
- * hooks may still point into it).  Since 0.1. */
-PYHOST_API int pyhost_finalize(pyhost *h);
-
-/* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL is a
- * no-op.  Call it on the thread that called pyhost_init, or after pyhost_finalize
- * there: on another thread it still finalizes (the handle is given up either way),
- * with the hazards pyhost_finalize refuses to run into.  Since 0.1. */
-PYHOST_API void pyhost_free(pyhost *h);
-
-/* ======================================================================
- * information about the loaded Python
- * ====================================================================== */
-
-/* The loaded runtime as sys.hexversion (0x030B07F0 for 3.11.7); 0 when no library was
- * accepted.  Since 0.1. */
-PYHOST_API unsigned long pyhost_python_version(const pyhost *h);
-
-/* The real path of the loaded library (symlinks resolved), or the path that failed
- * when init failed; "" when none.  Owned by h, valid until pyhost_free.  Since 0.1. */
-PYHOST_API const char *pyhost_library_path(const pyhost *h);
-
-/* Py_GetVersion() of the loaded library ("3.11.7 (main, ...) [GCC 12.2.0]"); "" when
- * none.  Owned by h, valid until pyhost_free.  Since 0.1. */
-PYHOST_API const char *pyhost_python_version_text(const pyhost *h);
-
-/* The Python home (sys.prefix) pyhost gave the runtime; "" when none.  Owned by h.
- * Since 0.1. */
-PYHOST_API const char *pyhost_python_home(const pyhost *h);
+/* The exit code of the last PYHOST_EXIT on h: SystemExit's code (None is 0, an int is
+ * itself, anything else is 1 and its text is in pyhost_errmsg).  Since 0.1. */
+PYHOST_API int pyhost_exit_code(const pyhost *h);
 
 /* ======================================================================
  * values
  * ====================================================================== */
-
-/* A C-side value: none, bool, int, float, str, bytes, list, tuple, dict, or a
- * reference to any other Python object.  Values are plain C data once made: reading
- * them needs no GIL.  An object value holds a strong reference that pyhost_value_free
- * releases (taking the GIL itself).  Not thread-safe: one thread at a time per value. */
-typedef struct pyhost_value pyhost_value;
 
 /* What a value holds (pyhost_value_kind). */
 typedef enum pyhost_kind {
@@ -442,199 +308,6 @@ PYHOST_API const pyhost_value *pyhost_value_key(const pyhost_value *v, size_t i)
  * its own __repr__ says).  Returns text owned by v, valid until v is freed or repr is
  * asked again, or NULL on error (the cause in pyhost_errmsg(h)).  Since 0.1. */
 PYHOST_API const char *pyhost_value_repr(pyhost *h, pyhost_value *v);
-
-/* ======================================================================
- * running code
- * ====================================================================== */
-
-/* Runs statements in the __main__ module's namespace.  That namespace is pyhost's own:
- * the dict of the __main__ module that existed at init, held from init to finalize, so
- * code that removes or replaces sys.modules['__main__'] (or clears sys.modules) does
- * not take it away; pyhost_exec_file, pyhost_eval, pyhost_get_global,
- * pyhost_set_global and pyhost_resolve use the same one (docs/lifetimes.md).
- * filename appears in tracebacks (NULL: "<pyhost>").  Returns one of these states:
- *   PYHOST_OK     the code ran to its end;
- *   PYHOST_PYEXC  it raised: pyhost_errmsg(h) holds the exception's type, message and
- *                 formatted traceback (a SyntaxError names file and line);
- *   PYHOST_EXIT   it raised SystemExit: pyhost_exit_code(h) has the code, and the host
- *                 keeps running;
- *   PYHOST_INTERRUPTED  pyhost_interrupt stopped it (the message says where);
- *   or a pyhost error (PYHOST_MISUSE for a NULL or finalized handle, or once
- *   pyhost_finalize has begun on another thread; PYHOST_NOMEM).
- * Since 0.1. */
-PYHOST_API int pyhost_exec(pyhost *h, const char *code, const char *filename);
-
-/* Reads a UTF-8 (or PEP 263 declared) source file and runs it as pyhost_exec does, with
- * __main__.__file__ set to path.  PYHOST_NOTFOUND when the file cannot be read.
- * Since 0.1. */
-PYHOST_API int pyhost_exec_file(pyhost *h, const char *path);
-
-/* Evaluates one expression in __main__'s namespace.  On PYHOST_OK, *result (own) is
- * the value: none, bool, int, float, str, bytes, list, tuple and dict are converted to
- * C (recursively), anything else is an object value whose repr pyhost_value_repr gives.
- * On any other status *result is NULL and the states are as for pyhost_exec.
- * Since 0.1. */
-PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
-
-/* ======================================================================
- * holding the GIL across calls
- * ====================================================================== */
-
-/* Takes Python's GIL for the calling thread and keeps it until the matching
- * pyhost_gil_leave, so that the pyhost calls in between skip taking it themselves
- * (PyGILState_Ensure/Release on every call): a tight loop of calls pays for the GIL
- * once.  Scopes nest (a counter per thread); the outermost enter takes the GIL and the
- * outermost leave releases it.  Python's own thread switching still runs inside a
- * scope (the interpreter drops and retakes the GIL between bytecodes), but C code
- * between pyhost calls runs with the GIL held: keep scopes around short loops, and
- * leave before blocking or waiting for a thread that calls pyhost.
- *
- * A scope belongs to the thread that opened it: leave on the same thread.  Close every
- * scope before pyhost_finalize (which answers PYHOST_MISUSE inside one) or
- * pyhost_free.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL, failed or finalized
- * handle.  Since 0.1. */
-PYHOST_API int pyhost_gil_enter(pyhost *h);
-
-/* Closes the innermost pyhost_gil_enter scope of this thread; the outermost releases
- * the GIL.  Returns PYHOST_OK, or PYHOST_MISUSE (message set) when this thread has no
- * open scope on h, or h is NULL or not a handle.  Since 0.1. */
-PYHOST_API int pyhost_gil_leave(pyhost *h);
-
-/* Keeps a Python thread state for the calling thread until the matching
- * pyhost_thread_detach.  A thread that Python did not create (any host thread but the
- * one that called pyhost_init) otherwise gets a thread state at the start of each
- * outermost pyhost call or GIL scope and loses it at the end, as CPython's
- * PyGILState_Ensure/Release do: making one costs about a hundred times a short call
- * (memory for its frame stack, mapped and touched anew each time), and Python's
- * per-thread state (threading.local, context variables, sys.settrace) does not last
- * from one call to the next.  A thread that makes calls in a loop, or keeps Python
- * state between calls, attaches once.  Attaching does not hold the GIL: other threads
- * run as before.  Attach and detach nest (a counter per thread); detach on the same
- * thread, before it exits: a thread that exits attached leaves its thread state to
- * pyhost_finalize, which frees it.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL,
- * failed or finalized handle.  Since 0.1. */
-PYHOST_API int pyhost_thread_attach(pyhost *h);
-
-/* Undoes the innermost pyhost_thread_attach of this thread; the outermost frees the
- * thread state pyhost made for it (threading.local values of the thread go with it).
- * After pyhost_finalize it only counts down (Python freed the thread state).  Returns
- * PYHOST_OK, or PYHOST_MISUSE (message set) when this thread is not attached, or h is
- * NULL or not a handle.  Since 0.1. */
-PYHOST_API int pyhost_thread_detach(pyhost *h);
-
-/* ======================================================================
- * interrupting running code
- * ====================================================================== */
-
-/* Stops the Python code that pyhost calls are running right now, on every thread:
- * each such call (pyhost_exec, pyhost_eval, ...) returns PYHOST_INTERRUPTED, with
- * "interrupted by pyhost_interrupt" and the traceback of where it stopped in
- * pyhost_errmsg, and the runtime stays usable.  Python code is stopped between two
- * bytecodes by raising pyhost.Interrupted, a BaseException subclass (so
- * `except Exception` does not catch it); it cannot stop code that catches
- * BaseException and carries on, nor a blocking C call (time.sleep, a socket read)
- * before it returns.  An interrupt reaching a call that has already finished its
- * Python code is dropped: it never hits the thread's next call.  Calls made after
- * pyhost_interrupt are not affected.
- *
- * May be called from any thread, including from inside a host function (then the
- * calling thread's own running call is interrupted too, once the host function
- * returns).  It takes the GIL, so it is not async-signal-safe: from a signal handler,
- * wake a thread that calls it.  Returns PYHOST_OK (also when nothing was running), or
- * PYHOST_MISUSE for a NULL, failed or finalized handle.  Since 0.1. */
-PYHOST_API int pyhost_interrupt(pyhost *h);
-
-/* ======================================================================
- * plugins
- * ====================================================================== */
-
-/* A Python plugin: a .py file or a package directory loaded into a namespace of its
- * own (docs/plugins.md).  Each load gets fresh, unique module names
- * ("_pyhost_plugin_<name>_<n>"), so two plugins defining the same names never
- * collide.  A plugin reaches its sibling files by relative imports only
- * (`from . import helper`, `from .util import f`): for a file d/x.py they resolve in
- * d/, for a package in the package, and each plugin gets its own copy.  Plugin code
- * is compiled from source on every load, never from __pycache__.  A plugin that fails
- * (to load, or in a hook) only returns an error: other plugins and the host go on.
- * Not thread-safe: one thread at a time per plugin. */
-typedef struct pyhost_plugin pyhost_plugin;
-
-/* Loads the plugin at path (a .py file, or a directory with __init__.py) and runs its
- * top-level code; it calls no hook.  On PYHOST_OK *out is the plugin (own result:
- * release with pyhost_plugin_unload).  Otherwise *out is NULL and the status is
- * PYHOST_PYEXC (the code raised, or the path is missing or not a plugin: the message
- * starts "loading plugin NAME from PATH failed" and has the traceback, whose frames
- * start in the plugin's file; a SyntaxError shows file, line and the caret),
- * PYHOST_EXIT (SystemExit at top level), PYHOST_NOMEM or PYHOST_MISUSE (NULL
- * arguments, handle not running).  Since 0.1. */
-PYHOST_API int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out);
-
-/* The plugin's name (file name without ".py", or the directory's name), the absolute
- * path it was loaded from, and the name of its module in sys.modules.  Owned by p:
- * name and path until pyhost_plugin_unload, the module name until the next successful
- * pyhost_plugin_reload.  "" for NULL.  Since 0.1. */
-PYHOST_API const char *pyhost_plugin_name(const pyhost_plugin *p);
-PYHOST_API const char *pyhost_plugin_path(const pyhost_plugin *p);
-PYHOST_API const char *pyhost_plugin_module_name(const pyhost_plugin *p);
-
-/* PYHOST_OK when the plugin's module has a callable attribute named hook;
- * PYHOST_NOHOOK ("plugin NAME has no hook HOOK") when it has none or it is not
- * callable; PYHOST_PYEXC when a module __getattr__ raised something else than
- * AttributeError; PYHOST_MISUSE for NULL arguments.
- * Since 0.1. */
-PYHOST_API int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook);
-
-/* *names (own result) is a list value of str: the plugin's public hooks, i.e. the
- * callables in its namespace whose names do not start with "_" and that its own files
- * define (classes and imported functions are left out), in definition order.
- * PYHOST_OK, PYHOST_MISUSE, PYHOST_NOMEM or PYHOST_PYEXC.  Since 0.1. */
-PYHOST_API int pyhost_plugin_hooks(pyhost *h, pyhost_plugin *p, pyhost_value **names);
-
-/* Calls hook(*args, **kwargs) in the plugin.  args is a list or tuple value or NULL
- * (no arguments); kwargs a dict value with str keys or NULL; both stay the caller's.
- * On PYHOST_OK *result (own result; result may be NULL to discard it) is the returned
- * value, converted as pyhost_eval converts.  Errors: PYHOST_NOHOOK (as
- * pyhost_plugin_has_hook), PYHOST_TYPE (args or kwargs of another kind),
- * PYHOST_PYEXC ("plugin NAME: hook HOOK raised: " and the traceback), PYHOST_EXIT
- * (the hook raised SystemExit; the host keeps running), PYHOST_MISUSE, PYHOST_NOMEM.
- * The plugin stays loaded whatever the hook did.  Since 0.1. */
-PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
-                                  const pyhost_value *args, const pyhost_value *kwargs,
-                                  pyhost_value **result);
-
-/* *module (own result) is an object value referencing the plugin's module, for the
- * calls that take an object.  Since 0.1. */
-PYHOST_API int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module);
-
-/* Loads the plugin's path again, for development: edits to its file and to its
- * sibling files are picked up.  The new code runs in new modules; on PYHOST_OK they
- * replace the old ones (removed from sys.modules; objects Python still holds from
- * the old code keep working).  On failure (statuses as pyhost_plugin_load) the plugin
- * keeps its previous module and hooks, so a typo while editing does not disable it.
- * No hook is called: a host with on_unload/on_load hooks calls them around it.
- * Since 0.1. */
-PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
-
-/* Removes the plugin's modules from sys.modules, drops pyhost's reference and frees
- * p (own parameter).  Calls no hook.  Objects Python still holds (a callback the
- * plugin registered) stay alive.  After pyhost_finalize only the C memory is freed;
- * unload plugins before pyhost_free.  NULL is a no-op.  Since 0.1. */
-PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
-
-/* ======================================================================
- * errors
- * ====================================================================== */
-
-/* The message of the last call on h made by this thread: for PYHOST_PYEXC, the
- * formatted exception with traceback; for loader errors, the library path and the
- * reason; "not an error" after success.  Owned by pyhost, valid until this thread's
- * next call on h.  h may be NULL ("no pyhost handle (NULL)").  Never NULL.  Very long
- * messages keep their start and their end.  Since 0.1. */
-PYHOST_API const char *pyhost_errmsg(const pyhost *h);
-
-/* The exit code of the last PYHOST_EXIT on h: SystemExit's code (None is 0, an int is
- * itself, anything else is 1 and its text is in pyhost_errmsg).  Since 0.1. */
-PYHOST_API int pyhost_exit_code(const pyhost *h);
 
 /* ======================================================================
  * more values (docs/values.md)
@@ -855,6 +528,74 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
                                           pyhost_value **result);
 
 /* ======================================================================
+ * holding the GIL across calls
+ * ====================================================================== */
+
+/* Takes Python's GIL for the calling thread and keeps it until the matching
+ * pyhost_gil_leave, so that the pyhost calls in between skip taking it themselves
+ * (PyGILState_Ensure/Release on every call): a tight loop of calls pays for the GIL
+ * once.  Scopes nest (a counter per thread); the outermost enter takes the GIL and the
+ * outermost leave releases it.  Python's own thread switching still runs inside a
+ * scope (the interpreter drops and retakes the GIL between bytecodes), but C code
+ * between pyhost calls runs with the GIL held: keep scopes around short loops, and
+ * leave before blocking or waiting for a thread that calls pyhost.
+ *
+ * A scope belongs to the thread that opened it: leave on the same thread.  Close every
+ * scope before pyhost_finalize (which answers PYHOST_MISUSE inside one) or
+ * pyhost_free.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL, failed or finalized
+ * handle.  Since 0.1. */
+PYHOST_API int pyhost_gil_enter(pyhost *h);
+
+/* Closes the innermost pyhost_gil_enter scope of this thread; the outermost releases
+ * the GIL.  Returns PYHOST_OK, or PYHOST_MISUSE (message set) when this thread has no
+ * open scope on h, or h is NULL or not a handle.  Since 0.1. */
+PYHOST_API int pyhost_gil_leave(pyhost *h);
+
+/* Keeps a Python thread state for the calling thread until the matching
+ * pyhost_thread_detach.  A thread that Python did not create (any host thread but the
+ * one that called pyhost_init) otherwise gets a thread state at the start of each
+ * outermost pyhost call or GIL scope and loses it at the end, as CPython's
+ * PyGILState_Ensure/Release do: making one costs about a hundred times a short call
+ * (memory for its frame stack, mapped and touched anew each time), and Python's
+ * per-thread state (threading.local, context variables, sys.settrace) does not last
+ * from one call to the next.  A thread that makes calls in a loop, or keeps Python
+ * state between calls, attaches once.  Attaching does not hold the GIL: other threads
+ * run as before.  Attach and detach nest (a counter per thread); detach on the same
+ * thread, before it exits: a thread that exits attached leaves its thread state to
+ * pyhost_finalize, which frees it.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL,
+ * failed or finalized handle.  Since 0.1. */
+PYHOST_API int pyhost_thread_attach(pyhost *h);
+
+/* Undoes the innermost pyhost_thread_attach of this thread; the outermost frees the
+ * thread state pyhost made for it (threading.local values of the thread go with it).
+ * After pyhost_finalize it only counts down (Python freed the thread state).  Returns
+ * PYHOST_OK, or PYHOST_MISUSE (message set) when this thread is not attached, or h is
+ * NULL or not a handle.  Since 0.1. */
+PYHOST_API int pyhost_thread_detach(pyhost *h);
+
+/* ======================================================================
+ * interrupting running code
+ * ====================================================================== */
+
+/* Stops the Python code that pyhost calls are running right now, on every thread:
+ * each such call (pyhost_exec, pyhost_eval, ...) returns PYHOST_INTERRUPTED, with
+ * "interrupted by pyhost_interrupt" and the traceback of where it stopped in
+ * pyhost_errmsg, and the runtime stays usable.  Python code is stopped between two
+ * bytecodes by raising pyhost.Interrupted, a BaseException subclass (so
+ * `except Exception` does not catch it); it cannot stop code that catches
+ * BaseException and carries on, nor a blocking C call (time.sleep, a socket read)
+ * before it returns.  An interrupt reaching a call that has already finished its
+ * Python code is dropped: it never hits the thread's next call.  Calls made after
+ * pyhost_interrupt are not affected.
+ *
+ * May be called from any thread, including from inside a host function (then the
+ * calling thread's own running call is interrupted too, once the host function
+ * returns).  It takes the GIL, so it is not async-signal-safe: from a signal handler,
+ * wake a thread that calls it.  Returns PYHOST_OK (also when nothing was running), or
+ * PYHOST_MISUSE for a NULL, failed or finalized handle.  Since 0.1. */
+PYHOST_API int pyhost_interrupt(pyhost *h);
+
+/* ======================================================================
  * host functions: C functions Python can call (docs/host-functions.md)
  * ====================================================================== */
 
@@ -1015,7 +756,8 @@ PYHOST_API int pyhost_ret_value(pyhost *h, pyhost_ret *ret, const pyhost_value *
 PYHOST_API int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name,
                                        const pyhost_value *val);
 
-/* Creates an exception class `<module>.<name>` deriving from base (NULL: Exception),
+/* Creates an exception class `<module>.<name>` deriving from base (a pyhost_exc;
+ * PYHOST_EXC_EXCEPTION for Exception itself; an unknown value is PYHOST_MISUSE),
  * stores it as a module attribute, and returns it as an object value in *cls (own; may
  * be NULL when the caller does not want it).  Raise it with
  * pyhost_raise_named(h, "myapp.Error", ...).  Since 0.1. */
@@ -1229,6 +971,286 @@ PYHOST_API int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_
  * ReferenceError / PYHOST_MISUSE.  Invalidating twice is PYHOST_OK.  PYHOST_TYPE when
  * obj is not an instance of t.  Since 0.1. */
 PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t);
+
+/* ======================================================================
+ * plugins
+ * ====================================================================== */
+
+/* A Python plugin: a .py file or a package directory loaded into a namespace of its
+ * own (docs/plugins.md).  Each load gets fresh, unique module names
+ * ("_pyhost_plugin_<name>_<n>"), so two plugins defining the same names never
+ * collide.  A plugin reaches its sibling files by relative imports only
+ * (`from . import helper`, `from .util import f`): for a file d/x.py they resolve in
+ * d/, for a package in the package, and each plugin gets its own copy.  Plugin code
+ * is compiled from source on every load, never from __pycache__.  A plugin that fails
+ * (to load, or in a hook) only returns an error: other plugins and the host go on.
+ * Not thread-safe: one thread at a time per plugin. */
+typedef struct pyhost_plugin pyhost_plugin;
+
+/* Loads the plugin at path (a .py file, or a directory with __init__.py) and runs its
+ * top-level code; it calls no hook.  On PYHOST_OK *out is the plugin (own result:
+ * release with pyhost_plugin_unload).  Otherwise *out is NULL and the status is
+ * PYHOST_PYEXC (the code raised, or the path is missing or not a plugin: the message
+ * starts "loading plugin NAME from PATH failed" and has the traceback, whose frames
+ * start in the plugin's file; a SyntaxError shows file, line and the caret),
+ * PYHOST_EXIT (SystemExit at top level), PYHOST_NOMEM or PYHOST_MISUSE (NULL
+ * arguments, handle not running).  Since 0.1. */
+PYHOST_API int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out);
+
+/* The plugin's name (file name without ".py", or the directory's name), the absolute
+ * path it was loaded from, and the name of its module in sys.modules.  Owned by p:
+ * name and path until pyhost_plugin_unload, the module name until the next successful
+ * pyhost_plugin_reload.  "" for NULL.  Since 0.1. */
+PYHOST_API const char *pyhost_plugin_name(const pyhost_plugin *p);
+PYHOST_API const char *pyhost_plugin_path(const pyhost_plugin *p);
+PYHOST_API const char *pyhost_plugin_module_name(const pyhost_plugin *p);
+
+/* PYHOST_OK when the plugin's module has a callable attribute named hook;
+ * PYHOST_NOHOOK ("plugin NAME has no hook HOOK") when it has none or it is not
+ * callable; PYHOST_PYEXC when a module __getattr__ raised something else than
+ * AttributeError; PYHOST_MISUSE for NULL arguments.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook);
+
+/* *names (own result) is a list value of str: the plugin's public hooks, i.e. the
+ * callables in its namespace whose names do not start with "_" and that its own files
+ * define (classes and imported functions are left out), in definition order.
+ * PYHOST_OK, PYHOST_MISUSE, PYHOST_NOMEM or PYHOST_PYEXC.  Since 0.1. */
+PYHOST_API int pyhost_plugin_hooks(pyhost *h, pyhost_plugin *p, pyhost_value **names);
+
+/* Calls hook(*args, **kwargs) in the plugin.  args is a list or tuple value or NULL
+ * (no arguments); kwargs a dict value with str keys or NULL; both stay the caller's.
+ * On PYHOST_OK *result (own result; result may be NULL to discard it) is the returned
+ * value, converted as pyhost_eval converts.  Errors: PYHOST_NOHOOK (as
+ * pyhost_plugin_has_hook), PYHOST_TYPE (args or kwargs of another kind),
+ * PYHOST_PYEXC ("plugin NAME: hook HOOK raised: " and the traceback), PYHOST_EXIT
+ * (the hook raised SystemExit; the host keeps running), PYHOST_MISUSE, PYHOST_NOMEM.
+ * The plugin stays loaded whatever the hook did.  Since 0.1. */
+PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
+                                  const pyhost_value *args, const pyhost_value *kwargs,
+                                  pyhost_value **result);
+
+/* *module (own result) is an object value referencing the plugin's module, for the
+ * calls that take an object.  Since 0.1. */
+PYHOST_API int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module);
+
+/* Loads the plugin's path again, for development: edits to its file and to its
+ * sibling files are picked up.  The new code runs in new modules; on PYHOST_OK they
+ * replace the old ones (removed from sys.modules; objects Python still holds from
+ * the old code keep working).  On failure (statuses as pyhost_plugin_load) the plugin
+ * keeps its previous module and hooks, so a typo while editing does not disable it.
+ * No hook is called: a host with on_unload/on_load hooks calls them around it.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
+
+/* Removes the plugin's modules from sys.modules, drops pyhost's reference and frees
+ * p (own parameter).  Calls no hook.  Objects Python still holds (a callback the
+ * plugin registered) stay alive.  After pyhost_finalize only the C memory is freed;
+ * unload plugins before pyhost_free.  NULL is a no-op.  Since 0.1. */
+PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
+
+/* ======================================================================
+ * configuration
+ * ====================================================================== */
+
+/* own result: a config with every default; NULL when out of memory.  Since 0.1. */
+PYHOST_API pyhost_config *pyhost_config_new(void);
+
+/* Frees a config; NULL is a no-op.  Since 0.1. */
+PYHOST_API void pyhost_config_free(pyhost_config *cfg);
+
+/* Each setter copies its strings and returns PYHOST_OK, PYHOST_NOMEM, or PYHOST_MISUSE
+ * for a NULL config.  Passing NULL as a string restores the default. */
+
+/* The Python shared library to load: a path ("/opt/py/lib/libpython3.12.so.1.0",
+ * "C:\\Python312\\python3.dll") or a bare library name left to the system loader.
+ * Default: the PYHOST_PYTHON_LIBRARY environment variable, then discovery
+ * (docs/discovery.md).  A configured path is used exactly, never second-guessed; a
+ * relative one is resolved against the current directory at pyhost_init.  The file
+ * is checked before the system loader sees it: PYHOST_DAMAGED when it is truncated or
+ * its headers are inconsistent, PYHOST_NOLIB for a FIFO, socket or device,
+ * PYHOST_NOTFOUND for a symlink loop (docs/configuration.md).  Since 0.1. */
+PYHOST_API int pyhost_config_set_library(pyhost_config *cfg, const char *path);
+
+/* The Python home (sys.prefix).  Default: derived from the library's real path, so a
+ * library runs on its own installation's standard library.  A home without a standard
+ * library is refused with PYHOST_NOHOME before Python starts.  Since 0.1. */
+PYHOST_API int pyhost_config_set_home(pyhost_config *cfg, const char *home);
+
+/* The program name Python sees (sys.executable).  Default: the installation's
+ * bin/python3.X next to the derived home.  Since 0.1. */
+PYHOST_API int pyhost_config_set_program_name(pyhost_config *cfg, const char *name);
+
+/* Appends a directory that is put at the front of sys.path, in the order added.
+ * Default: none.  Since 0.1. */
+PYHOST_API int pyhost_config_add_sys_path(pyhost_config *cfg, const char *dir);
+
+/* sys.argv.  argv[0..argc-1] are copied.  Default: [""] (sys.argv exists on every
+ * version, 3.6 included).  Since 0.1. */
+PYHOST_API int pyhost_config_set_argv(pyhost_config *cfg, int argc, const char *const *argv);
+
+/* The oldest Python the host accepts, PY_VERSION_HEX form, e.g. PYHOST_PY(3, 10).
+ * Default 0: the build floor.  A lower value than the floor does not lower it.
+ * Since 0.1. */
+PYHOST_API int pyhost_config_set_min_python(pyhost_config *cfg, unsigned long hexversion);
+
+/* Flags for pyhost_init, or-ed together.  Default: 0. */
+enum pyhost_init_flag {
+  /* Let CPython install its signal handlers (SIGINT raises KeyboardInterrupt, SIGPIPE
+   * ignored).  Off by default: the host owns its signals. */
+  PYHOST_INIT_SIGNALS = 1u << 0,
+  /* Load libpython with RTLD_LOCAL instead of RTLD_GLOBAL (POSIX only).  C extension
+   * modules (math, _ctypes, numpy) then fail to import on Python 3.8+: use only for a
+   * host that imports none. */
+  PYHOST_INIT_RTLD_LOCAL = 1u << 1,
+  /* Keep the LC_CTYPE locale that Python's initialization sets.  By default pyhost
+   * restores the host's LC_CTYPE after Python starts. */
+  PYHOST_INIT_KEEP_LOCALE = 1u << 2
+};
+
+/* Sets the init flags (pyhost_init_flag values or-ed).  Since 0.1. */
+PYHOST_API int pyhost_config_set_flags(pyhost_config *cfg, unsigned flags);
+
+/* ---- which Python: discovery and version policy (docs/discovery.md) ----
+ * The policy setters apply to discovery, and max/exact also to a configured library
+ * (min_python above applies to both).  A configured library is otherwise never
+ * second-guessed: debug builds are accepted there, only discovery passes them over. */
+
+/* An interpreter (python3, a venv's bin/python, a pyenv shim) whose library discovery
+ * takes first, as PYHOST_PYTHON does; a venv's interpreter makes sys.prefix the venv.
+ * Must be absolute.  Default: none.  Since 0.1. */
+PYHOST_API int pyhost_config_set_interpreter(pyhost_config *cfg, const char *path);
+
+/* The newest Python the host accepts, PY_VERSION_HEX form; only major.minor count
+ * (PYHOST_PY(3, 12) accepts every 3.12.x).  Default 0: no limit.  Since 0.1. */
+PYHOST_API int pyhost_config_set_max_python(pyhost_config *cfg, unsigned long hexversion);
+
+/* Accept only this major.minor (PYHOST_PY(3, 11)); 0 (the default) accepts any minor
+ * within min/max.  Since 0.1. */
+PYHOST_API int pyhost_config_set_python_minor(pyhost_config *cfg, unsigned long hexversion);
+
+/* 1: among all acceptable candidates take the newest (the earliest in the search order
+ * among equals).  0 (default): take the first acceptable one in the search order, so
+ * an active venv or python3 on PATH wins over a newer library elsewhere.  Since 0.1. */
+PYHOST_API int pyhost_config_set_prefer_newest(pyhost_config *cfg, int on);
+
+/* 1: discovery may take a debug build (Py_DEBUG, libpython3.Xd).  Default 0: passed
+ * over with reason "debug".  Free-threaded builds are always passed over: they have
+ * no stable ABI before 3.15.  Since 0.1. */
+PYHOST_API int pyhost_config_set_allow_debug(pyhost_config *cfg, int on);
+
+/* 1: never run an interpreter to ask for its library; discovery reads files only and
+ * reports such candidates as "unresolved".  Default 0: running `python -E -s -c ...` is
+ * the last resort for interpreters whose files say nothing.  Since 0.1. */
+PYHOST_API int pyhost_config_set_no_subprocess(pyhost_config *cfg, int on);
+
+/* 1: start Python isolated from the user's environment as far as the stable ABI
+ * allows: every PYTHON* variable (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE,
+ * ...) is hidden from Python's initialization and from its os.environ, and the user
+ * site directory is off (site.ENABLE_USER_SITE False, no user site on sys.path;
+ * sys.flags.no_user_site is 1 from 3.7).  The host's own environment is restored right after init; because the environment is
+ * process-wide, no other thread may read or change it during pyhost_init.  pyhost's
+ * own PYHOST_* variables keep working.  What it covers per Python version:
+ * docs/discovery.md.  Default 0.  Since 0.1. */
+PYHOST_API int pyhost_config_set_isolated(pyhost_config *cfg, int on);
+
+/* One Python that discovery examined.  Every string is owned by pyhost and valid only
+ * during the callback; "" when not known. */
+typedef struct pyhost_candidate {
+  int index;                /* 1, 2, ... in the order examined */
+  const char *source;       /* where it came from: "configured", "PYHOST_PYTHON_LIBRARY",
+                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "PATH python3",
+                               "PATH python", "standard location", "pyenv", "framework",
+                               "registry" */
+  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script" */
+  const char *interpreter;  /* the interpreter it was reached from */
+  const char *resolved;     /* that interpreter after shims, venvs and symlinks */
+  const char *venv;         /* the virtual environment's prefix */
+  const char *library;      /* the library path (real path when it exists) */
+  const char *how;          /* how the library was found from the interpreter */
+  unsigned long hexversion; /* PY_VERSION_HEX when known (from the library), else 0 */
+  int free_threaded, debug; /* build flags when known */
+  int taken;                /* 1 for the one pyhost_init would load */
+  /* "taken", "acceptable" (fine, but another was taken), or why it was passed over:
+   * "missing", "unreadable", "relative-path", "not-python", "python2", "out-of-range",
+   * "free-threaded", "debug", "trace-refs", "missing-symbols", "no-shared-library",
+   * "wrong-architecture", "unresolved", "duplicate", "no-home" */
+  const char *reason_code;
+  const char *reason;       /* one line of English saying the same, with details */
+} pyhost_candidate;
+
+/* Called once per candidate, in order, after the choice is made. */
+typedef void (*pyhost_candidate_fn)(void *ctx, const pyhost_candidate *c);
+
+/* Runs the discovery pyhost_init would run for cfg (NULL: defaults), without starting
+ * Python, and reports every candidate to fn (may be NULL).  Libraries are opened with
+ * RTLD_LOCAL to read their version and symbols, and closed again; while a Python runs
+ * in the process they are judged by their names only.  Returns PYHOST_OK
+ * when one was taken, PYHOST_NOTFOUND when none is acceptable, PYHOST_NOMEM.  Not
+ * thread-safe against a concurrent pyhost_init.  Since 0.1. */
+PYHOST_API int pyhost_discover(const pyhost_config *cfg, pyhost_candidate_fn fn, void *ctx);
+
+/* What pyhost can tell about one library before starting it (`pyhost --check`). */
+typedef struct pyhost_library_info {
+  int status;               /* PYHOST_OK when pyhost_init would accept it, else why not */
+  const char *message;      /* the reason for status, "" when OK */
+  const char *real_path;    /* symlinks resolved; "" when missing */
+  unsigned long hexversion; /* 0 when unknown */
+  const char *version_text; /* Py_GetVersion(), "" when unknown */
+  int free_threaded, debug, trace_refs; /* build flags: 1 when set, 0 when not or unknown */
+  const char *architecture; /* "x86_64 (ELF64)", "" when not ELF */
+  int architecture_ok;      /* 1 when it matches this process */
+  size_t required, required_missing;  /* REQ table rows, and how many are absent */
+  size_t optional, optional_missing;  /* OPT rows due on this version, and absent */
+  size_t optional_later;              /* OPT rows added after this version */
+  const char *missing;      /* the absent names, space-separated, "" when none */
+  const char *home;         /* the derived home with a standard library, "" when none */
+  const char *home_probe;   /* where the standard library was looked for */
+} pyhost_library_info;
+
+/* Examines the library at path (its headers checked as pyhost_init checks them, then
+ * opened RTLD_LOCAL, closed again, nothing run but Py_GetVersion).  *out (own result) is filled even when the library is unusable; its
+ * status says why.  Returns PYHOST_OK when the examination itself worked (whatever
+ * the verdict), PYHOST_NOMEM or PYHOST_MISUSE.  Free with pyhost_library_info_free.
+ * Since 0.1. */
+PYHOST_API int pyhost_inspect_library(const char *path, pyhost_library_info **out);
+PYHOST_API void pyhost_library_info_free(pyhost_library_info *info);
+
+/* ======================================================================
+ * information about the loaded Python
+ * ====================================================================== */
+
+/* The loaded runtime as sys.hexversion (0x030B07F0 for 3.11.7); 0 when no library was
+ * accepted.  Since 0.1. */
+PYHOST_API unsigned long pyhost_python_version(const pyhost *h);
+
+/* The real path of the loaded library (symlinks resolved), or the path that failed
+ * when init failed; "" when none.  Owned by h, valid until pyhost_free.  Since 0.1. */
+PYHOST_API const char *pyhost_library_path(const pyhost *h);
+
+/* Py_GetVersion() of the loaded library ("3.11.7 (main, ...) [GCC 12.2.0]"); "" when
+ * none.  Owned by h, valid until pyhost_free.  Since 0.1. */
+PYHOST_API const char *pyhost_python_version_text(const pyhost *h);
+
+/* The Python home (sys.prefix) pyhost gave the runtime; "" when none.  Owned by h.
+ * Since 0.1. */
+PYHOST_API const char *pyhost_python_home(const pyhost *h);
+
+/* ======================================================================
+ * versions
+ * ====================================================================== */
+
+/* PYHOST_VERSION_HEX and PYHOST_VERSION_STRING of the library that is running.
+ * Since 0.1. */
+PYHOST_API unsigned long pyhost_version(void);
+PYHOST_API const char *pyhost_version_string(void);
+
+/* The stable-ABI floor this pyhost was built for, in PY_VERSION_HEX form (0x03060000
+ * for 3.6): the oldest Python 3 it loads, like Vim's v:python3_version.  Since 0.1. */
+PYHOST_API unsigned long pyhost_abi_version(void);
+
+/* Makes a PY_VERSION_HEX-style number from major and minor, for the config setters. */
+#define PYHOST_PY(major, minor) ((unsigned long)(((major) << 24) | ((minor) << 16)))
 
 #ifdef __cplusplus
 }
