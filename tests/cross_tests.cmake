@@ -22,7 +22,7 @@ if(CMAKE_OBJDUMP)
   set_tests_properties(abi.dll_exports_match_header PROPERTIES LABELS "unit;win32")
 endif()
 
-# Every platform file for Windows (src/*_win32.c) is part of this build.
+# Every platform file for Windows (src/platform/*_win32.c) is part of this build.
 file(GLOB _win32_sources RELATIVE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/*/*_win32.c")
 set(_not_built ${_win32_sources})
 list(REMOVE_ITEM _not_built ${pyhost_sources})
@@ -92,7 +92,7 @@ pyhost_win32_cli_test(too_old 1 ARGS --python ${WFIX}/fake_old.dll -e 1 STDERR "
 pyhost_win32_cli_test(unicode_path 1 ARGS --python ${WUNI}/fake_unicode.dll -e 1
   STDERR "pyhöst-ünïcode.fake_unicode\\.dll.*stable-ABI symbols are missing for Python 3\\.12")
 
-# Discovery reads the registry (src/discover_win32.c): an InstallPath under HKCU is
+# Discovery reads the registry (src/platform/discover_win32.c): an InstallPath under HKCU is
 # found, its python312.dll examined before anything in it runs, and passed over with
 # the reason.  The entry lives in the test's wine prefix only.
 add_test(NAME win32.registry_entry COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} reg add
@@ -105,7 +105,7 @@ set_tests_properties(cli.win32.registry_discovery PROPERTIES FIXTURES_REQUIRED w
 
 
 # A DLL cut short (an interrupted copy) is refused by the PE check before
-# LoadLibraryExW sees it (src/libcheck_pe.c); the cut copy is made at test time.
+# LoadLibraryExW sees it (src/loader/libcheck_pe.c); the cut copy is made at test time.
 find_program(PYHOST_HEAD_EXE head)
 if(PYHOST_HEAD_EXE)
   add_test(NAME win32.make_truncated_dll COMMAND ${CMAKE_COMMAND} -E env

@@ -1,4 +1,4 @@
-/* test_libcheck.c: the pre-load parsers (src/libcheck_*.c) on synthetic bytes, through
+/* test_libcheck.c: the pre-load parsers (src/loader/libcheck_*.c) on synthetic bytes, through
  * the memory seam: sound images of each format pass, every truncation of them and
  * each kind of inconsistency is refused with its reason, and a file for another
  * machine is left to the loader.  The ELF parser also runs on real libraries in
