@@ -124,25 +124,33 @@ static inline void pyhost__args_tuple(struct pyhost_args *a,
 PyObject *pyhost__result_to_python(pyhost *h, pyhost_value *result);
 
 /* ---- running a host callback (run.c) ---- */
-/* The recursion guard of an entry from Python.  CPython guards the calls it makes
- * through tp_call (and, from 3.9, its own builtin functions' vectorcall), never a
- * getter, a setter or a type's own vectorcall (pyhost's methods from 3.12): recursion
- * through those with no Python frame between the levels (a method calling itself
- * through pyhost_call, a getter reading its own attribute) would only end when the C
- * stack does.  The guarded entries count their nesting per thread and refuse with
- * RecursionError past Python's recursion limit, on every runtime (Py_EnterRecursiveCall
- * is stable ABI only from 3.9).  0, or -1 with RecursionError set (then no leave). */
+/* The recursion guard of every entry from Python into a host callback (both runners
+ * below, and the no-argument constructor).  CPython's own guards do not bound the C
+ * stack here: it never guards a getter, a setter or a type's own vectorcall (pyhost's
+ * methods from 3.12), and from 3.12 its C limit for builtin calls (thousands of
+ * levels) outlasts a smaller stack (an ASan build, a host thread).  So recursion
+ * through host callbacks with no Python frame between the levels (a function calling
+ * itself through pyhost_call, a getter reading its own attribute) counts its nesting
+ * per thread and ends in RecursionError past Python's recursion limit, on every
+ * runtime (Py_EnterRecursiveCall is stable ABI only from 3.9).  0, or -1 with
+ * RecursionError set (then no leave). */
 int pyhost__recursion_too_deep(void);
-static inline int pyhost__recursion_enter(void) {
-  if (++pyhost__thread.nesting >= 50 && pyhost__recursion_too_deep()) {
-    pyhost__thread.nesting--;
-    return -1;
-  }
-  return 0;
+/* Only a callback that runs inside another (its frame's outer is not NULL) is counted,
+ * so the outermost one, the common case, pays a test on each side and nothing more. */
+int pyhost__recursion_nested(void);
+#if defined(__GNUC__)
+#  define PYHOST__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#  define PYHOST__UNLIKELY(x) (x)
+#endif
+static inline int pyhost__recursion_enter(const struct pyhost__frame *outer) {
+  return PYHOST__UNLIKELY(outer != NULL) ? pyhost__recursion_nested() : 0;
 }
-static inline void pyhost__recursion_leave(void) {
-  PYHOST__ASSERT(pyhost__thread.nesting > 0);
-  pyhost__thread.nesting--;
+static inline void pyhost__recursion_leave(const struct pyhost__frame *outer) {
+  if (PYHOST__UNLIKELY(outer != NULL)) {
+    PYHOST__ASSERT(pyhost__thread.nesting > 0);
+    pyhost__thread.nesting--;
+  }
 }
 
 /* A value-form callback as the runner calls it: ctx is the entry's own (the record,
@@ -151,14 +159,14 @@ typedef int (*pyhost__value_entry)(pyhost *h, void *ctx, pyhost_value **result);
 /* The one runner of the value forms (functions, methods, constructors, getters,
  * setters): runs entry in a frame, finishes the frame (who names the callable in
  * messages) and converts the result into *out (a new reference, None when the
- * callback set none) unless out is NULL (the forms without a result); guarded: inside
- * the recursion guard, for the entries CPython does not guard.  0, or -1 with the
- * Python exception set; the callback's result is freed either way.  Inline, so that
- * each entry calls its callback directly and a constant out or guarded costs nothing. */
+ * callback set none) unless out is NULL (the forms without a result), inside the
+ * recursion guard.  0, or -1 with the Python exception set; the callback's result is
+ * freed either way.  Inline, so that each entry calls its callback directly and a
+ * constant out costs nothing. */
 static PYHOST__HOT_INLINE int pyhost__run_value(pyhost *h, const char *who,
                                                 pyhost__value_entry entry, void *ctx,
-                                                int guarded, PyObject **out) {
-  if (guarded && pyhost__recursion_enter() < 0) return -1;
+                                                PyObject **out) {
+  if (pyhost__recursion_enter(pyhost__thread.frame) < 0) return -1;
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
@@ -168,7 +176,7 @@ static PYHOST__HOT_INLINE int pyhost__run_value(pyhost *h, const char *who,
   rc = pyhost__frame_finish(h, &frame, rc, who);
   if (rc < 0 || !out) pyhost_value_free(result);
   else if (!(*out = pyhost__result_to_python(h, result))) rc = -1;
-  if (guarded) pyhost__recursion_leave();
+  pyhost__recursion_leave(outer_frame);
   return rc;
 }
 
@@ -222,7 +230,10 @@ static inline void pyhost__drop(PyObject *o) {
  * temporaries.  The call is the innermost frame's (not popped yet: so the hot path
  * keeps no pointer to it across the callback); pops it back to outer, drops what it
  * kept; the result as pyhost__run_fast returns it. */
-PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer);
+PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer, int guarded);
+/* The end of pyhost__run_fast_as refused by the recursion guard: pops the frame, drops
+ * the result; NULL with RecursionError set. */
+PyObject *pyhost__run_fast_refused(struct pyhost__frame *outer);
 /* The fast call whose frame f is. */
 static inline struct pyhost__fast_call *pyhost__fast_call_of(struct pyhost__frame *f) {
   return (struct pyhost__fast_call *)(void *)((char *)f -
@@ -235,34 +246,30 @@ static inline struct pyhost__fast_call *pyhost__fast_call_of(struct pyhost__fram
  * callback, so the common end (success, nothing kept) is one test and the rest is out
  * of line.  The traits say what the runtime does, as constants where the caller knows
  * them: none_counted is pyhost__inline_refcounts(), may_keep that views keep
- * temporaries (before 3.10 only, see fastargs.c). */
+ * temporaries (before 3.10 only, see fastargs.c), guarded that the call runs inside
+ * the recursion guard (every entry but a host function's fast door, a builtin call
+ * CPython guards itself: the guard would cost the hottest path 2.5%). */
 static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userdata,
                                             struct pyhost__fast_call *c, int none_counted,
-                                            int may_keep) {
+                                            int may_keep, int guarded) {
   c->ret.obj = PY._Py_NoneStruct;
   if (none_counted) PYHOST__REFCNT(c->ret.obj)++;
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
+  if (guarded && pyhost__recursion_enter(outer) < 0) return pyhost__run_fast_refused(outer);
   int rc = fn(c->args.callee->h, userdata, &c->args, &c->ret);
   /* frames pair: whatever the callback ran pushed and popped its own */
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (may_keep && c->args.keep != NULL))
-    return pyhost__run_fast_end(rc, outer);
+    return pyhost__run_fast_end(rc, outer, guarded);
   pyhost__frame_pop(outer);
+  if (guarded) pyhost__recursion_leave(outer);
   return c->ret.obj;
 }
 static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
                                          struct pyhost__fast_call *c) {
   return pyhost__run_fast_as(fn, userdata, c, pyhost__inline_refcounts(),
-                             !pyhost__runtime_at_least(3, 10));
+                             !pyhost__runtime_at_least(3, 10), 1);
 }
-/* pyhost__run_fast inside the recursion guard: for the entries CPython does not guard
- * (see pyhost__recursion_enter). */
-static inline PyObject *pyhost__run_fast_guarded(pyhost_fast_function fn, void *userdata,
-                                                 struct pyhost__fast_call *c) {
-  if (pyhost__recursion_enter() < 0) return NULL; /* the view keeps nothing yet */
-  PyObject *r = pyhost__run_fast(fn, userdata, c);
-  pyhost__recursion_leave();
-  return r;
-}
+
 
 #endif

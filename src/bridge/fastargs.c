@@ -172,11 +172,12 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 
 /* ---- results ---- */
 
-PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer) {
+PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer, int guarded) {
   /* the call's frame is still the innermost (pyhost__run_fast_as pops it only here) */
   PYHOST__ASSERT(pyhost__thread.frame && pyhost__thread.frame != outer);
   struct pyhost__fast_call *c = pyhost__fast_call_of(pyhost__thread.frame);
   pyhost__frame_pop(outer);
+  if (guarded) pyhost__recursion_leave(outer); /* entered by pyhost__run_fast_as */
   struct pyhost_args *a = &c->args;
   PyObject *result = c->ret.obj;
   if (a->keep) PY.Py_DecRef(a->keep);

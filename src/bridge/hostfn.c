@@ -164,8 +164,8 @@ static int value_entry(pyhost *h, void *ctx, pyhost_value **result) {
 
 static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
   struct value_call c = {f, a};
-  PyObject *r = NULL; /* a builtin function's call: CPython guards the recursion */
-  int rc = can_run(f) ? pyhost__run_value(f->callee.h, f->qualname, value_entry, &c, 0, &r) : -1;
+  PyObject *r = NULL;
+  int rc = can_run(f) ? pyhost__run_value(f->callee.h, f->qualname, value_entry, &c, &r) : -1;
   pyhost__args_clear(a);
   return rc < 0 ? NULL : r;
 }
@@ -210,7 +210,7 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   PYHOST__ASSERT(f->ffn && pyhost__python_running());
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0); /* 3.10+ */
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0, 0); /* 3.10+ */
 }
 
 static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -229,7 +229,7 @@ static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwar
   struct hostfn *f = record_of(self);
   struct pyhost__fast_call v;
   pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs);
-  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1);
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1, 0);
 }
 
 /* Before 3.10 the checking door is the tuple one. */

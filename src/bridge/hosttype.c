@@ -312,10 +312,13 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
 /* The fast constructor called as `T()`, the hot case: a view of no arguments keeps no
  * temporaries and the constructor gives no result, so a frame is all it needs. */
 static inline int construct_no_args(struct typerec *t, void **payload) {
+  if (pyhost__recursion_enter(pyhost__thread.frame) < 0) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
   int rc = t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
+  PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
   pyhost__frame_pop(outer_frame);
+  pyhost__recursion_leave(outer_frame);
   return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
 }
 
@@ -336,7 +339,7 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
   c.t = t;
   c.payload = payload;
   if (pyhost__args_from_tuple(&c.a, args, 0, kwargs) < 0) return -1;
-  int rc = pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c, 0, NULL);
+  int rc = pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c, NULL);
   pyhost__args_clear(&c.a);
   return rc;
 }
@@ -446,7 +449,6 @@ static int value_set_entry(pyhost *h, void *ctx, pyhost_value **result) {
   return c->p->set(h, c->payload, c->p->t->userdata, c->v);
 }
 
-/* Getters and setters are entries CPython never guards: both forms run guarded. */
 static PyObject *prop_get(PyObject *self, void *closure) {
   struct proprec *p = closure;
   hostobj *o = (hostobj *)self;
@@ -455,11 +457,11 @@ static PyObject *prop_get(PyObject *self, void *closure) {
     struct prop_call c = {p, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &p->callee, NULL, 0, NULL);
-    return pyhost__run_fast_guarded(fast_get_entry, &c, &v);
+    return pyhost__run_fast(fast_get_entry, &c, &v);
   }
   struct value_prop_call c = {p, o->payload, NULL};
   PyObject *r = NULL;
-  return pyhost__run_value(p->callee.h, p->name, value_get_entry, &c, 1, &r) < 0 ? NULL : r;
+  return pyhost__run_value(p->callee.h, p->name, value_get_entry, &c, &r) < 0 ? NULL : r;
 }
 
 static int prop_set(PyObject *self, PyObject *value, void *closure) {
@@ -476,14 +478,14 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
     struct pyhost__fast_call v;
     PyObject *argv[1] = {value};
     pyhost__args_vector(&v.args, &p->callee, argv, 1, NULL);
-    PyObject *none = pyhost__run_fast_guarded(fast_set_entry, &c, &v);
+    PyObject *none = pyhost__run_fast(fast_set_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
     return 0;
   }
   struct value_prop_call c = {p, o->payload, pyhost__from_python(NULL, value)};
   if (!c.v) return -1;
-  int rc = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c, 1, NULL);
+  int rc = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c, NULL);
   pyhost_value_free(c.v);
   return rc;
 }
@@ -527,11 +529,10 @@ static int value_method_entry(pyhost *h, void *ctx, pyhost_value **result) {
   return c->m->fn(h, c->payload, c->m->t->userdata, (const pyhost_value *const *)c->a.argv,
                   c->a.nargs, c->a.kwargs, result);
 }
-/* The value form on converted arguments (c->a, cleared here); guarded for a vectorcall
- * entry (tp_call is CPython's to guard). */
-static PyObject *run_value_method(struct value_method_call *c, int guarded) {
+/* The value form on converted arguments (c->a, cleared here). */
+static PyObject *run_value_method(struct value_method_call *c) {
   PyObject *r = NULL;
-  int rc = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c, guarded, &r);
+  int rc = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c, &r);
   pyhost__args_clear(&c->a);
   return rc < 0 ? NULL : r;
 }
@@ -546,13 +547,13 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
-    return pyhost__run_fast(fast_method_entry, &c, &v); /* tp_call: CPython guards it */
+    return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
   c.m = m;
   c.payload = o->payload;
   if (pyhost__args_from_tuple(&c.a, args, skip, kwargs) < 0) return NULL;
-  return run_value_method(&c, 0);
+  return run_value_method(&c);
 }
 
 /* The same with a vectorcall argument array (self not in it). */
@@ -564,13 +565,13 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-    return pyhost__run_fast_guarded(fast_method_entry, &c, &v); /* a vectorcall entry */
+    return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
   c.m = m;
   c.payload = o->payload;
   if (pyhost__args_from_vector(&c.a, argv, nargs, kwnames) < 0) return NULL;
-  return run_value_method(&c, 1);
+  return run_value_method(&c);
 }
 
 /* Type.method(obj, ...) and, from 3.8, obj.method(...): the first argument must be an

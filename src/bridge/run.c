@@ -6,6 +6,21 @@
  */
 #include "bridge.h"
 
+PYHOST__COLD int pyhost__recursion_nested(void) {
+  if (++pyhost__thread.nesting >= 50 && pyhost__recursion_too_deep()) {
+    pyhost__thread.nesting--;
+    return -1;
+  }
+  return 0;
+}
+
+PYHOST__COLD PyObject *pyhost__run_fast_refused(struct pyhost__frame *outer) {
+  struct pyhost__fast_call *c = pyhost__fast_call_of(pyhost__thread.frame);
+  pyhost__frame_pop(outer);
+  pyhost__drop(c->ret.obj);
+  return NULL;
+}
+
 PYHOST__COLD int pyhost__recursion_too_deep(void) {
   int limit = PY.Py_GetRecursionLimit();
   if (limit < 1 || pyhost__thread.nesting <= (unsigned long)limit) return 0;
