@@ -169,6 +169,7 @@ int pyhost_cli_check(const char *lib) {
   printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
          in->optional_missing, in->optional_later);
   if (in->missing[0]) printf("missing        %s\n", in->missing);
+  if (in->tool[0]) printf("tool           %s\n", in->tool);
   printf("stdlib         %s\n", in->home[0] ? in->home : (in->home_probe[0] ? "none found" : "-"));
   if (!in->home[0] && in->home_probe[0]) printf("               looked for %s\n", in->home_probe);
   int ok = in->status == PYHOST_OK;

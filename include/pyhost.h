@@ -232,13 +232,18 @@ PYHOST_API int pyhost_config_set_isolated(pyhost_config *cfg, int on);
 typedef struct pyhost_candidate {
   int index;                /* 1, 2, ... in the order examined */
   const char *source;       /* where it came from: "configured", "PYHOST_PYTHON_LIBRARY",
-                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "PATH python3",
-                               "PATH python", "standard location", "pyenv", "framework",
-                               "registry" */
-  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script" */
-  const char *interpreter;  /* the interpreter it was reached from */
-  const char *resolved;     /* that interpreter after shims, venvs and symlinks */
-  const char *venv;         /* the virtual environment's prefix */
+                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "pixi",
+                               "CONDA_PREFIX", "uv pin", "PATH python3", "PATH python",
+                               "conda base", "standard location", "pyenv", "uv", "mise",
+                               "asdf", "framework", "registry" */
+  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script",
+                               "conda env", "pixi env", "asdf shim", "mise shim" */
+  const char *interpreter;  /* the interpreter it was reached from (for a tool's
+                               installation, its folder; for a uv pin, the pin file) */
+  const char *resolved;     /* that interpreter after shims, venvs and symlinks, or
+                               the tool's installation or environment folder */
+  const char *venv;         /* the virtual environment's prefix, or a conda or pixi
+                               environment's */
   const char *library;      /* the library path (real path when it exists) */
   const char *how;          /* how the library was found from the interpreter */
   unsigned long hexversion; /* PY_VERSION_HEX when known (from the library), else 0 */
@@ -279,6 +284,11 @@ typedef struct pyhost_library_info {
   const char *missing;      /* the absent names, space-separated, "" when none */
   const char *home;         /* the derived home with a standard library, "" when none */
   const char *home_probe;   /* where the standard library was looked for */
+  /* The tool the library belongs to, when its folders tell ("uv (managed Python
+   * cpython-3.12.7-linux-x86_64-gnu, ...)", "conda (environment /x)", "pixi (...)",
+   * "mise (python 3.12.7)", "asdf (...)", "pyenv (version 3.11.7)",
+   * "python-build-standalone (/x/python)"), "" when they do not.  Appended in 0.1 (see docs/abi.md). */
+  const char *tool;
 } pyhost_library_info;
 
 /* Examines the library at path (its headers checked as pyhost_init checks them, then

@@ -8,7 +8,8 @@
 #define PYHOST__IPATH 4096
 
 struct pyhost__interp {
-  char kind[32];                   /* "interpreter", "venv", "pyenv shim", "script" */
+  char kind[32];                   /* "interpreter", "venv", "pyenv shim", "asdf shim",
+                                      "mise shim", "script" */
   char resolved[PYHOST__IPATH];    /* the real interpreter after shims, venv and links */
   char venv[PYHOST__IPATH];        /* the virtual environment's prefix, "" when none */
   char program[PYHOST__IPATH];     /* program name for Python (a venv's python), or "" */
@@ -31,5 +32,10 @@ int pyhost__find_on_path(const char *program, const char *skip_dir, char *out, s
 /* Looks in prefix's lib directories for the library of Python major.minor. */
 int pyhost__prefix_library(const char *prefix, unsigned major, unsigned minor, char *out,
                            size_t cap);
+
+/* The library of the one Python 3 version whose library prefix's lib directories hold
+ * (free-threaded and plain debug builds aside); 0, or -1 when none or several. */
+int pyhost__prefix_only_library(const char *prefix, char *out, size_t cap, unsigned *major,
+                                unsigned *minor);
 
 #endif
