@@ -288,7 +288,7 @@ static struct cand *from_interpreter(struct disc *d, const char *source, const c
     return c;
   }
   int rc = pyhost__interp_resolve(path, !d->cfg->no_subprocess, r);
-  static const char *const kinds[] = {"interpreter", "venv", "pyenv shim", "script"};
+  static const char *const kinds[] = {"interpreter", "venv", "pyenv shim", "asdf shim", "mise shim", "script"};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (!strcmp(r->kind, kinds[i])) c->kind = kinds[i];
   pyhost__fmt(c->resolved, sizeof c->resolved, "%s", r->resolved);

@@ -122,6 +122,7 @@ struct anysearch {
   char *out;
   size_t cap;
   const char *dir;
+  int debug; /* a debug build counts (when no other is there) */
 };
 
 static void any_entry(void *ctx, const char *name) {
@@ -129,7 +130,7 @@ static void any_entry(void *ctx, const char *name) {
   unsigned ma, mi;
   char flags[8];
   if (!pyhost__sys_lib_name(name, &ma, &mi, flags, sizeof flags) || ma != 3 || flags[0] == 't' ||
-      (flags[0] == 'd' && !flags[1]))
+      (flags[0] == 'd' && !flags[1] && !s->debug))
     return;
   if (s->versions && mi == s->minor) return;
   s->versions++;
@@ -146,8 +147,12 @@ static void any_dir(void *ctx, const char *dir) {
 
 int pyhost__prefix_only_library(const char *prefix, char *out, size_t cap, unsigned *major,
                                 unsigned *minor) {
-  struct anysearch s = {0, 0, 0, out, cap, NULL};
+  struct anysearch s = {0, 0, 0, out, cap, NULL, 0};
   pyhost__sys_prefix_lib_dirs(prefix, any_dir, &s);
+  if (!s.versions) { /* an installation of a debug build alone (Debian's python3.X-dbg) */
+    s.debug = 1;
+    pyhost__sys_prefix_lib_dirs(prefix, any_dir, &s);
+  }
   if (s.versions != 1) {
     out[0] = '\0';
     return -1;

@@ -63,3 +63,9 @@ endif()
 
 pyhost_test_binary(test_discover_py test_discover_py.c)
 pyhost_python_tests(discoverpy test_discover_py test_discover_py.c)
+
+# The Pythons today's tools install (issue 27): uv, python-build-standalone, conda,
+# pixi, mise and asdf layouts built from each matrix Python in the case's own folder.
+pyhost_test_binary(test_discover_tools test_discover_tools.c)
+add_dependencies(test_discover_tools static_python_fixture)
+pyhost_python_tests(discovertools test_discover_tools test_discover_tools.c "$<TARGET_FILE:static_python_fixture>")
