@@ -148,14 +148,19 @@ static int env_dir(const char *var, const char *sub, char *out, size_t cap) {
 
 int pyhost__sys_tool_dir(const char *tool, char *out, size_t cap) {
   /* uv: docs.astral.sh/uv/reference/storage (FOLDERID_RoamingAppData);
-   * mise: mise.jdx.dev/directories (LOCALAPPDATA on Windows); asdf has no Windows port */
+   * mise: mise.jdx.dev/directories and its env.rs; asdf has no Windows port */
   if (!strcmp(tool, "uv"))
     return env_dir("UV_PYTHON_INSTALL_DIR", "", out, cap) == 0 ? 0 : env_dir("APPDATA", "uv\\data\\python", out, cap);
   if (!strcmp(tool, "uv-config")) return env_dir("APPDATA", "uv", out, cap);
+  /* mise's env.rs: XDG_DATA_HOME, else LOCALAPPDATA; XDG_CONFIG_HOME, else ~/.config */
   if (!strcmp(tool, "mise"))
-    return env_dir("MISE_DATA_DIR", "", out, cap) == 0 ? 0 : env_dir("LOCALAPPDATA", "mise", out, cap);
+    return env_dir("MISE_DATA_DIR", "", out, cap) == 0 || env_dir("XDG_DATA_HOME", "mise", out, cap) == 0
+               ? 0
+               : env_dir("LOCALAPPDATA", "mise", out, cap);
   if (!strcmp(tool, "mise-config"))
-    return env_dir("MISE_CONFIG_DIR", "", out, cap) == 0 ? 0 : env_dir("USERPROFILE", ".config\\mise", out, cap);
+    return env_dir("MISE_CONFIG_DIR", "", out, cap) == 0 || env_dir("XDG_CONFIG_HOME", "mise", out, cap) == 0
+               ? 0
+               : env_dir("USERPROFILE", ".config\\mise", out, cap);
   return -1;
 }
 

@@ -459,6 +459,9 @@ static int via_manager_shim(const char *path, const char *tool, int allow_sub, s
   if ((mise ? pyhost__mise_pin(&pin) : pyhost__asdf_pin(&pin)) != 0)
     return fail(o, "missing", "%s is a %s shim, but no python version is set for it", path, tool);
   pyhost__fmt(installs, sizeof installs, "%s%cinstalls%cpython", root, pyhost__fs_sep, pyhost__fs_sep);
+  /* mise's shims may live elsewhere (MISE_SHIMS_DIR): then its data folder decides */
+  if (mise && pyhost__fs_kind(installs) != PYHOST__FS_DIR && pyhost__sys_tool_dir("mise", root, sizeof root) == 0)
+    pyhost__fmt(installs, sizeof installs, "%s%cinstalls%cpython", root, pyhost__fs_sep, pyhost__fs_sep);
   char *cursor = pin.versions;
   for (char *v; (v = next_field(&cursor, ' '));) {
     if (!v[0]) continue;

@@ -50,7 +50,8 @@ static const char *setup(void) {
   atexit(remove_tmp);
   static const char *const vars[] = {"PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV",
                                      "PYENV_VERSION", "PYENV_DIR", "PYTHONHOME", "PYTHONPATH",
-                                     "LD_LIBRARY_PATH"};
+                                     "LD_LIBRARY_PATH", "CONDA_PREFIX", "PIXI_PROJECT_ROOT",
+                                     "UV_PYTHON", "MISE_PYTHON_VERSION", "ASDF_PYTHON_VERSION"};
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
   return tmp;
 }
