@@ -222,7 +222,7 @@ static int parent_dir(char *dir) {
   char *cut = NULL;
   for (char *p = dir; *p; p++)
     if (*p == '/' || *p == '\\') cut = p;
-  if (!cut || (cut == dir && !dir[1])) return -1; /* no separator, or "/" itself */
+  if (!cut || !cut[1]) return -1; /* no separator, or a root: "/", "C:\\" */
   if (cut == dir) cut[1] = '\0';
   else if (cut == dir + 2 && dir[1] == ':') cut[1] = '\0'; /* "C:\x" -> "C:\" */
   else *cut = '\0';
