@@ -504,7 +504,7 @@ PYHOST_API int pyhost_gil_leave(pyhost *h);
  * pyhost_thread_detach.  A thread that Python did not create (any host thread but the
  * one that called pyhost_init) otherwise gets a thread state at the start of each
  * outermost pyhost call or GIL scope and loses it at the end, as CPython's
- * PyGILState_Ensure/Release do: making one costs about a hundred times a short call
+ * PyGILState_Ensure/Release do: making one costs hundreds of times a short call
  * (memory for its frame stack, mapped and touched anew each time), and Python's
  * per-thread state (threading.local, context variables, sys.settrace) does not last
  * from one call to the next.  A thread that makes calls in a loop, or keeps Python

@@ -29,7 +29,8 @@ if(MODE STREQUAL "install")
     endif()
   endforeach()
   file(GLOB_RECURSE found RELATIVE "${prefix}" "${prefix}/*")
-  foreach(re "lib[^/]*/libpyhost\\.so\\.0$" "lib[^/]*/libpyhost\\.a$" "lib[^/]*/pkgconfig/pyhost\\.pc$"
+  foreach(re "share/doc/pyhost/README\\.md$" "share/doc/pyhost/docs/getting-started\\.md$"
+             "lib[^/]*/libpyhost\\.so\\.0$" "lib[^/]*/libpyhost\\.a$" "lib[^/]*/pkgconfig/pyhost\\.pc$"
              "lib[^/]*/cmake/pyhost/pyhostConfig\\.cmake$" "lib[^/]*/cmake/pyhost/pyhostConfigVersion\\.cmake$")
     set(hit "")
     foreach(f IN LISTS found)
