@@ -42,6 +42,22 @@ static void json_str(const char *s) {
   putchar('"');
 }
 
+void pyhost_cli_one_line(const char *text, char *out, size_t cap) {
+  size_t n = 0;
+  int space = 0;
+  for (const char *p = text; *p && n + 1 < cap; p++) {
+    int ws = *p == '\n' || *p == '\r' || *p == '\t' || *p == ' ';
+    if (ws) {
+      space = n > 0;
+      continue;
+    }
+    if (space && n + 2 < cap) out[n++] = ' ';
+    space = 0;
+    out[n++] = *p;
+  }
+  if (cap) out[n] = '\0';
+}
+
 static const char *path_of(const pyhost_candidate *c) {
   return c->interpreter[0] ? c->interpreter : c->library;
 }
@@ -147,6 +163,27 @@ int pyhost_cli_list(const pyhost_config *cfg, int json) {
   return rc == PYHOST_OK ? 0 : 1;
 }
 
+/* A str from Python, or "?" (the handle's error is then not needed: --info goes on). */
+static void print_eval(pyhost *h, const char *label, const char *expr) {
+  pyhost_value *v = NULL;
+  const char *s = NULL;
+  if (pyhost_eval(h, expr, &v) == PYHOST_OK) pyhost_value_to_str(h, v, &s, NULL);
+  printf("%s%s\n", label, s ? s : "?");
+  pyhost_value_free(v);
+}
+
+void pyhost_cli_info(pyhost *h) {
+  unsigned long v = pyhost_python_version(h);
+  char build[1024];
+  pyhost_cli_one_line(pyhost_python_version_text(h), build, sizeof build);
+  printf("python   %lu.%lu.%lu\n", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF);
+  printf("library  %s\n", pyhost_library_path(h));
+  printf("home     %s\n", pyhost_python_home(h));
+  /* home is the base installation's even in a venv: sys.prefix says which venv runs */
+  print_eval(h, "venv     ", "(lambda s: s.prefix if s.prefix != s.base_prefix else 'none')(__import__('sys'))");
+  printf("build    %s\n", build);
+}
+
 int pyhost_cli_check(const char *lib) {
   pyhost_library_info *in = NULL;
   int rc = pyhost_inspect_library(lib, &in);
@@ -158,8 +195,9 @@ int pyhost_cli_check(const char *lib) {
   version_text(in->hexversion, 0, 0, ver, sizeof ver);
   printf("library        %s\n", lib);
   printf("real path      %s\n", in->real_path[0] ? in->real_path : "-");
-  printf("version        %s%s%s\n", in->hexversion ? ver : "unknown", in->version_text[0] ? "  " : "",
-         in->version_text);
+  char text[sizeof in->version_text];
+  pyhost_cli_one_line(in->version_text, text, sizeof text);
+  printf("version        %s%s%s\n", in->hexversion ? ver : "unknown", text[0] ? "  " : "", text);
   printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
          in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
   /* no architecture and not ok: the file was refused before its headers were read */

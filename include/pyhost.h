@@ -191,7 +191,9 @@ PYHOST_API int pyhost_config_set_flags(pyhost_config *cfg, unsigned flags);
 
 /* An interpreter (python3, a venv's bin/python, a pyenv shim) whose library discovery
  * takes first, as PYHOST_PYTHON does; a venv's interpreter makes sys.prefix the venv.
- * Must be absolute.  Default: none.  Since 0.1. */
+ * An absolute path, or a bare name such as "python3", looked up on PATH
+ * as a shell does (never in the current directory); a relative path with a directory
+ * ("./python") is refused.  Default: none.  Since 0.1. */
 PYHOST_API int pyhost_config_set_interpreter(pyhost_config *cfg, const char *path);
 
 /* The newest Python the host accepts, PY_VERSION_HEX form; only major.minor count

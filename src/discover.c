@@ -207,7 +207,7 @@ static void examine(struct disc *d, struct cand *c, size_t index) {
     return;
   }
   char checked_why[1024];
-  int checked = pyhost__libcheck_path(c->library, checked_why, sizeof checked_why);
+  int checked = pyhost__libcheck_explained(c->library, checked_why, sizeof checked_why);
   if (checked) {
     reject(c, checked == PYHOST_DAMAGED ? "damaged" : "unreadable", "%s", checked_why);
     return;

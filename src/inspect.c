@@ -6,6 +6,7 @@
 #include "elf.h"
 #include "fs.h"
 #include "libcheck.h"
+#include "interp.h"
 #include "discover_sys.h"
 
 #include <string.h>
@@ -50,7 +51,7 @@ static void examine(struct info *i, const char *path) {
   pyhost_library_info *p = &i->pub;
   if (pyhost__fs_has_dir(path)) {
     char why[1024], text[PYHOST__PATH_MAX + 1100];
-    int rc = pyhost__libcheck_path(path, why, sizeof why);
+    int rc = pyhost__libcheck_explained(path, why, sizeof why);
     if (rc) {
       pyhost__fmt(text, sizeof text, "%s: %s%s", path, rc == PYHOST_DAMAGED ? "the file is damaged: " : "", why);
       return (void)verdict(i, rc, "%s", text);

@@ -18,6 +18,7 @@
 #include "discover_sys.h"
 #include "elf.h"
 #include "fs.h"
+#include "libcheck.h"
 #include "strbuf.h"
 
 #include <stdlib.h>
@@ -618,8 +619,43 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
   return via_executable(path, allow_sub, o);
 }
 
+int pyhost__libcheck_explained(const char *path, char *why, size_t cap) {
+  int program;
+  int rc = pyhost__libcheck_path_ex(path, why, cap, &program);
+  if (!program) return rc;
+  /* a python where its library was expected: name the library, from its files only
+   * (any other program would be taken for one by its installation's library) */
+  const char *base = path;
+  for (const char *p = path; *p; p++)
+    if (*p == '/' || *p == '\\') base = p + 1;
+  if (strncmp(base, "python", 6) != 0) return rc;
+  struct pyhost__interp *r = pyhost__malloc(sizeof *r);
+  if (!r) return rc;
+  size_t used = strlen(why);
+  if (pyhost__interp_resolve(path, 0, r) == 0 && r->library[0])
+    pyhost__fmt(why + used, cap - used,
+                "; it is a Python interpreter, whose library is %s: give pyhost that library, "
+                "or this program as the interpreter (pyhost --interpreter, PYHOST_PYTHON, "
+                "pyhost_config_set_interpreter)",
+                r->library);
+  else if (r->major)
+    pyhost__fmt(why + used, cap - used, "; it is a Python interpreter: %s", r->reason);
+  pyhost__free(r);
+  return rc;
+}
+
 int pyhost__interp_resolve(const char *path, int allow_subprocess, struct pyhost__interp *out) {
   memset(out, 0, sizeof *out);
   pyhost__fmt(out->kind, sizeof out->kind, "interpreter");
+  if (path[0] && !pyhost__fs_has_dir(path)) {
+    /* a bare name ("python3") has no directory: PATH's, as a shell finds it (never the
+     * current directory); "./python" and "dir/python" stay relative paths, refused */
+    char found[PYHOST__IPATH];
+    if (pyhost__find_on_path(path, NULL, found, sizeof found) != 0)
+      return fail(out, "missing", "%s is not on PATH (a bare name is looked up there, as a shell does)%s",
+                  path, NULL);
+    how(out, "%s on PATH: ", found);
+    return resolve(found, allow_subprocess, out, 0);
+  }
   return resolve(path, allow_subprocess, out, 0);
 }

@@ -24,6 +24,11 @@ struct pyhost__interp {
  * was found, -1 with out->code and out->reason set. */
 int pyhost__interp_resolve(const char *path, int allow_subprocess, struct pyhost__interp *out);
 
+/* pyhost__libcheck_path (libcheck.h), and when the file is a program, not a library:
+ * if it is a Python interpreter, why goes on to name its library (found from its files,
+ * never by running it) and to say how to give it instead. */
+int pyhost__libcheck_explained(const char *path, char *why, size_t cap);
+
 /* The first `program` (a bare name) on PATH into out, skipping relative or empty PATH
  * entries and the directory skip_dir (may be NULL).  0, or -1 when none. */
 int pyhost__find_on_path(const char *program, const char *skip_dir, char *out, size_t cap);

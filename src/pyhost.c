@@ -11,6 +11,7 @@
 #include "dl.h"
 #include "fs.h"
 #include "libcheck.h"
+#include "interp.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static int check_path(pyhost *h, const char *path, const char *origin) {
   if (!path[0]) return pyhost__set_error(h, PYHOST_NOTFOUND, "the Python library path%s is empty", origin);
   if (!pyhost__fs_has_dir(path)) return PYHOST_OK; /* a bare name: the system loader searches */
   char why[1024];
-  int rc = pyhost__libcheck_path(path, why, sizeof why);
+  int rc = pyhost__libcheck_explained(path, why, sizeof why);
   if (rc == PYHOST_ISDIR)
     return pyhost__set_error(h, rc,
                              "cannot load Python library %s%s: it is a directory; name the "
