@@ -21,7 +21,17 @@ struct table {
   struct row *rows;
   size_t n, cap;
   int json, first, oom;
+  int binding;              /* the first binding candidate's index, 0 when none */
+  char binding_text[2400];  /* its source, path and reason */
 };
+
+/* The sources only one of which can be taken (docs/discovery.md, "binding"). */
+static int is_binding(const char *source) {
+  static const char *const names[] = {"configured", "PYHOST_PYTHON_LIBRARY", "interpreter", "PYHOST_PYTHON"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(source, names[i])) return 1;
+  return 0;
+}
 
 static void version_text(unsigned long v, int ft, int dbg, char *out, size_t cap) {
   if (!v) snprintf(out, cap, "?");
@@ -66,6 +76,10 @@ static void on_candidate(void *ctx, const pyhost_candidate *c) {
   struct table *t = ctx;
   char ver[32];
   version_text(c->hexversion, c->free_threaded, c->debug, ver, sizeof ver);
+  if (!t->binding && is_binding(c->source)) {
+    t->binding = c->index;
+    snprintf(t->binding_text, sizeof t->binding_text, "%s %s: %s", c->source, path_of(c), c->reason);
+  }
   if (t->json) {
     printf("%s\n  {\"index\": %d, \"taken\": %s, \"reason_code\": ", t->first ? "" : ",", c->index,
            c->taken ? "true" : "false");
@@ -139,7 +153,7 @@ static void print_table(const struct table *t) {
 }
 
 int pyhost_cli_list(const pyhost_config *cfg, int json) {
-  struct table t = {NULL, 0, 0, json, 1, 0};
+  struct table t = {NULL, 0, 0, json, 1, 0, 0, ""};
   if (json) printf("{\"candidates\": [");
   int rc = pyhost_discover(cfg, on_candidate, &t);
   if (json) {
@@ -148,7 +162,12 @@ int pyhost_cli_list(const pyhost_config *cfg, int json) {
     printf("}\n");
   } else {
     print_table(&t);
-    if (rc == PYHOST_NOTFOUND) printf("no candidate is acceptable\n");
+    /* a broken binding source hides every other candidate: name it as the cause */
+    if (rc == PYHOST_NOTFOUND && t.binding)
+      printf("no candidate is acceptable: #%d, %s; it is binding (only it can be taken): fix or "
+             "unset it to let discovery choose\n",
+             t.binding, t.binding_text);
+    else if (rc == PYHOST_NOTFOUND) printf("no candidate is acceptable\n");
   }
   for (size_t i = 0; i < t.n; i++) {
     struct row *r = &t.rows[i];
@@ -193,29 +212,37 @@ int pyhost_cli_check(const char *lib) {
   }
   char ver[32];
   version_text(in->hexversion, 0, 0, ver, sizeof ver);
+  /* only what was found: a file refused before it was loaded has no version, build or
+   * symbols to show, and its reason is the verdict */
+  int loaded = in->hexversion != 0;
   printf("library        %s\n", lib);
-  printf("real path      %s\n", in->real_path[0] ? in->real_path : "-");
-  char text[sizeof in->version_text];
-  pyhost_cli_one_line(in->version_text, text, sizeof text);
-  printf("version        %s%s%s\n", in->hexversion ? ver : "unknown", text[0] ? "  " : "", text);
-  printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
-         in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
-  /* no architecture and not ok: the file was refused before its headers were read */
-  printf("architecture   %s%s\n", in->architecture[0] ? in->architecture : in->architecture_ok ? "not ELF" : "-",
-         in->architecture[0] && !in->architecture_ok ? "  (not this process's)" : "");
-  printf("required       %zu symbols, %zu missing\n", in->required, in->required_missing);
-  printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
-         in->optional_missing, in->optional_later);
-  if (in->missing[0]) printf("missing        %s\n", in->missing);
-  printf("stdlib         %s\n", in->home[0] ? in->home : (in->home_probe[0] ? "none found" : "-"));
+  if (loaded || (in->real_path[0] && strcmp(in->real_path, lib) != 0))
+    printf("real path      %s\n", in->real_path);
+  if (loaded) {
+    char text[512];
+    pyhost_cli_one_line(in->version_text, text, sizeof text);
+    printf("version        %s%s%s\n", ver, text[0] ? "  " : "", text);
+    printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
+           in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
+  }
+  if (in->architecture[0])
+    printf("architecture   %s%s\n", in->architecture, !in->architecture_ok ? "  (not this process's)" : "");
+  if (loaded) {
+    printf("required       %zu symbols, %zu missing\n", in->required, in->required_missing);
+    printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
+           in->optional_missing, in->optional_later);
+    if (in->missing[0]) printf("missing        %s\n", in->missing);
+  }
+  if (in->home[0] || in->home_probe[0])
+    printf("stdlib         %s\n", in->home[0] ? in->home : "none found");
   if (!in->home[0] && in->home_probe[0]) printf("               looked for %s\n", in->home_probe);
   int ok = in->status == PYHOST_OK;
   printf("verdict        %s%s%s\n", ok ? "usable" : pyhost_status_name(in->status), ok ? "" : ": ",
          in->message);
   pyhost_library_info_free(in);
   fflush(stdout);
-  if (!ok) return 1;
-  /* and now for real: does it start? */
+  /* and now for real: does it start?  (asked of an unusable one too, for the reason
+   * pyhost_init gives: a bare name's loader search, where the file came from) */
   pyhost_config *cfg = pyhost_config_new();
   pyhost *h = NULL;
   pyhost_config_set_library(cfg, lib);
@@ -232,7 +259,7 @@ int pyhost_cli_check(const char *lib) {
     printf("initializes    no: %s\n", pyhost_errmsg(h));
   }
   pyhost_free(h);
-  return rc == PYHOST_OK ? 0 : 1;
+  return ok && rc == PYHOST_OK ? 0 : 1;
 }
 
 /* ---- discovery options ---- */

@@ -442,7 +442,9 @@ static long decide(struct disc *d, int stop_early) {
     if (d->binding && (int)i + 1 != d->binding) {
       if (stop_early) break;
       examine(d, c, i);
-      if (!c->code) reject(c, "acceptable", "#%d is configured", d->binding);
+      if (!c->code)
+        reject(c, "acceptable", "#%d (%s) is binding: only it can be taken", d->binding,
+               d->c[d->binding - 1]->source);
       continue;
     }
     if (taken >= 0 && stop_early && !newest) break;

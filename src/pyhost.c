@@ -169,7 +169,9 @@ static int open_and_check(pyhost *h, const char *path, const char *origin, struc
     goto fail;
   }
   pyhost__fmt(h->version_text, sizeof h->version_text, "%s", pr.version_text);
-  if ((rc = check_build(h, path, &pr))) goto fail;
+  char named[PYHOST__PATH_MAX + 256]; /* the path and where it came from, as above */
+  pyhost__fmt(named, sizeof named, "%s%s", path, origin);
+  if ((rc = check_build(h, named, &pr))) goto fail;
   rc = pyhost__pyapi_load(table, pr.hexversion, lookup, lib, err, sizeof err);
   if (rc) {
     pyhost__set_error(h, rc, "cannot use %s%s: %s", path, origin, err);

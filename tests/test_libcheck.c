@@ -85,6 +85,26 @@ TEST_CASE(elf_another_machine_is_for_the_loader) {
   CHECK_RC(check(PYHOST__FMT_ELF, E_SIZE, &any, why), PYHOST__LIB_FOREIGN);
 }
 
+/* dlopen refuses programs ("cannot dynamically load position-independent executable"):
+ * an ET_EXEC file, or an ET_DYN one whose DT_FLAGS_1 has DF_1_PIE, is named as one. */
+TEST_CASE(elf_program_is_not_a_library) {
+  char why[512];
+  size_t n = elf();
+  put(img + 16, 2, 2, 0); /* ET_EXEC */
+  CHECK_RC(check(PYHOST__FMT_ELF, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "it is a program (an executable), not a shared library");
+  elf();
+  put(img + E_DYN + 48, 0x6ffffffbull, 8, 0), put(img + E_DYN + 56, 0x08000001ull, 8, 0); /* DF_1_PIE|NOW */
+  CHECK_RC(check(PYHOST__FMT_ELF, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "position-independent executable");
+  elf();
+  put(img + E_DYN + 48, 0x6ffffffbull, 8, 0), put(img + E_DYN + 56, 0x00000001ull, 8, 0); /* DF_1_NOW only */
+  CHECK_RC(check(PYHOST__FMT_ELF, n, &any, why), PYHOST__LIB_SOUND);
+  put(img + 16, 2, 2, 0);
+  img[E_SIZE - 1] = 0;
+  CHECK_RC(check(PYHOST__FMT_ELF, E_SH + 64, &any, why), PYHOST__LIB_DAMAGED); /* damage first */
+}
+
 TEST_CASE(elf_inconsistent) {
   char why[512];
   size_t n = elf();
