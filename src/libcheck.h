@@ -30,8 +30,9 @@ enum pyhost__libcheck_verdict {
   PYHOST__LIB_FOREIGN = 1, /* not this format, or built for another machine: the loader
                             * refuses it by its header alone, with its own words */
   PYHOST__LIB_DAMAGED = 2, /* why says what is wrong */
-  PYHOST__LIB_PROGRAM = 3  /* sound, but a program (ELF ET_EXEC, or a PIE: DF_1_PIE),
-                            * which the loader refuses to dlopen; why says which */
+  PYHOST__LIB_PROGRAM = 3  /* sound, but a program, not a library: ELF ET_EXEC or a PIE
+                            * (DF_1_PIE), which dlopen refuses; a PE without
+                            * IMAGE_FILE_DLL; a Mach-O MH_EXECUTE.  why says which */
 };
 
 /* The platform formats; pyhost__dl_format (dl.h) is the one this loader reads. */

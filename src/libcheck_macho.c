@@ -7,6 +7,7 @@
  * checked: the contents (symbol tables, code), which would mean reading the whole file.
  */
 #include "libcheck.h"
+#include "strbuf.h"
 
 #include <string.h>
 
@@ -81,6 +82,10 @@ static int check_thin(const struct slice *s, const struct pyhost__libwant *want,
       if (rc) return rc;
     }
     at += cmdsize;
+  }
+  if (pyhost__libcheck_get(h + 12, 4, big) == 2) { /* MH_EXECUTE: dlopen refuses it */
+    pyhost__fmt(why, cap, "it is a program (a Mach-O executable), not a library");
+    return PYHOST__LIB_PROGRAM;
   }
   return PYHOST__LIB_SOUND;
 }

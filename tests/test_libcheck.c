@@ -154,6 +154,7 @@ static size_t pe(void) {
   put(img + P_PE + 4, 0x8664, 2, 0);
   put(img + P_PE + 6, 2, 2, 0);
   put(img + P_PE + 20, 240, 2, 0);
+  put(img + P_PE + 22, 0x2022, 2, 0); /* IMAGE_FILE_DLL | EXECUTABLE_IMAGE | LARGE_ADDRESS_AWARE */
   put(img + P_OPT, 0x20b, 2, 0);
   put(img + P_OPT + 60, 0x200, 4, 0); /* SizeOfHeaders */
   unsigned char *s = img + P_SEC;
@@ -169,6 +170,14 @@ TEST_CASE(pe_sound) {
   CHECK_RC(check(PYHOST__FMT_PE, pe(), &any, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_PE, pe(), &native, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_PE, pe(), &arm, why), PYHOST__LIB_FOREIGN);
+}
+
+TEST_CASE(pe_program_is_not_a_library) {
+  char why[512];
+  size_t n = pe();
+  put(img + P_PE + 22, 0x0022, 2, 0); /* python.exe: no IMAGE_FILE_DLL */
+  CHECK_RC(check(PYHOST__FMT_PE, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "it is a program (an .exe), not a DLL");
 }
 
 TEST_CASE(pe_every_cut) {
@@ -243,6 +252,18 @@ TEST_CASE(macho_sound) {
   CHECK_RC(check(PYHOST__FMT_MACHO, fat(), &x64, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_MACHO, fat(), &arm, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_MACHO, fat(), &ppc, why), PYHOST__LIB_FOREIGN);
+}
+
+TEST_CASE(macho_program_is_not_a_library) {
+  char why[512];
+  size_t n = macho();
+  put(img + 12, 2, 4, 0); /* MH_EXECUTE */
+  CHECK_RC(check(PYHOST__FMT_MACHO, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "it is a program (a Mach-O executable), not a library");
+  struct pyhost__libwant x64 = {0, 0, 0, 0, 0x01000007u};
+  n = fat();
+  put(img + 0x1000 + 12, 2, 4, 0);
+  CHECK_RC(check(PYHOST__FMT_MACHO, n, &x64, why), PYHOST__LIB_PROGRAM);
 }
 
 TEST_CASE(macho_every_cut) {
