@@ -880,3 +880,101 @@ TEST_CASE(hostile_elf_headers) {
   CHECK(e.dynamic && e.is_elf && !e.is_script);
   CHECK(pyhost__elf_read("/nonexistent", &e) == -1);
 }
+
+/* ---- the tools' pins, read as the tools read them (src/pins.c) ---- */
+
+#include "tools.h"
+
+TEST_CASE(version_requests) {
+  struct { const char *text; int ok; unsigned major, minor; int patch, ft, dbg; } cases[] = {
+      {"3.12", 0, 3, 12, -1, 0, 0},          {"3.12.7", 0, 3, 12, 7, 0, 0},
+      {"3", 0, 3, 0, -1, 0, 0},              {"cpython@3.12", 0, 3, 12, -1, 0, 0},
+      {"CPython@3.11.2", 0, 3, 11, 2, 0, 0}, {"cp312", 0, 3, 12, -1, 0, 0},
+      {"cpython3.12", 0, 3, 12, -1, 0, 0},   {"3.13t", 0, 3, 13, -1, 1, 0},
+      {"3.12.0d", 0, 3, 12, 0, 0, 1},        {"3.13+freethreaded", 0, 3, 13, -1, 1, 0},
+      {"3.14+debug", 0, 3, 14, -1, 0, 1},    {"3.15.0a5", 0, 3, 15, 0, 0, 0},
+      {"cpython-3.12.7-linux-x86_64-gnu", 0, 3, 12, 7, 0, 0},
+      {"cpython-3.13.0+freethreaded-linux-x86_64-gnu", 0, 3, 13, 0, 1, 0},
+      {"latest", 0, 3, 0, -1, 0, 0},         {">=3.12,<3.13", -1, 0, 0, 0, 0, 0},
+      {"pypy@3.10", -1, 0, 0, 0, 0, 0},      {"/usr/bin/python3", -1, 0, 0, 0, 0, 0},
+      {"system", -1, 0, 0, 0, 0, 0},         {"3.12.7-linux", -1, 0, 0, 0, 0, 0},
+      {"3.12+sparkly", -1, 0, 0, 0, 0, 0},   {"", -1, 0, 0, 0, 0, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct pyhost__request r;
+    int rc = pyhost__parse_request(cases[i].text, &r);
+    int good = rc == cases[i].ok;
+    if (good && !rc)
+      good = r.major == cases[i].major && r.minor == cases[i].minor && r.patch == cases[i].patch &&
+             r.freethreaded == cases[i].ft && r.debug == cases[i].dbg;
+    if (!good) {
+      fprintf(stderr, "request \"%s\": rc %d, %u.%u.%d t%d d%d\n", cases[i].text, rc, r.major, r.minor, r.patch,
+              r.freethreaded, r.debug);
+      check_failures++;
+    }
+  }
+  struct pyhost__request r;
+  CHECK(pyhost__parse_request("3.12", &r) == 0);
+  CHECK(pyhost__request_matches(&r, 3, 12, 7, 0, 0));
+  CHECK(!pyhost__request_matches(&r, 3, 12, 7, 1, 0)); /* 3.12 is not 3.12t */
+  CHECK(!pyhost__request_matches(&r, 3, 11, 7, 0, 0));
+}
+
+/* Pin files that are odd or hostile: no newline, only comments, a directory where a
+ * file should be, a line longer than any buffer, TOML without the value, a list that
+ * never closes.  Each gives a clean answer (or none), never a crash or a loop. */
+TEST_CASE(odd_pin_files) {
+  const char *t = setup();
+  char dir[PATHBUF], file[PATHBUF];
+  fmtbuf(dir, sizeof dir, "%s/a/b/c", t);
+  sh("mkdir -p %s", dir);
+  CHECK(chdir(dir) == 0);
+  setenv("HOME", t, 1);
+  setenv("XDG_CONFIG_HOME", t, 1);
+  unsetenv("MISE_CONFIG_DIR");
+  struct pyhost__pin pin;
+  /* a directory named .python-version is no pin; an only-comments file neither */
+  fmtbuf(file, sizeof file, "%s/a/b/c/.python-version", t);
+  sh("mkdir -p %s", file);
+  fmtbuf(file, sizeof file, "%s/a/b/.python-version", t);
+  write_file(file, "# nothing\n\n   \n#3.12\n", 0644);
+  CHECK(pyhost__uv_pin(&pin) == -1);
+  /* no final newline, CRLF, leading blanks */
+  fmtbuf(file, sizeof file, "%s/a/.python-version", t);
+  write_file(file, "  3.11\r\n3.10", 0644);
+  CHECK(pyhost__uv_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.11");
+  CHECK_CONTAINS(pin.origin, "/a/.python-version");
+  /* a line far longer than the buffers: cut, never overflowing */
+  char *big = malloc(100000);
+  memset(big, '7', 99998);
+  big[99998] = '\n';
+  big[99999] = '\0';
+  write_file(file, big, 0644);
+  CHECK(pyhost__uv_pin(&pin) == 0);
+  CHECK(strlen(pin.versions) < sizeof pin.versions);
+  free(big);
+  /* .tool-versions: python only on a later line, with a comment; none at all */
+  fmtbuf(file, sizeof file, "%s/a/b/.tool-versions", t);
+  write_file(file, "nodejs 20\n# python 2.7\npythonista 1\npython\t3.12.1  3.11.0 # pinned\n", 0644);
+  CHECK(pyhost__asdf_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.12.1 3.11.0");
+  write_file(file, "python\n", 0644);
+  CHECK(pyhost__asdf_pin(&pin) == -1);
+  /* mise.toml: the value missing, an unclosed list, another table's python key */
+  fmtbuf(file, sizeof file, "%s/a/b/c/mise.toml", t);
+  write_file(file, "[env]\npython = \"9.9\"\n[tools]\npython =\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == -1);
+  write_file(file, "[tools]\npython = [\"3.13\", \"3.9\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.13");
+  write_file(file, "[env]\npython = \"9.9\"\n[tools]\n\"python\" = { version = \"3.12\", virtualenv = \".venv\" }\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.12");
+  /* mise reads .tool-versions too, in the same walk upwards */
+  write_file(file, "[tools]\nnode = \"22\"\n", 0644);
+  fmtbuf(file, sizeof file, "%s/a/b/.tool-versions", t);
+  write_file(file, "python 3.10.4\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.10.4");
+  CHECK_CONTAINS(pin.origin, "/a/b/.tool-versions");
+}
