@@ -8,7 +8,7 @@ set(_discover_pyenv "$ENV{PYENV_ROOT}")
 if(NOT _discover_pyenv)
   set(_discover_pyenv "$ENV{HOME}/.pyenv")
 endif()
-pyhost_test_binary(test_discover test_discover.c)
+pyhost_test_binary(test_discover test_discover.c discover_util.c)
 add_dependencies(test_discover ${PYHOST_FIXTURE_TARGETS} fake_debug_name static_python_fixture)
 pyhost_unit_tests(discover test_discover test_discover.c "${FIX}" "${_discover_pyenv}"
                   "$<TARGET_FILE:static_python_fixture>")
@@ -92,6 +92,6 @@ pyhost_python_tests(discoverpy test_discover_py test_discover_py.c)
 
 # The Pythons today's tools install (issue 27): uv, python-build-standalone, conda,
 # pixi, mise and asdf layouts built from each matrix Python in the case's own folder.
-pyhost_test_binary(test_discover_tools test_discover_tools.c)
+pyhost_test_binary(test_discover_tools test_discover_tools.c discover_util.c)
 add_dependencies(test_discover_tools static_python_fixture)
 pyhost_python_tests(discovertools test_discover_tools test_discover_tools.c "$<TARGET_FILE:static_python_fixture>")

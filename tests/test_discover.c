@@ -9,9 +9,9 @@
 #include "alloc.h"
 #include "discover_sys.h"
 #include "elf.h"
+#include "discover_util.h"
 
 #include <glob.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,65 +19,14 @@ static const char *fix_dir(void) { return check_lib; }
 static const char *pyenv_root(void) { return check_version; }
 static const char *static_fixture(void) { return check_arg4; }
 
-#define PATHBUF 8192
-
-/* snprintf without gcc's truncation guesses: test paths are short, and a cut one
- * fails the case visibly anyway */
-static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, cap, fmt, ap);
-  va_end(ap);
-}
-
-static char tmp[256];
-
-static void remove_tmp(void) {
-  char cmd[512];
-  if (!tmp[0]) return;
-  fmtbuf(cmd, sizeof cmd, "/bin/rm -rf '%s'", tmp);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
-}
+static const char *const discovery_vars[] = {
+    "PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV", "PYENV_VERSION", "PYENV_DIR",
+    "PYTHONHOME", "PYTHONPATH", "LD_LIBRARY_PATH", "CONDA_PREFIX", "PIXI_PROJECT_ROOT",
+    "UV_PYTHON", "MISE_PYTHON_VERSION", "ASDF_PYTHON_VERSION", NULL};
 
 /* A fresh temporary directory and an environment without discovery settings. */
 static const char *setup(void) {
-  fmtbuf(tmp, sizeof tmp, "/tmp/pyhost-discover-XXXXXX");
-  if (!mkdtemp(tmp)) {
-    perror("mkdtemp");
-    exit(1);
-  }
-  atexit(remove_tmp);
-  static const char *const vars[] = {"PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV",
-                                     "PYENV_VERSION", "PYENV_DIR", "PYTHONHOME", "PYTHONPATH",
-                                     "LD_LIBRARY_PATH", "CONDA_PREFIX", "PIXI_PROJECT_ROOT",
-                                     "UV_PYTHON", "MISE_PYTHON_VERSION", "ASDF_PYTHON_VERSION"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
-  return tmp;
-}
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...) {
-  char cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  /* the cases change PATH: the shell's tools are found through the usual one */
-  size_t n = (size_t)sprintf(cmd, "PATH=/usr/bin:/bin; ");
-  vsnprintf(cmd + n, sizeof cmd - n, fmt, ap);
-  va_end(ap);
-  if (system(cmd) != 0) {
-    fprintf(stderr, "command failed: %s\n", cmd);
-    exit(1);
-  }
-}
-
-static void write_file(const char *path, const char *text, mode_t mode) {
-  FILE *f = fopen(path, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    perror(path);
-    exit(1);
-  }
-  chmod(path, mode);
+  return make_tmp("pyhost-discover", discovery_vars);
 }
 
 /* The installed pyenv version whose name starts with minor ("3.11" -> "3.11.7"), as a
@@ -94,73 +43,10 @@ static const char *pyenv_version(const char *minor, char *out, size_t cap) {
   return out;
 }
 
-/* ---- recording what pyhost_discover reports ---- */
-
-struct seen_one {
-  char code[32], source[40], kind[16], library[4096], interpreter[4096], venv[4096], how[512];
-  char reason[1024];
-  unsigned long hex;
-  int taken;
-};
-static struct seen_one seen[128];
-static int n_seen, taken_at;
-
-static void record(void *ctx, const pyhost_candidate *c) {
-  (void)ctx;
-  if (n_seen >= 128) return;
-  struct seen_one *s = &seen[n_seen];
-  fmtbuf(s->code, sizeof s->code, "%s", c->reason_code);
-  fmtbuf(s->source, sizeof s->source, "%s", c->source);
-  fmtbuf(s->kind, sizeof s->kind, "%s", c->kind);
-  fmtbuf(s->library, sizeof s->library, "%s", c->library);
-  fmtbuf(s->interpreter, sizeof s->interpreter, "%s", c->interpreter);
-  fmtbuf(s->venv, sizeof s->venv, "%s", c->venv);
-  fmtbuf(s->how, sizeof s->how, "%s", c->how);
-  fmtbuf(s->reason, sizeof s->reason, "%s", c->reason);
-  s->hex = c->hexversion;
-  s->taken = c->taken;
-  CHECK(c->index == n_seen + 1);
-  CHECK(c->reason[0] != '\0');
-  if (c->taken) {
-    CHECK(taken_at < 0); /* exactly one */
-    taken_at = n_seen;
-  }
-  n_seen++;
-}
-
-static int discover(pyhost_config *cfg) {
-  n_seen = 0;
-  taken_at = -1;
-  int rc = pyhost_discover(cfg, record, NULL);
-  CHECK((rc == PYHOST_OK) == (taken_at >= 0));
-  return rc;
-}
-
-static const struct seen_one *taken(void) {
-  if (taken_at < 0) {
-    fprintf(stderr, "nothing taken; candidates:\n");
-    for (int i = 0; i < n_seen; i++)
-      fprintf(stderr, "  %s %s %s: %s\n", seen[i].source, seen[i].interpreter, seen[i].library,
-              seen[i].reason);
-    check_failures++;
-    static struct seen_one none;
-    return &none;
-  }
-  return &seen[taken_at];
-}
+static int discover(pyhost_config *cfg) { return record_discovery(cfg); }
 
 /* The first candidate whose interpreter or library contains needle, or NULL. */
-static const struct seen_one *find(const char *needle) {
-  for (int i = 0; i < n_seen; i++)
-    if (strstr(seen[i].interpreter, needle) || strstr(seen[i].library, needle)) return &seen[i];
-  return NULL;
-}
-
-static void dump(void) {
-  for (int i = 0; i < n_seen; i++)
-    fprintf(stderr, "  #%d %-8s %-18s %s %s [%s] %s\n", i + 1, seen[i].code, seen[i].source,
-            seen[i].interpreter, seen[i].library, seen[i].how, seen[i].reason);
-}
+static const struct seen_one *find(const char *needle) { return find_in(NULL, needle); }
 
 static unsigned minor_of(unsigned long hex) { return (unsigned)((hex >> 16) & 0xFF); }
 
@@ -518,15 +404,8 @@ static void venv_case(const char *minor, int through_config) {
   char want_lib[64];
   fmtbuf(want_lib, sizeof want_lib, "libpython%s", minor);
   CHECK_CONTAINS(taken()->library, want_lib);
-  pyhost *h = NULL;
-  int rc = pyhost_init(cfg, &h);
-  pyhost_config_free(cfg);
-  CHECK_RC(rc, PYHOST_OK);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "%s\n", pyhost_errmsg(h));
-    pyhost_free(h);
-    return;
-  }
+  pyhost *h = start_or_fail(cfg);
+  if (!h) return;
   pyhost_value *val = NULL;
   const char *s = NULL;
   CHECK_RC(pyhost_eval(h, "__import__('sys').prefix", &val), PYHOST_OK);

@@ -15,51 +15,10 @@
 #include "pyhost.h"
 #include "check.h"
 #include "discover_sys.h"
+#include "discover_util.h"
 
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define PATHBUF 8192
-
-static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, cap, fmt, ap);
-  va_end(ap);
-}
-
-static char tmp[256];
-
-static void remove_tmp(void) {
-  char cmd[512];
-  if (!tmp[0]) return;
-  fmtbuf(cmd, sizeof cmd, "/bin/rm -rf '%s'", tmp);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
-}
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...) {
-  char cmd[16384];
-  va_list ap;
-  va_start(ap, fmt);
-  size_t n = (size_t)sprintf(cmd, "PATH=/usr/bin:/bin; set -e; ");
-  vsnprintf(cmd + n, sizeof cmd - n, fmt, ap);
-  va_end(ap);
-  if (system(cmd) != 0) {
-    fprintf(stderr, "command failed: %s\n", cmd);
-    exit(1);
-  }
-}
-
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    perror(path);
-    exit(1);
-  }
-}
 
 /* ---- the Python under test ---- */
 
@@ -69,23 +28,18 @@ static struct {
   int debug;
 } py;
 
+static const char *const tool_vars[] = {
+    "PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV", "PYENV_VERSION", "PYENV_DIR",
+    "PYTHONHOME", "PYTHONPATH", "LD_LIBRARY_PATH", "UV_PYTHON_INSTALL_DIR", "UV_PYTHON",
+    "XDG_DATA_HOME", "XDG_CONFIG_HOME", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE",
+    "MAMBA_ROOT_PREFIX", "PIXI_PROJECT_ROOT", "PIXI_ENVIRONMENT_NAME", "MISE_DATA_DIR",
+    "MISE_CONFIG_DIR", "MISE_PYTHON_VERSION", "ASDF_DATA_DIR", "ASDF_PYTHON_VERSION", NULL};
+
 /* A fresh temporary directory, the Python under test examined, and an environment in
  * which only what the case builds is found: no tool's variables, HOME inside tmp, no
  * PATH. */
 static const char *setup(void) {
-  fmtbuf(tmp, sizeof tmp, "/tmp/pyhost-tools-XXXXXX");
-  if (!mkdtemp(tmp)) {
-    perror("mkdtemp");
-    exit(1);
-  }
-  atexit(remove_tmp);
-  static const char *const vars[] = {
-      "PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV", "PYENV_VERSION", "PYENV_DIR",
-      "PYTHONHOME", "PYTHONPATH", "LD_LIBRARY_PATH", "UV_PYTHON_INSTALL_DIR", "UV_PYTHON",
-      "XDG_DATA_HOME", "XDG_CONFIG_HOME", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE",
-      "MAMBA_ROOT_PREFIX", "PIXI_PROJECT_ROOT", "PIXI_ENVIRONMENT_NAME", "MISE_DATA_DIR",
-      "MISE_CONFIG_DIR", "MISE_PYTHON_VERSION", "ASDF_DATA_DIR", "ASDF_PYTHON_VERSION"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+  const char *tmp = make_tmp("pyhost-tools", tool_vars);
   char dir[PATHBUF];
   fmtbuf(dir, sizeof dir, "%s/home", tmp);
   sh("mkdir -p %s", dir);
@@ -131,7 +85,7 @@ static void install_at(const char *prefix, const char *where) {
     fmtbuf(dir, sizeof dir, "%s/%s/pyhost_layout_pkg", prefix, sub);
     sh("mkdir -p '%s'", dir);
     fmtbuf(file, sizeof file, "%s/__init__.py", dir);
-    write_file(file, text);
+    write_file(file, text, 0644);
   }
 }
 
@@ -142,67 +96,18 @@ static void static_at(const char *prefix) {
 
 /* ---- what discovery reports ---- */
 
-struct seen_one {
-  char code[32], source[40], kind[16], library[4096], interpreter[4096], venv[4096], how[512];
-  char reason[1024];
-  int taken;
-};
-static struct seen_one seen[128];
-static int n_seen, taken_at;
-
-static void record(void *ctx, const pyhost_candidate *c) {
-  (void)ctx;
-  if (n_seen >= 128) return;
-  struct seen_one *s = &seen[n_seen];
-  fmtbuf(s->code, sizeof s->code, "%s", c->reason_code);
-  fmtbuf(s->source, sizeof s->source, "%s", c->source);
-  fmtbuf(s->kind, sizeof s->kind, "%s", c->kind);
-  fmtbuf(s->library, sizeof s->library, "%s", c->library);
-  fmtbuf(s->interpreter, sizeof s->interpreter, "%s", c->interpreter);
-  fmtbuf(s->venv, sizeof s->venv, "%s", c->venv);
-  fmtbuf(s->how, sizeof s->how, "%s", c->how);
-  fmtbuf(s->reason, sizeof s->reason, "%s", c->reason);
-  s->taken = c->taken;
-  if (c->taken) taken_at = n_seen;
-  n_seen++;
-}
-
-static void dump(void) {
-  for (int i = 0; i < n_seen; i++)
-    fprintf(stderr, "  #%d %-18s %-12s %-10s %s | %s [%s] %s\n", i + 1, seen[i].code, seen[i].source,
-            seen[i].kind, seen[i].interpreter, seen[i].library, seen[i].how, seen[i].reason);
-}
-
 /* Runs discovery with the policy the case needs (this Python's version; its debug
  * build allowed); returns the status. */
 static int discover(void) {
   pyhost_config *cfg = pyhost_config_new();
   pyhost_config_set_python_minor(cfg, PYHOST_PY(3, py.minor));
   pyhost_config_set_allow_debug(cfg, py.debug);
-  n_seen = 0;
-  taken_at = -1;
-  int rc = pyhost_discover(cfg, record, NULL);
+  int rc = record_discovery(cfg);
   pyhost_config_free(cfg);
   return rc;
 }
 
-static const struct seen_one *taken(void) {
-  static struct seen_one none;
-  if (taken_at >= 0) return &seen[taken_at];
-  fprintf(stderr, "nothing taken:\n");
-  dump();
-  check_failures++;
-  return &none;
-}
-
-/* The first candidate from source (and whose interpreter or library holds needle). */
-static const struct seen_one *find(const char *source, const char *needle) {
-  for (int i = 0; i < n_seen; i++)
-    if (!strcmp(seen[i].source, source) &&
-        (!needle || strstr(seen[i].interpreter, needle) || strstr(seen[i].library, needle)))
-      return &seen[i];
-  return NULL;
-}
+static const struct seen_one *find(const char *source, const char *needle) { return find_in(source, needle); }
 
 static void expect(const char *source, const char *needle, const char *code, const char *in_reason) {
   const struct seen_one *c = find(source, needle);
@@ -236,15 +141,8 @@ static void starts_on(const char *prefix, const char *where) {
   pyhost_config *cfg = pyhost_config_new();
   pyhost_config_set_python_minor(cfg, PYHOST_PY(3, py.minor));
   pyhost_config_set_allow_debug(cfg, py.debug);
-  pyhost *h = NULL;
-  int rc = pyhost_init(cfg, &h);
-  pyhost_config_free(cfg);
-  CHECK_RC(rc, PYHOST_OK);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "%s\n", pyhost_errmsg(h));
-    pyhost_free(h);
-    return;
-  }
+  pyhost *h = start_or_fail(cfg);
+  if (!h) return;
   CHECK_CONTAINS(pyhost_library_path(h), prefix);
   eval_is(h, "__import__('sys').prefix", prefix);
   char expr[PATHBUF];
@@ -281,7 +179,7 @@ TEST_CASE(uv_pin_from_python_version_file) {
   sh("mkdir -p '%s/src/deep'", project);
   fmtbuf(file, sizeof file, "%s/.python-version", project);
   fmtbuf(text, sizeof text, "# pinned by the test\n\n%s\n", py.xy);
-  write_file(file, text);
+  write_file(file, text, 0644);
   fmtbuf(file, sizeof file, "%s/src/deep", project);
   CHECK(chdir(file) == 0);
   /* python3 on PATH is another Python: the pin comes first */
@@ -312,7 +210,7 @@ TEST_CASE(uv_pin_from_python_version_file) {
   unlink(file);
   fmtbuf(file, sizeof file, "%s/.python-versions", project);
   fmtbuf(text, sizeof text, "3.98\n%s\n", py.xy);
-  write_file(file, text);
+  write_file(file, text, 0644);
   CHECK_RC(discover(), PYHOST_OK);
   CHECK_STREQ(taken()->source, "uv pin");
   CHECK_CONTAINS(taken()->how, ".python-versions");
@@ -370,7 +268,7 @@ static void pbs_full(const char *top, const char *link_mode) {
          "{\"version\": \"7\", \"target_triple\": \"x86_64-unknown-linux-gnu\", \"python_tag\": \"cp3%u\", "
          "\"python_version\": \"%s\", \"python_exe\": \"install/bin/python%s\", \"link_mode\": \"%s\"}\n",
          py.minor, py.xyz, py.xy, link_mode);
-  write_file(file, text);
+  write_file(file, text, 0644);
 }
 
 TEST_CASE(pbs_full_archive_layouts) {
@@ -425,10 +323,10 @@ static void conda_env(const char *prefix, const char *where, int base) {
          "==> 2024-05-01 10:00:00 <==\n# cmd: /opt/conda/bin/conda create -n app python=%s\n"
          "# conda version: 24.3.0\n+conda-forge/linux-64::python-%s-hab00c5b_0_cpython\n",
          py.xy, py.xyz);
-  write_file(file, text);
+  write_file(file, text, 0644);
   fmtbuf(file, sizeof file, "%s/conda-meta/python-%s-hab00c5b_0_cpython.json", prefix, py.xyz);
   fmtbuf(text, sizeof text, "{\"name\": \"python\", \"version\": \"%s\", \"build\": \"hab00c5b_0_cpython\"}\n", py.xyz);
-  write_file(file, text);
+  write_file(file, text, 0644);
   if (base) sh("mkdir -p '%s/condabin' && : > '%s/condabin/conda' && chmod +x '%s/condabin/conda' && ln -s ../condabin/conda '%s/bin/conda'",
                prefix, prefix, prefix, prefix);
 }
@@ -502,9 +400,9 @@ TEST_CASE(pixi_environment) {
   fmtbuf(text, sizeof text,
          "{\n  \"manifest_path\": \"%s/pixi.toml\",\n  \"environment_name\": \"default\",\n"
          "  \"pixi_version\": \"0.34.0\",\n  \"environment_lock_file_hash\": \"4f36ee620f10329d\"\n}\n", ws);
-  write_file(file, text);
+  write_file(file, text, 0644);
   fmtbuf(file, sizeof file, "%s/pixi.toml", ws);
-  write_file(file, "[workspace]\nname = \"demo\"\nchannels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n");
+  write_file(file, "[workspace]\nname = \"demo\"\nchannels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n", 0644);
   /* `pixi shell` / `pixi run` set both (pixi docs, Environment Variables) */
   setenv("PIXI_PROJECT_ROOT", ws, 1);
   setenv("CONDA_PREFIX", prefix, 1);
@@ -529,12 +427,19 @@ TEST_CASE(pixi_environment) {
 
 /* ---- mise and asdf ---- */
 
-TEST_CASE(mise_shim_and_installs) {
+/* A case's tree with tool's data folder (data) holding this Python in
+ * installs/python/<3.X.Y> (prefix), as both tools lay it out; returns the tree. */
+static const char *manager_install(const char *tool, char *data, char *prefix) {
   const char *t = setup();
+  fmtbuf(data, PATHBUF, "%s/%s", t, tool);
+  fmtbuf(prefix, PATHBUF, "%s/installs/python/%s", data, py.xyz);
+  install_at(prefix, tool);
+  return t;
+}
+
+TEST_CASE(mise_shim_and_installs) {
   char data[PATHBUF], prefix[PATHBUF], proj[PATHBUF], file[PATHBUF], text[512];
-  fmtbuf(data, sizeof data, "%s/mise", t);
-  fmtbuf(prefix, sizeof prefix, "%s/installs/python/%s", data, py.xyz);
-  install_at(prefix, "mise");
+  const char *t = manager_install("mise", data, prefix);
   /* mise links the partial version to the full one (installs/python/3.X -> 3.X.Y);
    * its shims are symlinks to the mise binary itself (mise src/shims.rs) */
   sh("cd '%s/installs/python' && ln -s '%s' '%s' && mkdir -p '%s/shims' '%s/bin' && cp /bin/true '%s/bin/mise' && "
@@ -547,7 +452,7 @@ TEST_CASE(mise_shim_and_installs) {
   sh("mkdir -p '%s'", proj);
   fmtbuf(file, sizeof file, "%s/mise.toml", proj);
   fmtbuf(text, sizeof text, "[env]\nFOO = \"bar\"\n\n[tools]\nnode = \"22\"\npython = \"%s\"\n", py.xy);
-  write_file(file, text);
+  write_file(file, text, 0644);
   CHECK(chdir(proj) == 0);
   fmtbuf(file, sizeof file, "%s/shims", data);
   setenv("PATH", file, 1);
@@ -561,7 +466,7 @@ TEST_CASE(mise_shim_and_installs) {
   /* the list form; the first version installed is the one */
   fmtbuf(file, sizeof file, "%s/mise.toml", proj);
   fmtbuf(text, sizeof text, "[tools]\npython = [\"%s\", \"3.9\"]\n", py.xyz);
-  write_file(file, text);
+  write_file(file, text, 0644);
   CHECK_RC(discover(), PYHOST_OK);
   CHECK_STREQ(taken()->kind, "mise shim");
   /* a version mise does not have */
@@ -571,26 +476,22 @@ TEST_CASE(mise_shim_and_installs) {
 }
 
 TEST_CASE(asdf_shim_and_installs) {
-  const char *t = setup();
   char data[PATHBUF], prefix[PATHBUF], proj[PATHBUF], file[PATHBUF], text[512];
-  fmtbuf(data, sizeof data, "%s/asdf", t);
-  fmtbuf(prefix, sizeof prefix, "%s/installs/python/%s", data, py.xyz);
-  install_at(prefix, "asdf");
+  const char *t = manager_install("asdf", data, prefix);
   sh("mkdir -p '%s/shims'", data);
   /* asdf's shim: a bash script with one `# asdf-plugin:` line per providing version
    * and `exec asdf exec "<name>" "$@"` (asdf internal/shims/shims.go) */
   fmtbuf(file, sizeof file, "%s/shims/python3", data);
   fmtbuf(text, sizeof text, "#!/usr/bin/env bash\n# asdf-plugin: python %s\n# asdf-plugin: python 3.12.0\n"
          "exec asdf exec \"python3\" \"$@\"\n", py.xyz);
-  write_file(file, text);
-  chmod(file, 0755);
+  write_file(file, text, 0755);
   setenv("ASDF_DATA_DIR", data, 1);
   /* .tool-versions as `asdf set python 3.X.Y` writes it, found from a subfolder */
   fmtbuf(proj, sizeof proj, "%s/proj", t);
   sh("mkdir -p '%s/sub'", proj);
   fmtbuf(file, sizeof file, "%s/.tool-versions", proj);
   fmtbuf(text, sizeof text, "nodejs 22.1.0\npython %s system # the test's pin\n", py.xyz);
-  write_file(file, text);
+  write_file(file, text, 0644);
   fmtbuf(file, sizeof file, "%s/sub", proj);
   CHECK(chdir(file) == 0);
   fmtbuf(file, sizeof file, "%s/shims", data);
@@ -608,7 +509,7 @@ TEST_CASE(asdf_shim_and_installs) {
   static_at(stat);
   fmtbuf(file, sizeof file, "%s/.tool-versions", proj);
   fmtbuf(text, sizeof text, "python 3.12.0 %s\n", py.xyz);
-  write_file(file, text);
+  write_file(file, text, 0644);
   discover();
   expect("PATH python3", "shims/python3", "no-shared-library", "statically linked");
   expect("asdf", "3.12.0", "no-shared-library", NULL);
