@@ -555,7 +555,9 @@ static void install_entry(void *ctx, const char *name) {
   if (pyhost__install_version(name, t->uv_names, &major, &minor, &patch, &ft, &dbg) != 0) return;
   pyhost__fmt(prefix, sizeof prefix, "%s%c%s", t->dir, pyhost__fs_sep, name);
   if (pyhost__fs_kind(prefix) != PYHOST__FS_DIR) return;
-  pyhost__fmt(how, sizeof how, "%s's %s", t->source, name);
+  char real[PYHOST__IPATH]; /* uv's minor-version link names its installation */
+  if (pyhost__fs_realpath(prefix, real, sizeof real) != 0) pyhost__fmt(real, sizeof real, "%s", prefix);
+  pyhost__fmt(how, sizeof how, "%s's %s", t->source, base_name(real));
   struct cand *c = from_prefix(t->d, t->source, "library", prefix, how, t->d->std_start);
   if (c && !c->hexversion) c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
 }
