@@ -260,15 +260,17 @@ TEST_CASE(uv_managed_folder) {
 
 /* ---- python-build-standalone ---- */
 
-/* A full archive (docs/distributions.rst): python/PYTHON.json beside python/install/. */
-static void pbs_full(const char *top, const char *link_mode) {
+/* A full archive (docs/distributions.rst): python/PYTHON.json beside python/install/.
+ * Format 5 names the link mode "link_mode"; later formats "libpython_link_mode" (the
+ * key PyOxidizer's parse_python_json reads). */
+static void pbs_full(const char *top, int format, const char *link_mode) {
   char file[PATHBUF], text[512];
   sh("mkdir -p '%s/python/build'", top);
   fmtbuf(file, sizeof file, "%s/python/PYTHON.json", top);
   fmtbuf(text, sizeof text,
-         "{\"version\": \"7\", \"target_triple\": \"x86_64-unknown-linux-gnu\", \"python_tag\": \"cp3%u\", "
-         "\"python_version\": \"%s\", \"python_exe\": \"install/bin/python%s\", \"link_mode\": \"%s\"}\n",
-         py.minor, py.xyz, py.xy, link_mode);
+         "{\"version\": \"%d\", \"target_triple\": \"x86_64-unknown-linux-gnu\", \"python_tag\": \"cp3%u\", "
+         "\"python_version\": \"%s\", \"python_exe\": \"install/bin/python%s\", \"%s\": \"%s\"}\n",
+         format, py.minor, py.xyz, py.xy, format > 5 ? "libpython_link_mode" : "link_mode", link_mode);
   write_file(file, text, 0644);
 }
 
@@ -276,7 +278,7 @@ TEST_CASE(pbs_full_archive_layouts) {
   const char *t = setup();
   char top[PATHBUF], lib[PATHBUF], install[PATHBUF];
   fmtbuf(top, sizeof top, "%s/app", t);
-  pbs_full(top, "shared");
+  pbs_full(top, 5, "shared");
   fmtbuf(install, sizeof install, "%s/python/install", top);
   install_at(install, "bundled");
   /* an application names the bundled library: its home is python/install */
@@ -297,13 +299,13 @@ TEST_CASE(pbs_static_build_refused) {
   const char *t = setup();
   char stop[PATHBUF], exe[PATHBUF], install[PATHBUF];
   fmtbuf(stop, sizeof stop, "%s/static", t);
-  pbs_full(stop, "static");
+  pbs_full(stop, 8, "static");
   fmtbuf(install, sizeof install, "%s/python/install", stop);
   static_at(install);
   fmtbuf(exe, sizeof exe, "%s/bin/python3.12", install);
   setenv("PYHOST_PYTHON", exe, 1);
   CHECK_RC(discover(), PYHOST_NOTFOUND);
-  expect("PYHOST_PYTHON", exe, "no-shared-library", "link_mode static");
+  expect("PYHOST_PYTHON", exe, "no-shared-library", "libpython link mode static");
   pyhost *h = NULL;
   CHECK_RC(pyhost_init(NULL, &h), PYHOST_NOTFOUND);
   CHECK_CONTAINS(pyhost_errmsg(h), "statically linked python-build-standalone build");

@@ -7,8 +7,9 @@
  *           python-build-standalone install_only tree: bin/, lib/libpython3.X.so.1.0,
  *           lib/python3.X/;
  *   pbs     a full archive's python/PYTHON.json beside python/install/ (docs/
- *           distributions.rst); the musl builds are static, with no libpython at all
- *           (docs/running.rst: "These binaries are static");
+ *           distributions.rst), whose link mode says whether libpython is shared; the
+ *           musl builds are static, with no libpython at all (docs/running.rst: "These
+ *           binaries are static");
  *   conda   every environment holds conda-meta/ (its history and package records);
  *           conda's base installation also holds condabin/; pixi's environments are
  *           conda environments in <workspace>/.pixi/envs/<name> (pixi docs, Environments);
@@ -147,14 +148,18 @@ static void exe_entry(void *ctx, const char *name) {
   if (e.is_elf && !e.is_script && !e.needed_python[0]) pyhost__fmt(s->static_exe, sizeof s->static_exe, "%s", p);
 }
 
-/* PYTHON.json's link_mode (docs/distributions.rst), "" when there is none. */
+/* How PYTHON.json says libpython is linked, "" when it does not: "link_mode" in format
+ * 4 and 5 (docs/distributions.rst), "libpython_link_mode" in the later formats (as
+ * PyOxidizer's parse_python_json reads them). */
 static void pbs_link_mode(const char *dir, char *out, size_t cap) {
   char p[PYHOST__IPATH], err[128], *text;
   size_t len;
   out[0] = '\0';
   pyhost__fmt(p, sizeof p, "%s%cPYTHON.json", dir, pyhost__fs_sep);
   if (pyhost__fs_kind(p) != PYHOST__FS_FILE || pyhost__fs_read(p, &text, &len, err, sizeof err) != 0) return;
-  const char *k = strstr(text, "\"link_mode\"");
+  const char *k = strstr(text, "\"libpython_link_mode\"");
+  if (k) k += 10;
+  else k = strstr(text, "\"link_mode\"");
   const char *q = k ? strchr(k + 11, '"') : NULL;
   const char *end = q ? strchr(q + 1, '"') : NULL;
   if (end) pyhost__fmt(out, cap, "%.*s", (int)(end - q - 1), q + 1);
@@ -189,7 +194,7 @@ int pyhost__install_library(const char *prefix, char *lib, size_t cap, const cha
     const char *exe = s.static_exe[0] ? s.static_exe : root;
     if (!strcmp(mode, "static"))
       pyhost__fmt(why, wcap, "%s is a statically linked python-build-standalone build (PYTHON.json: "
-                  "link_mode static): there is no libpython to load; use a build with a shared "
+                  "libpython link mode static): there is no libpython to load; use a build with a shared "
                   "libpython (the -gnu builds on Linux)", exe);
     else if (strstr(root, "musl"))
       pyhost__fmt(why, wcap, "%s is statically linked (a musl build of python-build-standalone, which "
