@@ -217,6 +217,10 @@ PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
 pyhost_value *pyhost__from_python(pyhost *h, PyObject *o);
 /* UTF-8 text of a str object, copied into a pyhost__malloc'd buffer (own). */
 char *pyhost__utf8_copy(PyObject *str, size_t *len);
+/* The decimal text of a big int's stored text p[0..n) (decimal, or [-]0x... beyond
+ * CPython's integer string limit; int_text.c): own, NUL-terminated, or NULL when out
+ * of memory. */
+char *pyhost__int_decimal(const char *p, size_t n, size_t *len);
 
 /* ---- C scalars (scalar.c) ---- */
 /* Argument index of a call named fn, as a new reference; NULL with a Python exception
@@ -232,7 +236,9 @@ int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
 /* ---- values (value.c) ---- */
 struct pyhost_value {
   unsigned char kind;    /* pyhost_kind */
-  unsigned char big;     /* an int beyond 64 bits: its decimal digits are in u.s */
+  unsigned char big;     /* an int beyond 64 bits: its digits are in u.s, decimal, or
+                          * [-]0x hex when the decimal form exceeds CPython's integer
+                          * string conversion limit (convert.c) */
   unsigned char in_slab; /* 1: the struct lives in its parent's slab, never freed alone;
                           * 2: a shared constant (pyhost__value_constant), never freed
                           * and never written */
