@@ -49,9 +49,19 @@ static int set_subtype_name(pyhost_value *v, PyTypeObject *type, PyTypeObject *e
 static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value *slot);
 
 /* from_python on an item borrowed from a container: converting may run Python code
- * (a subclass's type name, a metaclass's __getattribute__) that changes the container
- * and frees the item, so the item is held meanwhile. */
+ * (a subclass's type name, a metaclass's __getattribute__, a collection's __del__)
+ * that changes the container and frees the item, so the item is held meanwhile.
+ * Converting None or an exact str, bytes, float or bool runs none (nothing it
+ * allocates is tracked by the collector): those, the common items, skip the two
+ * reference calls. */
+static int converts_without_code(PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  return o == PY._Py_NoneStruct || t == PY.PyUnicode_Type || t == PY.PyBytes_Type ||
+         t == PY.PyFloat_Type || t == PY.PyBool_Type;
+}
+
 static pyhost_value *from_held(pyhost *h, PyObject *item, int depth, pyhost_value *slot) {
+  if (converts_without_code(item)) return from_python(h, item, depth, slot);
   PY.Py_IncRef(item);
   pyhost_value *v = from_python(h, item, depth, slot);
   PY.Py_DecRef(item);
@@ -134,14 +144,13 @@ static pyhost_value *from_dict(pyhost *h, PyObject *o, int depth, pyhost_value *
       goto fail;
     }
     memset(&v->u.seq.slab[v->u.seq.n], 0, 2 * sizeof *v->u.seq.slab);
-    /* both held before either converts: converting the key may run Python code that
-     * changes the dict and frees the value */
-    PY.Py_IncRef(key);
-    PY.Py_IncRef(val);
-    pyhost_value *k = from_python(h, key, depth + 1, &v->u.seq.slab[v->u.seq.n]);
-    pyhost_value *x = k ? from_python(h, val, depth + 1, &v->u.seq.slab[v->u.seq.n + 1]) : NULL;
-    PY.Py_DecRef(key);
-    PY.Py_DecRef(val);
+    /* the value held before the key converts: that may run Python code that changes
+     * the dict and frees the value */
+    int hold = !converts_without_code(key);
+    if (hold) PY.Py_IncRef(val);
+    pyhost_value *k = from_held(h, key, depth + 1, &v->u.seq.slab[v->u.seq.n]);
+    pyhost_value *x = k ? from_held(h, val, depth + 1, &v->u.seq.slab[v->u.seq.n + 1]) : NULL;
+    if (hold) PY.Py_DecRef(val);
     if (!k) goto fail;
     v->u.seq.items[v->u.seq.n++] = k;
     if (!x) goto fail; /* the key alone: freeing v frees it, a dict's n is even again */

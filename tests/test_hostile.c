@@ -392,14 +392,21 @@ static const char replaces_items[] =
     "    global L, D\n"
     "    freed.clear()\n"
     "    L, D = [C('L')], {'k': C('D')}\n"
-    "    return L, D\n";
+    "    return L, D\n"
+    "def keyed():\n"
+    "    global L, D\n"
+    "    freed.clear()\n"
+    "    L, D = [], {C('K'): C('V')}\n"
+    "    return D\n";
 
 TEST_CASE(container_items_replaced_while_converting) {
   pyhost *h = reliab_start();
   hx_setup(h);
   expect_exec(h, replaces_items, PYHOST_OK, NULL);
-  const char *exprs[] = {"fresh()[0]", "fresh()[1]"}, *tags[] = {"'L' in freed", "'D' in freed"};
-  for (size_t i = 0; i < 2; i++) {
+  /* the item converting, the value of a dict entry, the value when its key converts */
+  const char *exprs[] = {"fresh()[0]", "fresh()[1]", "keyed()"},
+             *tags[] = {"'L' in freed", "'D' in freed", "'V' in freed"};
+  for (size_t i = 0; i < 3; i++) {
     pyhost_value *v = NULL;
     CHECK_RC(pyhost_eval(h, exprs[i], &v), PYHOST_OK);
     /* the value holds what it converted: the item lives while the value does */
