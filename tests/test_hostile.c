@@ -287,10 +287,9 @@ static int hx_raise_named(pyhost *h, void *ud, const pyhost_value *const *args, 
   return pyhost_raise_named(h, name, "from C");
 }
 
-/* hx.kw(code, **kw): runs code, then reads keyword 0's name and bytes value through the
- * view: "name=<value>" */
-static int hx_kw(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
-  (void)ud;
+/* Runs args[0] (code), then reads keyword 0's name and bytes value through the view
+ * into buf as "name=<value>". */
+static int hx_read_kw(pyhost *h, const pyhost_args *args, char *buf, size_t cap, size_t *k) {
   const char *code, *name;
   const void *data;
   size_t n, len;
@@ -299,10 +298,36 @@ static int hx_kw(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) 
       (rc = pyhost_args_kwname(h, args, 0, &name, &n)) ||
       (rc = pyhost_args_bytes(h, args, pyhost_args_count(args), &data, &len)))
     return rc;
-  char buf[512];
-  int k = snprintf(buf, sizeof buf, "%.*s=%.*s", (int)n, name, (int)len, (const char *)data);
-  return pyhost_ret_str(h, ret, buf, (size_t)k);
+  *k = (size_t)snprintf(buf, cap, "%.*s=%.*s", (int)n, name, (int)len, (const char *)data);
+  return *k < cap ? PYHOST_OK : pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "too long");
 }
+
+/* hx.kw(code, **kw) -> "name=<value>", read after code ran */
+static int hx_kw(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  char buf[256];
+  size_t k;
+  int rc = hx_read_kw(h, args, buf, sizeof buf, &k);
+  return rc ? rc : pyhost_ret_str(h, ret, buf, k);
+}
+
+/* hx.KW(code, **kw): the same in a fast constructor (kept in the payload, read by
+ * seen()) and a fast method kw(code, **kw) */
+enum { HX_PAYLOAD = 256 };
+static int hxt_new(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
+  (void)ud;
+  size_t k;
+  return hx_read_kw(h, args, *payload, HX_PAYLOAD, &k);
+}
+static int hxt_kw(pyhost *h, void *payload, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)payload;
+  return hx_kw(h, ud, args, ret);
+}
+static int hxt_seen(pyhost *h, void *payload, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args;
+  return pyhost_ret_str(h, ret, payload, strlen(payload));
+}
+static const pyhost_fast_method_def hxt_methods[] = {{"kw", hxt_kw, NULL}, {"seen", hxt_seen, NULL}};
 
 /* hx.value(x): x through pyhost_args_value and back */
 static int hx_value(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
@@ -323,6 +348,15 @@ static void hx_setup(pyhost *h) {
   CHECK_RC(pyhost_module_add_fast_function(h, hx_module, "kw", hx_kw, NULL, NULL), PYHOST_OK);
   CHECK_RC(pyhost_module_add_fast_function(h, hx_module, "value", hx_value, NULL, NULL),
            PYHOST_OK);
+  pyhost_type_spec s = {PYHOST_TYPE_SPEC_INIT};
+  s.name = "KW";
+  s.fast_methods = hxt_methods;
+  s.n_fast_methods = sizeof hxt_methods / sizeof hxt_methods[0];
+  s.fast_constructor = hxt_new;
+  s.payload_size = HX_PAYLOAD;
+  pyhost_type *t = NULL;
+  CHECK_RC(pyhost_type_new(h, hx_module, &s, &t), PYHOST_OK);
+  pyhost_type_free(h, t);
   expect_exec(h, "import hx", PYHOST_OK, NULL);
 }
 
@@ -370,6 +404,18 @@ TEST_CASE(kwargs_dict_cleared_during_a_fast_call) {
                  "D = {'other': b'x' * 50}\n"
                  "r = hx.kw('D[\"other\"] = None; D.update((str(i), i) for i in range(100))', **D)\n"
                  "assert r == 'other=' + 'x' * 50, r\n",
+              PYHOST_OK, NULL);
+  /* a fast host type's constructor and method read their views the same way */
+  expect_exec(h, "import gc\n"
+                 "D = {'key': bytes(range(97, 123)) * 3}\n"
+                 "o = hx.KW('D.clear(); gc.collect()', **D)\n"
+                 "assert o.seen() == 'key=' + 'abcdefghijklmnopqrstuvwxyz' * 3, o.seen()\n"
+                 "D = {'name': b'y' * 20}\n"
+                 "r = o.kw('D.clear(); gc.collect()', **D)\n"
+                 "assert r == 'name=' + 'y' * 20, r\n"
+                 "D = {'name': b'z' * 20}\n"
+                 "r = hx.KW.kw(o, 'D.clear(); gc.collect()', **D)\n"
+                 "assert r == 'name=' + 'z' * 20, r\n",
               PYHOST_OK, NULL);
   pyhost_module_free(h, hx_module);
   done(h);
