@@ -496,6 +496,26 @@ TEST_CASE(deep_recursion_error_formatted_once) {
   printf("levels: %lld, formats: %lld\n", (long long)levels, (long long)reliab_eval_int(h, "formats[0]"));
   CHECK(levels > 50);
   reliab_expect_int(h, "formats[0]", 1);
+  /* 2000 levels and more unwind with the exception whole (every level in its
+   * traceback), and nothing formats it until it leaves pyhost: caught in Python, never */
+  if (!reliab_under_valgrind()) {
+    /* the limit that gives about 2010 levels, from the Python frames a level took above
+     * (two to four, by version): deeper would overflow the C stack of an ASan build */
+    expect_exec(h, "import sys\n"
+                   "sys.setrecursionlimit(sys.getrecursionlimit() * 2010 // levels[0] + 50)\n"
+                   "formats[0] = levels[0] = 0\n"
+                   "try:\n    down()\nexcept RecursionError as e:\n"
+                   "    named = sum(f.name == 'down' for f in traceback.extract_tb(e.__traceback__))\n",
+                PYHOST_OK, NULL);
+    levels = reliab_eval_int(h, "levels[0]");
+    printf("deep: levels: %lld, formats: %lld\n", (long long)levels,
+           (long long)reliab_eval_int(h, "formats[0]"));
+    /* 3.12's C recursion limit (1500 C levels) stops a recursion through C at 750 */
+    CHECK(levels >= (strncmp(check_version, "3.12", 4) == 0 ? 700 : 2000));
+    CHECK(reliab_eval_true(h, "named == levels[0]"));
+    reliab_expect_int(h, "formats[0]", 0);
+    expect_exec(h, "sys.setrecursionlimit(1000)", PYHOST_OK, NULL);
+  }
   expect_exec(h, "traceback.format_exception = _format", PYHOST_OK, NULL);
   done(h);
 }
