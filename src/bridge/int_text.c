@@ -46,10 +46,10 @@ static char *hex_to_decimal(const char *hex, size_t n, size_t *len) {
     chunk[nchunks++] = (uint32_t)rem;
     while (top && !limb[top - 1]) top--;
   }
-  size_t k = 0;
-  if (!nchunks) out[k++] = '0';
-  else k += (size_t)sprintf(out, "%" PRIu32, chunk[nchunks - 1]);
-  for (size_t i = nchunks - 1; nchunks && i-- > 0;) k += (size_t)sprintf(out + k, "%09" PRIu32, chunk[i]);
+  /* the most significant chunk as it is, every other one with its leading zeros */
+  size_t k = (size_t)sprintf(out, "%" PRIu32, nchunks ? chunk[nchunks - 1] : 0);
+  for (size_t i = nchunks > 1 ? nchunks - 1 : 0; i-- > 0;)
+    k += (size_t)sprintf(out + k, "%09" PRIu32, chunk[i]);
   *len = k;
   pyhost__free(chunk);
   pyhost__free(limb);
