@@ -438,6 +438,17 @@ PYHOST_API const char *pyhost_value_type_name(const pyhost_value *v);
 PYHOST_API int pyhost_value_to_bool(pyhost *h, const pyhost_value *v, int *out);
 PYHOST_API int pyhost_value_to_int(pyhost *h, const pyhost_value *v, int64_t *out);
 PYHOST_API int pyhost_value_to_float(pyhost *h, const pyhost_value *v, double *out);
+/* The decimal text of an int of any size (the one way to read an int beyond 64 bits,
+ * which pyhost_value_to_int refuses with PYHOST_RANGE): an optional '-' and the digits,
+ * without CPython's integer string conversion limit (4300 digits by default from 3.11
+ * and in the 3.7 to 3.10 security releases; pyhost converts ints without it).  Writes
+ * the text and a NUL into buf and its length (NUL not counted) into *len.  When cap is
+ * not more than that length, writes nothing into buf, sets *len all the same and answers
+ * PYHOST_RANGE: call again with a buffer of *len + 1 bytes (buf may be NULL with cap
+ * 0).  PYHOST_TYPE for another kind, PYHOST_MISUSE when len is NULL.  Needs no GIL;
+ * time quadratic in the digits beyond the limit.  Since 0.1. */
+PYHOST_API int pyhost_value_to_int_text(pyhost *h, const pyhost_value *v, char *buf,
+                                        size_t cap, size_t *len);
 PYHOST_API int pyhost_value_to_str(pyhost *h, const pyhost_value *v, const char **s, size_t *len);
 PYHOST_API int pyhost_value_to_bytes(pyhost *h, const pyhost_value *v, const void **data,
                                      size_t *len);
