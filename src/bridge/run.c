@@ -18,6 +18,7 @@ PYHOST__COLD PyObject *pyhost__run_fast_refused(struct pyhost__frame *outer) {
   struct pyhost__fast_call *c = pyhost__fast_call_of(pyhost__thread.frame);
   pyhost__frame_pop(outer);
   pyhost__drop(c->ret.obj);
+  if (c->args.keep) PY.Py_DecRef(c->args.keep); /* a copy of the caller's kwargs (3.6-3.8) */
   return NULL;
 }
 
