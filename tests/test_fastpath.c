@@ -688,3 +688,32 @@ TEST_CASE(ml_meth_read_on_every_call) {
   }
   pyhost_free(h);
 }
+
+/* The process's state is one object (core.h, pyhost__process): what init, the bridge's
+ * registries and finalize do shows there, and finalize's teardown hooks empty what the
+ * bridge kept. */
+TEST_CASE(process_state_in_one_struct) {
+  CHECK(atomic_load(&pyhost__process.state) == PYHOST__PROCESS_IDLE);
+  pyhost *h = start();
+  CHECK(atomic_load(&pyhost__process.state) == PYHOST__PROCESS_RUNNING);
+  CHECK(PY.runtime >= PYHOST__V(3, 6) && PY.Py_GetVersion != NULL);
+  CHECK_STREQ(pyhost__process.library, pyhost_library_path(h));
+  CHECK(pyhost__process.hostfns == NULL && pyhost__process.teardown == NULL);
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "procmod", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "door", fast_door, NULL, NULL), PYHOST_OK);
+  CHECK(pyhost__process.hostfns != NULL && pyhost__process.fnself_type != NULL);
+  expect_py(h, "1 + 1", "2"); /* fills the eval cache: its hook is added */
+  unsigned long hits, misses;
+  pyhost__eval_cache_stats(&hits, &misses);
+  CHECK(misses >= 1);
+  int hooks = 0;
+  for (struct pyhost__teardown *t = pyhost__process.teardown; t; t = t->next) hooks++;
+  CHECK(hooks == 3); /* host functions: close and orphans; the eval cache */
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  CHECK(atomic_load(&pyhost__process.state) == PYHOST__PROCESS_DONE);
+  pyhost__eval_cache_stats(&hits, &misses);
+  CHECK(hits == 0 && misses == 0); /* the cache's hook ran */
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
