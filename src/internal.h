@@ -281,6 +281,11 @@ int pyhost__discover(pyhost *h, char *out, size_t cap, char *origin, size_t orig
  * PYHOST_VERSION with the message set. */
 int pyhost__check_policy(pyhost *h, const char *path, unsigned long hexversion);
 
+/* ---- the default text encoding (textenc.c) ---- */
+/* Before Py_InitializeEx: 1 when Python should run in UTF-8 mode because `python`
+ * would have UTF-8 in this environment and the host's C locale would give ASCII. */
+int pyhost__wants_utf8_mode(const pyhost *h);
+
 /* ---- isolated init (isolate.c) ---- */
 struct pyhost__env_saved;
 /* Before Py_InitializeEx: hides PYTHON* variables (see isolate.c).  PYHOST_OK/NOMEM. */
