@@ -282,9 +282,10 @@ int pyhost__discover(pyhost *h, char *out, size_t cap, char *origin, size_t orig
 int pyhost__check_policy(pyhost *h, const char *path, unsigned long hexversion);
 
 /* ---- the default text encoding (textenc.c) ---- */
-/* Before Py_InitializeEx: 1 when Python should run in UTF-8 mode because `python`
- * would have UTF-8 in this environment and the host's C locale would give ASCII. */
-int pyhost__wants_utf8_mode(const pyhost *h);
+/* Before Py_InitializeEx, what to set Py_UTF8Mode to: 1 where `python` would have
+ * UTF-8 in this environment and the host's C locale would give ASCII; -1 to leave
+ * Python's own default. */
+int pyhost__utf8_mode_choice(const pyhost *h);
 
 /* ---- isolated init (isolate.c) ---- */
 struct pyhost__env_saved;

@@ -29,16 +29,18 @@ static int gives_utf8(const char *codeset) {
   return 0;
 }
 
-int pyhost__wants_utf8_mode(const pyhost *h) {
-  if (h->cfg.flags & PYHOST_INIT_LOCALE_ENCODING) return 0;
+int pyhost__utf8_mode_choice(const pyhost *h) {
   /* 3.7's Py_InitializeEx already turns the mode on in a C locale; 3.6 has none */
-  if (!pyhost__runtime_at_least(3, 8)) return 0;
+  if (!pyhost__runtime_at_least(3, 8)) return -1;
+  /* 3.15 has the mode on by default (PEP 686), and its compat init ignores both
+   * Py_UTF8Mode = 0 and PYTHONUTF8=0: there the mode stays on whatever is asked */
+  if (h->cfg.flags & PYHOST_INIT_LOCALE_ENCODING) return -1;
   /* python -I ignores PYTHONUTF8, as isolated init hides it */
   const char *env = h->cfg.isolated ? NULL : getenv("PYTHONUTF8");
-  if (env && !strcmp(env, "0")) return 0;
+  if (env && !strcmp(env, "0")) return -1;
   if (env && !strcmp(env, "1")) return 1;
   /* a host that chose a locale has Python read it, as `python` reads its environment */
-  if (!is_c_locale(setlocale(LC_CTYPE, NULL))) return 0;
+  if (!is_c_locale(setlocale(LC_CTYPE, NULL))) return -1;
   char codeset[64];
-  return pyhost__sys_env_codeset(codeset, sizeof codeset) == 0 && gives_utf8(codeset);
+  return pyhost__sys_env_codeset(codeset, sizeof codeset) == 0 && gives_utf8(codeset) ? 1 : -1;
 }
