@@ -111,6 +111,15 @@ foreach(i IN LISTS PYHOST_TEST_INDICES)
   if(NOT python_exe)
     continue()
   endif()
+  # a library copied without its interpreter: no unrelated python3 from PATH as
+  # sys.executable
+  get_filename_component(python_dir "${python_exe}" DIRECTORY)
+  string(REPLACE ";" "@@" pyhost_at "${launcher};$<TARGET_FILE:pyhost_cli>")
+  string(REGEX REPLACE "^(@@)+" "" pyhost_at "${pyhost_at}")
+  add_test(NAME cli.no_unrelated_executable.${tag}
+           COMMAND ${CMAKE_COMMAND} "-DPYHOST=${pyhost_at}" -DLIB=${lib} -DVER=${ver} -DPATH_DIR=${python_dir}
+                   -DDIR=${CMAKE_CURRENT_BINARY_DIR}/app_copy.${tag} -P ${CMAKE_CURRENT_SOURCE_DIR}/app_copy.cmake)
+  set_tests_properties(cli.no_unrelated_executable.${tag} PROPERTIES LABELS "cli;${tag}" TIMEOUT 120)
   # the script's folder first on sys.path, __file__ (absolute from 3.9), its loader
   pyhost_like_python(script DIR ${RUN_DATA} ARGS app/main.py one two)
   # -c: '' first on sys.path, every argument kept
