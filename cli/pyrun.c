@@ -20,6 +20,7 @@
 #include <string.h>
 
 static const char driver[] =
+    "__name__ = '_pyhost_run'  # frames of the driver name a module, as runpy's do\n"
     "import sys\n"
     "\n"
     "KEYBOARD_INTERRUPT = -(1 << 40)\n"

@@ -173,3 +173,34 @@ foreach(i IN LISTS PYHOST_TEST_INDICES)
                    "-DSTDOUT=${locale_encoding}" -P ${CMAKE_CURRENT_SOURCE_DIR}/expect.cmake)
   set_tests_properties(cli.host_locale_encoding.${tag} PROPERTIES LABELS "cli;${tag}" TIMEOUT 120)
 endforeach()
+
+# ---- fidelity: CPython's own tests through the command (label `fidelity`) ----
+# The same modules through python3.X -m test and pyhost -m test must give the same
+# counts (tests/fidelity.cmake).  About 75 s a run on 3.13 here, so two runs a Python:
+# the tests are left out of the default test presets and run by .ci/run's own step on
+# PYHOST_FIDELITY_PYTHONS.  test_ssl (40 s more) is left out for time.
+set(PYHOST_FIDELITY_PYTHONS "py3.8;py3.13" CACHE STRING "Matrix tags whose CPython tests run through pyhost (label fidelity)")
+set(PYHOST_FIDELITY_MODULES test_json test_re test_sys test_os test_subprocess test_signal
+    test_cmd_line_script test_asyncio.test_base_events)
+# test methods that legitimately differ when embedded: none so far on 3.8 and 3.13
+# (docs/getting-started.md says why each one would be listed)
+set(PYHOST_FIDELITY_IGNORE)
+foreach(i IN LISTS PYHOST_TEST_INDICES)
+  pyhost_matrix_entry(${i})
+  pyhost_python_exe(${lib} ${ver} python_exe)
+  if(NOT python_exe OR NOT tag IN_LIST PYHOST_FIDELITY_PYTHONS)
+    continue()
+  endif()
+  string(REPLACE ";" "@@" python_at "${launcher};${python_exe}")
+  string(REPLACE ";" "@@" pyhost_at "${launcher};$<TARGET_FILE:pyhost_cli>;--python;${lib}")
+  string(REGEX REPLACE "^(@@)+" "" python_at "${python_at}")
+  string(REGEX REPLACE "^(@@)+" "" pyhost_at "${pyhost_at}")
+  string(REPLACE ";" "@@" modules_at "${PYHOST_FIDELITY_MODULES}")
+  string(REPLACE ";" "@@" ignore_at "${PYHOST_FIDELITY_IGNORE}")
+  add_test(NAME fidelity.cpython_tests.${tag}
+           COMMAND ${CMAKE_COMMAND} "-DPYTHON=${python_at}" "-DPYHOST=${pyhost_at}" "-DMODULES=${modules_at}"
+                   "-DIGNORE=${ignore_at}" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/fidelity.${tag}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/fidelity.cmake)
+  # not a py3.X label: .ci/run's per-Python steps must not pick it up
+  set_tests_properties(fidelity.cpython_tests.${tag} PROPERTIES LABELS fidelity TIMEOUT 600)
+endforeach()
