@@ -50,14 +50,6 @@ static int bad_usage(const char *what, const char *arg) {
   return 1;
 }
 
-static void print_info(pyhost *h) {
-  unsigned long v = pyhost_python_version(h);
-  printf("python   %lu.%lu.%lu\n", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF);
-  printf("library  %s\n", pyhost_library_path(h));
-  printf("home     %s\n", pyhost_python_home(h));
-  printf("build    %s\n", pyhost_python_version_text(h));
-}
-
 int main(int argc, char **argv) {
   const char *lib = NULL, *target = NULL, *expr = NULL;
   enum pyhost_cli_run_kind kind = PYHOST_RUN_PATH;
@@ -140,7 +132,7 @@ int main(int argc, char **argv) {
   if (rc != PYHOST_OK) {
     status = fail(h, rc);
   } else if (info) {
-    print_info(h);
+    pyhost_cli_info(h);
     status = 0;
   } else if (expr) {
     pyhost_value *v = NULL;

@@ -198,7 +198,9 @@ PYHOST_API int pyhost_config_set_flags(pyhost_config *cfg, unsigned flags);
 
 /* An interpreter (python3, a venv's bin/python, a pyenv shim) whose library discovery
  * takes first, as PYHOST_PYTHON does; a venv's interpreter makes sys.prefix the venv.
- * Must be absolute.  Default: none.  Since 0.1. */
+ * An absolute path, or a bare name such as "python3", looked up on PATH
+ * as a shell does (never in the current directory); a relative path with a directory
+ * ("./python") is refused.  Default: none.  Since 0.1. */
 PYHOST_API int pyhost_config_set_interpreter(pyhost_config *cfg, const char *path);
 
 /* The newest Python the host accepts, PY_VERSION_HEX form; only major.minor count
@@ -511,7 +513,7 @@ PYHOST_API int pyhost_gil_leave(pyhost *h);
  * pyhost_thread_detach.  A thread that Python did not create (any host thread but the
  * one that called pyhost_init) otherwise gets a thread state at the start of each
  * outermost pyhost call or GIL scope and loses it at the end, as CPython's
- * PyGILState_Ensure/Release do: making one costs about a hundred times a short call
+ * PyGILState_Ensure/Release do: making one costs hundreds of times a short call
  * (memory for its frame stack, mapped and touched anew each time), and Python's
  * per-thread state (threading.local, context variables, sys.settrace) does not last
  * from one call to the next.  A thread that makes calls in a loop, or keeps Python

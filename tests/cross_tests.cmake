@@ -23,7 +23,7 @@ if(CMAKE_OBJDUMP)
 endif()
 
 # Every platform file for Windows (src/*_win32.c) is part of this build.
-file(GLOB _win32_sources RELATIVE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/*_win32.c")
+file(GLOB _win32_sources RELATIVE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/*/*_win32.c")
 set(_not_built ${_win32_sources})
 list(REMOVE_ITEM _not_built ${pyhost_sources})
 add_test(NAME win32.every_win32_source_is_built
@@ -77,6 +77,10 @@ function(pyhost_win32_cli_test name exit)
   set_tests_properties(cli.win32.${name} PROPERTIES LABELS "unit;win32" TIMEOUT 300)
 endfunction()
 
+# a program given where a DLL belongs is named as one (pyhost.exe itself stands in for
+# python.exe, which this machine does not have)
+pyhost_win32_cli_test(exe_as_library 1 ARGS --python "Z:$<TARGET_FILE:pyhost_cli>" -e 1
+                      STDERR "it is a program \\(an \\.exe\\), not a DLL")
 pyhost_win32_cli_test(version 0 ARGS --version
   STDOUT "^pyhost [0-9]+\\.[0-9]+\\.[0-9]+ \\(stable ABI floor 3\\.6\\)")
 pyhost_win32_cli_test(missing_library 1 ARGS --python ${WFIX}/python311.dll -e 1

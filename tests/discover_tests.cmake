@@ -26,7 +26,7 @@ if(PYHOST_BUILD_CLI)
                   ENVS "PYHOST_PYTHON_LIBRARY=")
   pyhost_cli_test(check_missing 1 ARGS --check ${FIX}/nope.so STDOUT "verdict +PYHOST_NOTFOUND")
   # refused before its headers were read: no architecture to show, and none blamed
-  pyhost_cli_test(check_missing_arch 1 ARGS --check ${FIX}/nope.so STDOUT "architecture +-[\r\n]")
+  pyhost_cli_test(check_missing_arch 1 ARGS --check ${FIX}/nope.so STDOUT_NOT "\narchitecture ")
   pyhost_cli_test(check_symbols 1 ARGS --check ${FIX}/libfake_missing.so STDOUT "required +[0-9]+ symbols, [1-9][0-9]* missing")
   pyhost_cli_test(policy_bad_version 1 ARGS --min-python 3 -e 1 STDERR "--min-python wants a version like 3.11, not '3'")
   pyhost_cli_test(policy_missing_value 1 ARGS --interpreter STDERR "--interpreter needs a value")
