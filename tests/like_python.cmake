@@ -7,14 +7,10 @@
 #         [-DPIPE="head@@-1"] [-DSTDERR=0] [-DPYHOST_STDERR=regex] -P like_python.cmake
 # STDERR=0 leaves stderr out of the comparison; PYHOST_STDERR is a regex pyhost's stderr
 # must match (a host program's own report).
-foreach(v PYTHON PYHOST ARGS ENVS PIPE)
+foreach(v PYTHON PYHOST ARGS PIPE)
   string(REPLACE "@@" ";" ${v} "${${v}}")
 endforeach()
-foreach(kv IN LISTS ENVS)
-  if(kv MATCHES "^([^=]+)=(.*)$")
-    set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/set_envs.cmake)
 set(extra)
 if(DEFINED INPUT)
   list(APPEND extra INPUT_FILE "${INPUT}")
