@@ -121,8 +121,10 @@ int main(int argc, char **argv) {
   pyhost_cli_policy_apply(cfg);
   if (target) {
     pyhost_cli_run_setup(cfg);
-    if (pyhost_cli_run_argv(cfg, kind, target, argc - i, argv + i) != PYHOST_OK)
+    if (pyhost_cli_run_argv(cfg, kind, target, argc - i, argv + i) != PYHOST_OK) {
+      pyhost_config_free(cfg);
       return fail(NULL, PYHOST_NOMEM);
+    }
   }
   pyhost *h = NULL;
   int rc = pyhost_init(cfg, &h);
@@ -146,6 +148,8 @@ int main(int argc, char **argv) {
   } else {
     version = pyhost_python_version(h);
     status = pyhost_cli_run(h, kind, target, &interrupted);
+    /* python exits 120 when finalizing cannot flush stdout (a reader that went away) */
+    if (pyhost_finalize(h) != PYHOST_OK) status = 120;
   }
   fflush(stdout);
   pyhost_free(h);

@@ -145,6 +145,11 @@ foreach(i IN LISTS PYHOST_TEST_INDICES)
   pyhost_like_python(missing_script DIR ${RUN_DATA} ARGS no_such_script.py)
   # SIGPIPE ignored as python does: BrokenPipeError, not death by the signal
   pyhost_like_python(broken_pipe DIR ${RUN_DATA} ARGS pipe.py PIPE head -1)
+  # uncaught there
+  pyhost_like_python(broken_pipe_uncaught ARGS -c "print('x' * 1000000)" PIPE head -c 1)
+  # stdout that cannot be flushed at exit (a pipe nobody reads): python's status 120
+  pyhost_like_python(flush_fails_at_exit ARGS -c "import os\nr, w = os.pipe()\nos.close(r)\nos.dup2(w, 1)\nprint('x')"
+                     ENVS PYTHONUNBUFFERED=)
   # LC_CTYPE from the environment, and the UTF-8 mode in the C locale (PEP 538/540)
   pyhost_like_python(encoding_c ARGS ${RUN_DATA}/encoding.py flags subprocess ENVS LC_ALL=C PYTHONUTF8= PYTHONCOERCECLOCALE=)
   pyhost_like_python(encoding_utf8 ARGS ${RUN_DATA}/encoding.py flags subprocess ENVS LC_ALL=C.UTF-8 PYTHONUTF8= PYTHONCOERCECLOCALE=)
