@@ -147,6 +147,7 @@ int main(int argc, char **argv) {
     pyhost_value_free(v);
   } else {
     version = pyhost_python_version(h);
+    pyhost_cli_run_coerce_locale(h);
     status = pyhost_cli_run(h, kind, target, &interrupted);
     /* python exits 120 when finalizing cannot flush stdout (a reader that went away) */
     if (pyhost_finalize(h) != PYHOST_OK) status = 120;

@@ -176,6 +176,36 @@ void pyhost_cli_run_setup(pyhost_config *cfg) {
   pyhost_config_set_flags(cfg, PYHOST_INIT_SIGNALS | PYHOST_INIT_KEEP_LOCALE);
 }
 
+void pyhost_cli_run_coerce_locale(pyhost *h) {
+#ifndef _WIN32
+  const char *all = getenv("LC_ALL"), *opt = getenv("PYTHONCOERCECLOCALE");
+  const char *now = setlocale(LC_CTYPE, NULL);
+  if (pyhost_python_version(h) < 0x03070000UL || (all && *all) || (opt && !strcmp(opt, "0")) ||
+      !now || (strcmp(now, "C") && strcmp(now, "POSIX")))
+    return;
+  static const char *const targets[] = {"C.UTF-8", "C.utf8", "UTF-8"};
+  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+    if (!setlocale(LC_CTYPE, targets[i])) continue;
+    pyhost_value *key = pyhost_value_str("LC_CTYPE", 8);
+    pyhost_value *value = pyhost_value_str(targets[i], strlen(targets[i])), *ignored = NULL;
+    const pyhost_value *args[] = {key, value};
+    /* os.environ's own setter: the mapping and the process environment agree */
+    if (pyhost_call_namev(h, "os.environ.__setitem__", args, 2, NULL, &ignored) != PYHOST_OK)
+      fprintf(stderr, "pyhost: %s\n", pyhost_errmsg(h));
+    pyhost_value_free(ignored);
+    pyhost_value_free(value);
+    pyhost_value_free(key);
+    if (opt && !strcmp(opt, "warn"))
+      fprintf(stderr, "Python detected LC_CTYPE=C: LC_CTYPE coerced to %s (set another locale "
+                      "or PYTHONCOERCECLOCALE=0 to disable this locale coercion behavior).\n",
+              targets[i]);
+    return;
+  }
+#else
+  (void)h;
+#endif
+}
+
 int pyhost_cli_run_argv(pyhost_config *cfg, enum pyhost_cli_run_kind kind, const char *target,
                         int argc, char **args) {
   const char **argv = malloc(((size_t)argc + 1) * sizeof *argv);

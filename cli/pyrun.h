@@ -14,6 +14,11 @@ enum pyhost_cli_run_kind { PYHOST_RUN_CODE, PYHOST_RUN_MODULE, PYHOST_RUN_STDIN,
  * init flags on cfg. */
 void pyhost_cli_run_setup(pyhost_config *cfg);
 
+/* After init, python 3.7+'s C locale coercion (PEP 538): a C or POSIX LC_CTYPE, with
+ * LC_ALL unset and PYTHONCOERCECLOCALE not 0, becomes C.UTF-8, in os.environ too so
+ * that child processes inherit it.  Nothing on Windows, as python. */
+void pyhost_cli_run_coerce_locale(pyhost *h);
+
 /* sys.argv as python gives it: argv[0] "-c", "-m" or "-" (the script's path for
  * PYHOST_RUN_PATH), then every argument that follows. */
 int pyhost_cli_run_argv(pyhost_config *cfg, enum pyhost_cli_run_kind kind, const char *target,

@@ -153,6 +153,9 @@ foreach(i IN LISTS PYHOST_TEST_INDICES)
   # LC_CTYPE from the environment, and the UTF-8 mode in the C locale (PEP 538/540)
   pyhost_like_python(encoding_c ARGS ${RUN_DATA}/encoding.py flags subprocess ENVS LC_ALL=C PYTHONUTF8= PYTHONCOERCECLOCALE=)
   pyhost_like_python(encoding_utf8 ARGS ${RUN_DATA}/encoding.py flags subprocess ENVS LC_ALL=C.UTF-8 PYTHONUTF8= PYTHONCOERCECLOCALE=)
+  # PEP 538 (3.7+): a C LC_CTYPE without LC_ALL becomes C.UTF-8, for child processes too
+  pyhost_like_python(coerce_c_locale ARGS -c "import locale, os, subprocess, sys\nprint(os.environ.get('LC_CTYPE'), locale.setlocale(locale.LC_CTYPE), getattr(sys.flags, 'utf8_mode', None))\nsubprocess.call(['sh', '-c', 'echo child $LC_CTYPE'])"
+                     ENVS LC_ALL= LC_CTYPE= LANG=C PYTHONCOERCECLOCALE= PYTHONUTF8= PYTHONUNBUFFERED=)
   # a library host that never calls setlocale gets the encoding python has, its own
   # locale untouched (the UTF-8 mode flag itself may differ in a UTF-8 locale)
   set(host $<TARGET_FILE:locale_host> ${lib})
