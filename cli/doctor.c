@@ -233,6 +233,7 @@ int pyhost_cli_check(const char *lib) {
            in->optional_missing, in->optional_later);
     if (in->missing[0]) printf("missing        %s\n", in->missing);
   }
+  if (in->tool[0]) printf("tool           %s\n", in->tool);
   if (in->home[0] || in->home_probe[0])
     printf("stdlib         %s\n", in->home[0] ? in->home : "none found");
   if (!in->home[0] && in->home_probe[0]) printf("               looked for %s\n", in->home_probe);
