@@ -183,7 +183,7 @@ enum pyhost_init_flag {
    * stands (ASCII in the "C" locale of a host that never calls setlocale).  By
    * default, where `python` would use UTF-8 in the same environment (a C/POSIX or
    * UTF-8 locale, or PYTHONUTF8=1) but the host's locale is "C", pyhost starts Python
-   * 3.7+ in UTF-8 mode (PEP 540); the host's locale is never changed
+   * 3.8+ in UTF-8 mode (PEP 540); the host's locale is never changed
    * (docs/configuration.md).  Since 0.1. */
   PYHOST_INIT_LOCALE_ENCODING = 1u << 3
 };

@@ -161,8 +161,10 @@ foreach(i IN LISTS PYHOST_TEST_INDICES)
   set(host $<TARGET_FILE:locale_host> ${lib})
   pyhost_like_python(host_encoding_c PYHOST ${host} ARGS ${RUN_DATA}/encoding.py flags ENVS LC_ALL=C PYTHONUTF8=
                      STDERR 0 PYHOST_STDERR "^host LC_CTYPE C\n$")
-  # 3.6 has no UTF-8 mode: a host in the C locale gives it ASCII (docs/configuration.md)
-  if(ver VERSION_GREATER_EQUAL 3.7)
+  # 3.6 has no UTF-8 mode, and 3.7's Py_UTF8Mode is outside the stable ABI (3.8): a host
+  # in the C locale gives them ASCII when the environment names a UTF-8 locale
+  # (docs/configuration.md)
+  if(ver VERSION_GREATER_EQUAL 3.8)
     pyhost_like_python(host_encoding_utf8 PYHOST ${host} ARGS ${RUN_DATA}/encoding.py ENVS LC_ALL=C.UTF-8 PYTHONUTF8=
                      STDERR 0 PYHOST_STDERR "^host LC_CTYPE C\n$")
   endif()

@@ -268,7 +268,8 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
 
   if (h->w_home) PY.Py_SetPythonHome(h->w_home);
   if (h->w_program) PY.Py_SetProgramName(h->w_program);
-  pyhost__apply_utf8_mode(h);
+  int utf8_mode = pyhost__utf8_mode_choice(h);
+  if (utf8_mode >= 0) *PY.Py_UTF8Mode = utf8_mode;
   PY.Py_InitializeEx((h->cfg.flags & PYHOST_INIT_SIGNALS) ? 1 : 0);
   int isolated_rc = h->cfg.isolated ? pyhost__isolate_finish(h, env) : PYHOST_OK;
   if (!(h->cfg.flags & PYHOST_INIT_KEEP_LOCALE)) setlocale(LC_CTYPE, saved_ctype);

@@ -117,9 +117,10 @@ void pyhost__teardown_add(struct pyhost__teardown *t);
 void pyhost__teardown_run(int phase);
 
 /* ---- the default text encoding (textenc.c) ---- */
-/* Before Py_InitializeEx: turns Python's UTF-8 mode on where `python` would have UTF-8
- * in this environment and the host's C locale would give ASCII (3.7+). */
-void pyhost__apply_utf8_mode(pyhost *h);
+/* Before Py_InitializeEx, what to set Py_UTF8Mode to: 1 where `python` would have
+ * UTF-8 in this environment and the host's C locale would give ASCII; -1 to leave
+ * Python's own default. */
+int pyhost__utf8_mode_choice(const pyhost *h);
 
 /* ---- isolated init (isolate.c) ---- */
 struct pyhost__env_saved;

@@ -7,8 +7,7 @@
  * the locale.  Py_InitializeEx's compat configuration does neither (3.8+ ignores
  * PYTHONUTF8 there), and pyhost puts the host's LC_CTYPE back after init, so pyhost
  * turns the UTF-8 mode on through the legacy Py_UTF8Mode global, the one stable-ABI
- * way before init (3.8; 3.7 exports and reads the same variable), without touching
- * the host's locale (docs/configuration.md).
+ * way before init, without touching the host's locale (docs/configuration.md).
  */
 #include "runtime.h"
 
@@ -29,8 +28,9 @@ static int gives_utf8(const char *codeset) {
   return 0;
 }
 
-static int utf8_mode_choice(const pyhost *h) {
-  if (!pyhost__runtime_at_least(3, 7)) return -1; /* 3.6 has no UTF-8 mode */
+int pyhost__utf8_mode_choice(const pyhost *h) {
+  /* 3.7's Py_InitializeEx already turns the mode on in a C locale; 3.6 has none */
+  if (!pyhost__runtime_at_least(3, 8)) return -1;
   /* 3.15 has the mode on by default (PEP 686), and its compat init ignores both
    * Py_UTF8Mode = 0 and PYTHONUTF8=0: there the mode stays on whatever is asked */
   if (h->cfg.flags & PYHOST_INIT_LOCALE_ENCODING) return -1;
@@ -42,12 +42,4 @@ static int utf8_mode_choice(const pyhost *h) {
   if (!is_c_locale(setlocale(LC_CTYPE, NULL))) return -1;
   char codeset[64];
   return pyhost__sys_env_codeset(codeset, sizeof codeset) == 0 && gives_utf8(codeset) ? 1 : -1;
-}
-
-void pyhost__apply_utf8_mode(pyhost *h) {
-  if (utf8_mode_choice(h) != 1) return;
-  /* the stable ABI's Py_UTF8Mode is 3.8's; 3.7 exports the same variable, which its
-   * Py_InitializeEx reads too: found by name there, as data of that one release */
-  int *mode = pyhost__runtime_at_least(3, 8) ? PY.Py_UTF8Mode : pyhost__dl_sym(h->lib, "Py_UTF8Mode");
-  if (mode) *mode = 1;
 }
