@@ -132,16 +132,17 @@ static inline int pyhost__args_tuple(struct pyhost_args *a,
 PyObject *pyhost__result_to_python(pyhost *h, pyhost_value *result);
 
 /* ---- running a host callback (run.c) ---- */
-/* The recursion guard of every entry from Python into a host callback (both runners
- * below, and the no-argument constructor).  CPython's own guards do not bound the C
- * stack here: it never guards a getter, a setter or a type's own vectorcall (pyhost's
- * methods from 3.12), and from 3.12 its C limit for builtin calls (thousands of
- * levels) outlasts a smaller stack (an ASan build, a host thread).  So recursion
- * through host callbacks with no Python frame between the levels (a function calling
- * itself through pyhost_call, a getter reading its own attribute) counts its nesting
- * per thread and ends in RecursionError past Python's recursion limit, on every
- * runtime (Py_EnterRecursiveCall is stable ABI only from 3.9).  0, or -1 with
- * RecursionError set (then no leave). */
+/* The recursion guard of the entries from Python into host callbacks: both runners
+ * below (every form but a host function's fast door, a builtin call CPython guards
+ * itself, where the guard would cost the hottest path 2.5%) and the no-argument
+ * constructor.  CPython never guards a getter, a setter or a type's own vectorcall
+ * (pyhost's methods from 3.12); from 3.12 its C limit for builtin calls (thousands of
+ * levels) can outlast a small stack (an ASan build, a host thread).  So recursion
+ * through host callbacks with no Python frame between the levels (a method calling
+ * itself through pyhost_call, a getter reading its own attribute) counts the
+ * callbacks nested on the thread and ends in RecursionError past Python's recursion
+ * limit, on every runtime (Py_EnterRecursiveCall is stable ABI only from 3.9).
+ * pyhost__recursion_enter: 0, or -1 with RecursionError set (then no leave). */
 int pyhost__recursion_too_deep(void);
 /* Only a callback that runs inside another (its frame's outer is not NULL) is counted,
  * so the outermost one, the common case, pays a test on each side and nothing more. */
