@@ -762,6 +762,46 @@ PYHOST_API int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t 
 PYHOST_API int pyhost_ret_bytes(pyhost *h, pyhost_ret *ret, const void *data, size_t len);
 PYHOST_API int pyhost_ret_value(pyhost *h, pyhost_ret *ret, const pyhost_value *v);
 
+/* ---- host functions with declared arguments: the typed form ----
+ *
+ * The host declares once, at registration, what the function takes, in Python's own
+ * notation; pyhost then checks and converts every argument in one pass before the
+ * callback runs, and raises CPython's TypeErrors itself ("geo.scale() missing required
+ * argument 'factor' (pos 2)", "geo.scale() argument 'x' must be float, not str",
+ * "geo.scale() got an unexpected keyword argument 'z'").  Python sees the signature:
+ * inspect.signature(geo.scale) and help(geo.scale) show it on every version. */
+
+/* A typed host function: argv[i] is the i-th declared parameter, converted, in the
+ * order the signature declares them (whether Python passed it by position, by keyword
+ * or not at all): kind PYHOST_ARG_INT (u.i), _FLOAT (u.d; an int argument is
+ * converted), _BOOL (u.b), _STR (u.s and len: UTF-8, NUL-terminated, borrowed until the
+ * callback returns), _BYTES (u.p and len, borrowed likewise), or PYHOST_ARG_NONE for a
+ * parameter whose default is None when it was omitted or passed None.  A parameter
+ * left out gets its default.  Sets its result and fails as a pyhost_fast_function
+ * does. */
+typedef int (*pyhost_typed_function)(pyhost *h, void *userdata, const pyhost_arg *argv,
+                                     pyhost_ret *ret);
+
+/* Adds a typed function to the module: signature names it and declares its parameters,
+ * as a Python def would, each with a type and optionally a default:
+ *
+ *   "scale(x: float, factor: float = 1.0, /, *, label: str = None)"
+ *
+ * Types: int (an int, not a bool, within 64 bits), float (a float or an int), bool
+ * (True or False), str, bytes: the rules of pyhost_args_int and friends.  Defaults:
+ * None (the parameter then also accepts None), True, False, an int, a float, or a
+ * string in quotes without backslashes; a default must match its parameter's type.
+ * "/" ends the positional-only parameters and "*" begins the keyword-only ones, as in
+ * Python; at most 16 parameters, named by ASCII identifiers.  The function's
+ * __text_signature__ is the signature without the types, its __doc__ is doc (may be
+ * NULL).  Otherwise as pyhost_module_add_fast_function (replacing, removal, finalize,
+ * threads).  PYHOST_MISUSE for a NULL fn or signature, or a signature pyhost cannot
+ * read: the message says what and at which column.  Since 0.1. */
+PYHOST_API int pyhost_module_add_typed_function(pyhost *h, pyhost_module *m,
+                                                const char *signature,
+                                                pyhost_typed_function fn, void *userdata,
+                                                const char *doc);
+
 /* Sets module attribute `name` to val (converted to Python; an object value is shared).
  * Since 0.1. */
 PYHOST_API int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name,

@@ -111,6 +111,16 @@ static int fn_fadd(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret
   return pyhost_ret_str(h, ret, buf, (size_t)len);
 }
 
+/* reliab.tadd(a, b, *, tag=None): the typed form of fadd */
+static int fn_tadd(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  int64_t sum = argv[0].u.i + argv[1].u.i;
+  if (argv[2].kind == PYHOST_ARG_NONE) return pyhost_ret_int(h, ret, sum);
+  char buf[128];
+  int len = snprintf(buf, sizeof buf, "%.*s%lld", (int)argv[2].len, argv[2].u.s, (long long)sum);
+  return pyhost_ret_str(h, ret, buf, (size_t)len);
+}
+
 /* reliab.reenter(expr) -> pyhost_eval(expr), from inside the callback */
 static int fn_reenter(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
                       const pyhost_value *kwargs, pyhost_value **result) {
@@ -159,6 +169,9 @@ void reliab_callback_setup(pyhost *h) {
   int rc = pyhost_module_new(h, "reliab", NULL, &module);
   if (!rc) rc = pyhost_module_add_function(h, module, "add", fn_add, NULL, NULL);
   if (!rc) rc = pyhost_module_add_fast_function(h, module, "fadd", fn_fadd, NULL, NULL);
+  if (!rc)
+    rc = pyhost_module_add_typed_function(h, module, "tadd(a: int, b: int, *, tag: str = None)",
+                                          fn_tadd, NULL, NULL);
   if (!rc) rc = pyhost_module_add_function(h, module, "reenter", fn_reenter, NULL, NULL);
   if (!rc) rc = pyhost_module_add_function(h, module, "finalize", fn_finalize, NULL, NULL);
   static const pyhost_fast_method_def methods[] = {{"add", acc_add, NULL}};
@@ -189,8 +202,10 @@ int reliab_callback_step(pyhost *h, int thread, int i) {
                               "(reliab.Acc(%d * 7))", i, thread);
     rc = pyhost_eval(h, src, &v);
     break;
-  case 0: /* the value form and the fast form in turn */
-    snprintf(src, sizeof src, "reliab.%s(%d * 7, %d)", i % 2 ? "fadd" : "add", thread, i);
+  case 0: /* the value form, the fast form and the typed form (a keyword) in turn */
+    snprintf(src, sizeof src, "reliab.%s(%d * 7, %s%d)",
+             (const char *[]){"add", "fadd", "tadd"}[(i / 6) % 3], thread,
+             (i / 6) % 3 == 2 ? "b=" : "", i);
     rc = pyhost_eval(h, src, &v);
     break;
   case 1: {

@@ -450,6 +450,35 @@ static int op_fast_function(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* The typed form: registered (the signature read), called with a keyword and a
+ * default, a TypeError for a wrong argument, removed with its module. */
+static int t_join(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  char buf[64];
+  int n = snprintf(buf, sizeof buf, "%lld:%.*s:%g", (long long)argv[0].u.i, (int)argv[1].len,
+                   argv[1].u.s, argv[2].u.d);
+  return pyhost_ret_str(h, ret, buf, (size_t)n);
+}
+static int op_typed_function(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_module *m = NULL;
+  pyhost_value *v = NULL;
+  int rc = pyhost_module_new(h, "faults_typed", NULL, &m);
+  if (!rc)
+    rc = pyhost_module_add_typed_function(h, m, "join(n: int, s: str = 'd', *, x: float = 0.5)",
+                                          t_join, NULL, "Joins.");
+  if (!rc)
+    rc = pyhost_exec(h, "import faults_typed as ft\ntry:\n    ft.join('x')\nexcept TypeError as e:\n"
+                        "    assert \"argument 'n' must be int, not str\" in str(e), e\n"
+                        "else:\n    raise AssertionError('no TypeError')\n", NULL);
+  if (!rc) rc = pyhost_eval(h, "[ft.join(1), ft.join(2, 't\u00e9', x=2)]", &v);
+  if (!rc && pyhost_value_count(v) != 2) rc = -1;
+  if (rc != PYHOST_OK && v) rc = -2;
+  pyhost_value_free(v);
+  pyhost_module_free(h, m);
+  return rc;
+}
+
 static int op_reenter(pyhost *h, void *ctx) {
   (void)ctx;
   pyhost_value *v = NULL;
@@ -501,6 +530,7 @@ TEST_CASE(walk_bridge) {
   CHECK(walk("host module + type", h, op_module_and_type, NULL, PYHOST_OK) > 0);
   CHECK(walk("prepared calls", h, op_prepared, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host function", h, op_fast_function, NULL, PYHOST_OK) > 0);
+  CHECK(walk("typed host function", h, op_typed_function, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host type", h, op_fast_type, NULL, PYHOST_OK) > 0);
   report();
   pyhost_free(h);

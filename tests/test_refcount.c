@@ -343,6 +343,31 @@ static void op_fast_from_python(pyhost *h, void *ctx) {
            PYHOST_OK);
 }
 
+/* The typed form: every error of the binding, keywords, defaults, registration and
+ * removal (the interned parameter names). */
+static int tmix(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return argv[1].kind == PYHOST_ARG_STR ? pyhost_ret_str(h, ret, argv[1].u.s, argv[1].len)
+                                        : pyhost_ret_int(h, ret, argv[0].u.i);
+}
+static void op_typed(pyhost *h, void *ctx) {
+  pyhost_module *m = ctx;
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "tmix2(a: int, b: str = None, *, t: bytes = None)",
+                                            tmix, NULL, "doc"),
+           PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import rcfast, inspect\nf = rcfast.tmix2\nf(1)\nf(1, 's')\nf(1, b='x', t=b'y')\n"
+                          "str(inspect.signature(f))\n"
+                          "for bad in [(), ('x',), (1, 2), (1, 's', 3), (2**70,)]:\n"
+                          "    try:\n        f(*bad)\n    except (TypeError, OverflowError):\n        pass\n"
+                          "for kw in [{'z': 1}, {'a': 1}, {'t': 's'}, {str('b') + '': 'k'}]:\n"
+                          "    try:\n        f(1, **kw)\n    except TypeError:\n        pass\n",
+                       "<refcount>"),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_remove(h, m, "tmix2"), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "try:\n    f(1)\nexcept RuntimeError:\n    pass\ndel f\n", "<refcount>"),
+           PYHOST_OK);
+}
+
 TEST_CASE(fast_forms) {
   pyhost *h = start();
   pyhost_module *m = NULL;
@@ -355,6 +380,7 @@ TEST_CASE(fast_forms) {
   CHECK_RC(pyhost_prepare_name(h, "rcfast.mix", &c.host_fn), PYHOST_OK);
   measure(h, "prepared calls", op_prepared, &c);
   measure(h, "fast host function from Python", op_fast_from_python, NULL);
+  measure(h, "typed host function", op_typed, m);
   pyhost_callable_free(c.py_fn);
   pyhost_callable_free(c.host_fn);
   pyhost_value_free(c.obj);

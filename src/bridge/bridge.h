@@ -106,6 +106,11 @@ static inline void pyhost__args_vector(struct pyhost_args *a,
  * by the callback may change or clear: the view then holds a copy (0, or -1 with the
  * Python exception set and nothing held; fastargs.c). */
 int pyhost__args_own_kwdict(struct pyhost_args *a);
+/* Reads o (an argument of the view a) as a C argument of kind PYHOST_ARG_INT, _FLOAT,
+ * _BOOL, _STR or _BYTES into *out (kind and value; str and bytes borrowed for the
+ * callback): PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE with nothing raised; PYHOST_PYEXC
+ * with the exception taken into the callback's frame (fastargs.c). */
+int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out);
 /* 0, or -1 with the Python exception set (the view holds nothing then). */
 static inline int pyhost__args_tuple(struct pyhost_args *a,
                                      const struct pyhost__callee *callee, PyObject *tuple,
@@ -280,5 +285,43 @@ static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata
                              !pyhost__runtime_at_least(3, 10), 1);
 }
 
+/* ---- typed host functions: the declared signature (signature.c, typedargs.c) ---- */
+#define PYHOST__SIG_MAX 16 /* parameters; a bit each in the binder's mask */
+struct pyhost__param {
+  const char *name;       /* ASCII identifier, in the signature's own memory */
+  PyObject *pyname;       /* interned name (strong) while Python runs, for keywords
+                           * matched by identity; NULL before pyhost__sig_intern and
+                           * after pyhost__sig_release */
+  int kind;               /* PYHOST_ARG_INT, _FLOAT, _BOOL, _STR or _BYTES */
+  unsigned char has_default, dflt_none, kwonly, posonly;
+  pyhost_arg dflt;        /* the default (kind NONE for None) */
+  const char *dflt_text;  /* its source text, for the docstring */
+  size_t dflt_len;
+};
+struct pyhost__sig {
+  pyhost_typed_function fn; /* set by the registration */
+  void *userdata;
+  const char *name;         /* the function's name */
+  char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
+  size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
+  struct pyhost__param p[PYHOST__SIG_MAX];
+};
+/* Reads the signature text (see signature.c) into *out (own): PYHOST_OK, or
+ * PYHOST_MISUSE naming what is wrong and where (fn names the public function), or
+ * PYHOST_NOMEM, with h's message set. */
+int pyhost__sig_new(pyhost *h, const char *text, const char *doc, const char *fn,
+                    struct pyhost__sig **out);
+/* With the GIL: makes the interned parameter names (0, or -1 with the exception set);
+ * release drops them (before Python finalizes: after, only free runs). */
+int pyhost__sig_intern(struct pyhost__sig *s);
+void pyhost__sig_release(struct pyhost__sig *s);
+void pyhost__sig_free(struct pyhost__sig *s);
+/* Binds the arguments of the view a to s's parameters in one pass, converted into
+ * argv[0 .. s->n), defaults filled in: PYHOST_OK, or PYHOST_PYEXC with a TypeError
+ * (or OverflowError) naming the function and the parameter raised in the callback's
+ * frame. */
+int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_arg *argv);
+/* The fast callback of every typed function: data is its struct pyhost__sig. */
+int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *args, pyhost_ret *ret);
 
 #endif

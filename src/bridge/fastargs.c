@@ -119,65 +119,119 @@ pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i) {
   return PYHOST_KIND_OBJECT;
 }
 
-/* The shape of every typed getter: args and out checked, argument i looked up. */
-#define GETTER_START(FN)                                         \
-  if (!args) return bad_call(h, FN, "args");                     \
-  if (!out) return bad_call(h, FN, "out");                       \
-  PyObject *o = item(args, i);                                   \
-  if (!o) return type_error(args, i, NULL, NULL);
+/* Reads o as a C argument of kind (PYHOST_ARG_INT, _FLOAT, _BOOL, _STR or _BYTES)
+ * under the scalar rules: the one conversion behind the getters below and the typed
+ * functions' binding (typedargs.c).  PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE (an int
+ * beyond 64 bits) with nothing raised, for the caller to word; PYHOST_PYEXC with the
+ * exception taken into the callback's frame.  Runs no Python code: the checks read
+ * type flags, never __index__, __float__ or __str__. */
+int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out) {
+  pyhost *h = a->callee->h;
+  unsigned long flags = PY.PyType_GetFlags(Py_TYPE(o));
+  switch (kind) {
+  case PYHOST_ARG_INT: {
+    if (!pyhost__is_int(o)) return PYHOST_TYPE;
+    int overflow = 0;
+    long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) return PYHOST_RANGE;
+    if (v == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
+    out->u.i = (int64_t)v;
+    break;
+  }
+  case PYHOST_ARG_FLOAT: {
+    if (!pyhost__accepts_float(o)) return PYHOST_TYPE;
+    double d = PY.PyFloat_AsDouble(o);
+    if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
+    out->u.d = d;
+    break;
+  }
+  case PYHOST_ARG_BOOL:
+    if (!pyhost__is_bool(o)) return PYHOST_TYPE;
+    out->u.b = PY.PyObject_IsTrue(o);
+    break;
+  case PYHOST_ARG_STR: {
+    if (!(flags & Py_TPFLAGS_UNICODE_SUBCLASS)) return PYHOST_TYPE;
+    int rc = utf8_of(a, o, &out->u.s, &out->len);
+    if (rc) return rc;
+    break;
+  }
+  case PYHOST_ARG_BYTES: {
+    if (!(flags & Py_TPFLAGS_BYTES_SUBCLASS)) return PYHOST_TYPE;
+    char *p;
+    Py_ssize_t n;
+    if (PY.PyBytes_AsStringAndSize(o, &p, &n) < 0) return pyhost__take_exception(h, NULL);
+    out->u.p = p;
+    out->len = (size_t)n;
+    break;
+  }
+  default:
+    return PYHOST_TYPE;
+  }
+  out->kind = kind;
+  return PYHOST_OK;
+}
 
-int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out) {
-  GETTER_START("pyhost_args_int")
-  if (!pyhost__is_int(o)) return type_error(args, i, o, "int");
-  int overflow = 0;
-  long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (overflow)
+/* Argument i of the getter FN read as kind into the pyhost_arg x, or the getter's
+ * TypeError ("expected <want>") or OverflowError. */
+static int get(pyhost *h, const pyhost_args *args, size_t i, int kind, const char *want,
+               pyhost_arg *x) {
+  PyObject *o = item(args, i);
+  if (!o) return type_error(args, i, NULL, NULL);
+  int rc = pyhost__args_read((struct pyhost_args *)args, o, kind, x);
+  if (rc == PYHOST_TYPE) return type_error(args, i, o, want);
+  if (rc == PYHOST_RANGE)
     return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR,
                         "%s() argument %zu: int does not fit in 64 bits", args->callee->who, i);
-  if (v == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-  *out = (int64_t)v;
+  return rc;
+}
+
+/* The shape of every typed getter: args and out checked, argument i read. */
+#define GETTER(FN, KIND, WANT)                                   \
+  if (!args) return bad_call(h, FN, "args");                     \
+  if (!out) return bad_call(h, FN, "out");                       \
+  pyhost_arg x;                                                  \
+  int rc = get(h, args, i, KIND, WANT, &x);                      \
+  if (rc) return rc;
+
+int pyhost_args_int(pyhost *h, const pyhost_args *args, size_t i, int64_t *out) {
+  GETTER("pyhost_args_int", PYHOST_ARG_INT, "int")
+  *out = x.u.i;
   return PYHOST_OK;
 }
 
 int pyhost_args_float(pyhost *h, const pyhost_args *args, size_t i, double *out) {
-  GETTER_START("pyhost_args_float")
-  if (!pyhost__accepts_float(o)) return type_error(args, i, o, "float");
-  double d = PY.PyFloat_AsDouble(o);
-  if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-  *out = d;
+  GETTER("pyhost_args_float", PYHOST_ARG_FLOAT, "float")
+  *out = x.u.d;
   return PYHOST_OK;
 }
 
 int pyhost_args_bool(pyhost *h, const pyhost_args *args, size_t i, int *out) {
-  GETTER_START("pyhost_args_bool")
-  if (!pyhost__is_bool(o)) return type_error(args, i, o, "bool");
-  *out = PY.PyObject_IsTrue(o);
+  GETTER("pyhost_args_bool", PYHOST_ARG_BOOL, "bool")
+  *out = x.u.b;
   return PYHOST_OK;
 }
 
 int pyhost_args_str(pyhost *h, const pyhost_args *args, size_t i, const char **out,
                     size_t *len) {
-  GETTER_START("pyhost_args_str")
-  if (!(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_UNICODE_SUBCLASS))
-    return type_error(args, i, o, "str");
-  return utf8_of((struct pyhost_args *)args, o, out, len);
+  GETTER("pyhost_args_str", PYHOST_ARG_STR, "str")
+  *out = x.u.s;
+  if (len) *len = x.len;
+  return PYHOST_OK;
 }
 
 int pyhost_args_bytes(pyhost *h, const pyhost_args *args, size_t i, const void **out,
                       size_t *len) {
-  GETTER_START("pyhost_args_bytes")
-  if (!(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_BYTES_SUBCLASS))
-    return type_error(args, i, o, "bytes");
-  char *p;
-  Py_ssize_t n;
-  if (PY.PyBytes_AsStringAndSize(o, &p, &n) < 0) return pyhost__take_exception(h, NULL);
-  *out = p;
-  if (len) *len = (size_t)n;
+  GETTER("pyhost_args_bytes", PYHOST_ARG_BYTES, "bytes")
+  *out = x.u.p;
+  if (len) *len = x.len;
   return PYHOST_OK;
 }
 
 int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value **out) {
-  GETTER_START("pyhost_args_value")
+  if (!args) return bad_call(h, "pyhost_args_value", "args");
+  if (!out) return bad_call(h, "pyhost_args_value", "out");
+  PyObject *o = item(args, i);
+  if (!o) return type_error(args, i, NULL, NULL);
   return (*out = pyhost__from_python(h, o)) ? PYHOST_OK : pyhost__take_exception(h, NULL);
 }
 

@@ -29,6 +29,9 @@ struct hostfn {
   pyhost_function fn;      /* NULL once unregistered */
   pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */
   void *userdata;
+  void *ffn_data;          /* what ffn gets as userdata: userdata, or a typed function's
+                            * signature (ffn is then pyhost__typed_entry) */
+  struct pyhost__sig *sig; /* a typed function's declared signature, or NULL */
   char *name, *qualname, *doc;
   PyObject *func;          /* the module index's reference to the function object */
   int crefs;               /* self object + module index; freed at 0 (GIL held) */
@@ -81,6 +84,7 @@ static void record_free(struct hostfn *f) {
   pyhost__free(f->name);
   pyhost__free(f->qualname);
   pyhost__free(f->doc);
+  pyhost__sig_free(f->sig);
   pyhost__free(f);
 }
 
@@ -180,7 +184,7 @@ static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *
     struct pyhost__fast_call v;
     if (!tuple) pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
     else if (pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict) < 0) return NULL;
-    return pyhost__run_fast(f->ffn, f->userdata, &v);
+    return pyhost__run_fast(f->ffn, f->ffn_data, &v);
   }
   struct pyhost__args a;
   if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
@@ -210,7 +214,7 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   PYHOST__ASSERT(f->ffn && pyhost__python_running());
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0, 0); /* 3.10+ */
+  return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, none_counted, 0, 0); /* 3.10+ */
 }
 
 static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -229,7 +233,7 @@ static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwar
   struct hostfn *f = record_of(self);
   struct pyhost__fast_call v;
   if (pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs) < 0) return NULL;
-  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1, 0);
+  return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, 1, 1, 0);
 }
 
 /* Before 3.10 the checking door is the tuple one. */
@@ -331,6 +335,8 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
   f->fn = NULL;
   f->ffn = NULL;
   f->userdata = NULL;
+  f->ffn_data = NULL;
+  pyhost__sig_release(f->sig);
   PY.Py_DecRef(f->func);
   f->func = NULL;
   close_door(f);
@@ -349,7 +355,10 @@ static void free_orphans(void) {
 
 /* With the GIL as finalize begins: every host function refuses from its next call. */
 static void close_all(void) {
-  for (struct hostfn *f = pyhost__process.hostfns; f; f = f->rec_next) close_door(f);
+  for (struct hostfn *f = pyhost__process.hostfns; f; f = f->rec_next) {
+    close_door(f);
+    pyhost__sig_release(f->sig); /* no call binds it any more */
+  }
 }
 
 static size_t name_hash(const char *name) {
@@ -407,21 +416,30 @@ static void unregister_all(pyhost_module *m) {
     }
 }
 
-/* Adds fn or ffn (one of them) as name; fname names the public function. */
+/* Adds fn or ffn (one of them) as name, or a typed function (ffn is
+ * pyhost__typed_entry and sig its signature: the record owns it from here, whatever
+ * happens); fname names the public function. */
 static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_function fn,
                         pyhost_fast_function ffn, void *userdata, const char *doc,
-                        const char *fname) {
+                        struct pyhost__sig *sig, const char *fname) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
-  if (rc) return rc;
-  if ((rc = check_module(h, m, fname)) || (rc = check_name(h, name, fname)))
+  if (rc) {
+    pyhost__sig_free(sig);
+    return rc;
+  }
+  if ((rc = check_module(h, m, fname)) || (rc = check_name(h, name, fname))) {
+    pyhost__sig_free(sig);
     goto done;
+  }
   if (!fn && !ffn) {
     rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: fn is NULL for %s", fname, name);
     goto done;
   }
   struct hostfn *f = record_new();
   size_t qlen = strlen(m->name) + strlen(name) + 2;
+  if (f) f->sig = sig;
+  else pyhost__sig_free(sig);
   if (!f || !(f->name = pyhost__strdup(name)) || (doc && !(f->doc = pyhost__strdup(doc))) ||
       !(f->qualname = pyhost__malloc(qlen))) {
     if (f) record_free(f);
@@ -434,13 +452,15 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
   f->fn = fn;
   f->ffn = ffn;
   f->userdata = userdata;
+  f->ffn_data = sig ? (void *)sig : userdata;
   f->def.ml_name = f->name;
-  f->def.ml_doc = f->doc;
+  f->def.ml_doc = sig ? sig->doc : f->doc;
   f->def.ml_flags =
       (pyhost__runtime_at_least(3, 10) ? HOSTFN_METH_FASTCALL : METH_VARARGS) | METH_KEYWORDS;
   f->def.ml_meth = open_door(f);
-  PyObject *self = fnself_new(f);
+  PyObject *self = sig && pyhost__sig_intern(sig) < 0 ? NULL : fnself_new(f);
   if (!self) {
+    pyhost__sig_release(sig);
     record_free(f);
     rc = pyhost__take_exception(h, "creating the function failed");
     goto done;
@@ -475,12 +495,25 @@ done:
 
 int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
                                pyhost_function fn, void *userdata, const char *doc) {
-  return add_function(h, m, name, fn, NULL, userdata, doc, "pyhost_module_add_function");
+  return add_function(h, m, name, fn, NULL, userdata, doc, NULL, "pyhost_module_add_function");
 }
 
 int pyhost_module_add_fast_function(pyhost *h, pyhost_module *m, const char *name,
                                     pyhost_fast_function fn, void *userdata, const char *doc) {
-  return add_function(h, m, name, NULL, fn, userdata, doc, "pyhost_module_add_fast_function");
+  return add_function(h, m, name, NULL, fn, userdata, doc, NULL,
+                      "pyhost_module_add_fast_function");
+}
+
+int pyhost_module_add_typed_function(pyhost *h, pyhost_module *m, const char *signature,
+                                     pyhost_typed_function fn, void *userdata, const char *doc) {
+  static const char fname[] = "pyhost_module_add_typed_function";
+  if (!fn) return pyhost__set_error(h, PYHOST_MISUSE, "%s: fn is NULL", fname);
+  struct pyhost__sig *sig = NULL;
+  int rc = pyhost__sig_new(h, signature, doc, fname, &sig);
+  if (rc) return rc;
+  sig->fn = fn;
+  sig->userdata = userdata;
+  return add_function(h, m, sig->name, NULL, pyhost__typed_entry, userdata, doc, sig, fname);
 }
 
 int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {

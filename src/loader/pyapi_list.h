@@ -83,6 +83,7 @@ PYAPI_FN(PyObject *, PyUnicode_AsUTF8String, (PyObject *), 3, 2, REQ)
 PYAPI_FN(const char *, PyUnicode_AsUTF8AndSize, (PyObject *, Py_ssize_t *), 3, 10, OPT)
 PYAPI_FN(PyObject *, PyUnicode_InternFromString, (const char *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyUnicode_Join, (PyObject *, PyObject *), 3, 2, REQ)
+PYAPI_FN(int, PyUnicode_CompareWithASCIIString, (PyObject *, const char *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyBytes_FromStringAndSize, (const char *, Py_ssize_t), 3, 2, REQ)
 PYAPI_FN(int, PyBytes_AsStringAndSize, (PyObject *, char **, Py_ssize_t *), 3, 2, REQ)
 

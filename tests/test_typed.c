@@ -1,0 +1,264 @@
+/* test_typed.c: host functions with declared arguments (issue 24, item 1):
+ * pyhost_module_add_typed_function binds and converts the arguments in one pass,
+ * raises CPython's TypeErrors, shows the signature to inspect, and stays correct
+ * under hostile Python (dunder methods that run code, mutated keyword dicts,
+ * recursion, removal during a call). */
+#include "pyhost.h"
+#include "check.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static pyhost *start(void) { return check_start(NULL); }
+
+static void expect_py(pyhost *h, const char *expr, const char *want) {
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, expr, &v);
+  if (rc) fprintf(stderr, "%s: %s\n", expr, pyhost_errmsg(h));
+  CHECK_RC(rc, PYHOST_OK);
+  if (v && strcmp(pyhost_value_repr(h, v), want) != 0)
+    fprintf(stderr, "%s\n  got:  %s\n  want: %s\n", expr, pyhost_value_repr(h, v), want);
+  CHECK_STREQ(pyhost_value_repr(h, v), want);
+  pyhost_value_free(v);
+}
+
+/* The last line of the traceback of a statement that must raise. */
+static void expect_raise(pyhost *h, const char *code, const char *want) {
+  int rc = pyhost_exec(h, code, "<test>");
+  CHECK_RC(rc, PYHOST_PYEXC);
+  const char *msg = pyhost_errmsg(h);
+  const char *last = msg, *nl;
+  while ((nl = strchr(last, '\n')) && nl[1]) last = nl + 1;
+  if (strncmp(last, want, strlen(want)) != 0) fprintf(stderr, "%s\n  got:  %s\n  want: %s\n", code, last, want);
+  CHECK(strncmp(last, want, strlen(want)) == 0);
+}
+
+/* Appends argument a to buf as text. */
+static size_t show(char *buf, size_t cap, const pyhost_arg *a) {
+  switch (a->kind) {
+  case PYHOST_ARG_NONE: return (size_t)snprintf(buf, cap, "None");
+  case PYHOST_ARG_BOOL: return (size_t)snprintf(buf, cap, "b%d", a->u.b);
+  case PYHOST_ARG_INT: return (size_t)snprintf(buf, cap, "i%lld", (long long)a->u.i);
+  case PYHOST_ARG_FLOAT: return (size_t)snprintf(buf, cap, "f%g", a->u.d);
+  case PYHOST_ARG_STR:
+    return (size_t)snprintf(buf, cap, "s%.*s/%zu/%d", (int)a->len, a->u.s, a->len,
+                            a->u.s[a->len] == 0);
+  case PYHOST_ARG_BYTES: return (size_t)snprintf(buf, cap, "y%zu", a->len);
+  default: return (size_t)snprintf(buf, cap, "?");
+  }
+}
+
+/* Every argument it got, as text; userdata is the number of parameters. */
+static int typed_show(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  char buf[512];
+  size_t n = 0;
+  for (size_t i = 0; i < (size_t)(intptr_t)ud; i++) {
+    if (i) buf[n++] = ' ';
+    n += show(buf + n, sizeof buf - n, &argv[i]);
+  }
+  return pyhost_ret_str(h, ret, buf, n);
+}
+
+static double scale_of(const pyhost_arg *argv) { return argv[0].u.d * argv[1].u.d; }
+static int typed_scale(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_float(h, ret, scale_of(argv));
+}
+
+static pyhost_module *setup(pyhost *h) {
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "tm", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(
+               h, m, "mix(i: int, x: float = 2.5, /, flag: bool = False, *, "
+                     "s: str = None, b: bytes = None, t: str = 'a, b')",
+               typed_show, (void *)6, "Mixes."),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "scale(x: float, factor: float)", typed_scale,
+                                            NULL, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import tm", NULL), PYHOST_OK);
+  return m;
+}
+
+TEST_CASE(typed_arguments_and_defaults) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  expect_py(h, "tm.scale(3, 2.5)", "7.5");
+  expect_py(h, "tm.scale(x=3, factor=0.5)", "1.5");
+  expect_py(h, "tm.scale(2.0, factor=4)", "8.0");
+  expect_py(h, "tm.mix(1)", "'i1 f2.5 b0 None None sa, b/4/1'");
+  expect_py(h, "tm.mix(-7, 1, True, s='h\\u00e9', b=b'\\x00xy', t='')",
+            "'i-7 f1 b1 sh\xc3\xa9/3/1 y3 s/0/1'");
+  expect_py(h, "tm.mix(2, flag=True, s=None)", "'i2 f2.5 b1 None None sa, b/4/1'");
+  expect_py(h, "tm.mix(2**63-1, -0.5, False)", "'i9223372036854775807 f-0.5 b0 None None sa, b/4/1'");
+  expect_py(h, "tm.mix(*[3], **{'t': 'kw', 'flag': True})", "'i3 f2.5 b1 None None skw/2/1'");
+  /* subclasses of the declared types are taken, by their value */
+  expect_py(h, "(lambda I, S: tm.mix(I(5), s=S('sub')))(type('I', (int,), {}), "
+               "type('S', (str,), {}))",
+            "'i5 f2.5 b0 ssub/3/1 None sa, b/4/1'");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+TEST_CASE(typed_errors_name_the_function_and_parameter) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  expect_raise(h, "tm.scale(1)", "TypeError: tm.scale() missing required argument 'factor' (pos 2)");
+  expect_raise(h, "tm.scale()", "TypeError: tm.scale() missing required argument 'x' (pos 1)");
+  expect_raise(h, "tm.scale(1, 2, 3)",
+               "TypeError: tm.scale() takes at most 2 positional arguments (3 given)");
+  expect_raise(h, "tm.scale('1', 2)", "TypeError: tm.scale() argument 'x' must be float, not str");
+  expect_raise(h, "tm.scale(1, factor=None)",
+               "TypeError: tm.scale() argument 'factor' must be float, not NoneType");
+  expect_raise(h, "tm.scale(1, 2, z=3)", "TypeError: tm.scale() got an unexpected keyword argument 'z'");
+  expect_raise(h, "tm.scale(1, 2, x=3)",
+               "TypeError: argument for tm.scale() given by name ('x') and position (1)");
+  expect_raise(h, "tm.mix(i=1)",
+               "TypeError: 'i' is an invalid keyword argument for tm.mix() (positional-only)");
+  expect_raise(h, "tm.mix(True)", "TypeError: tm.mix() argument 'i' must be int, not bool");
+  expect_raise(h, "tm.mix(1, 2, 3)", "TypeError: tm.mix() argument 'flag' must be bool, not int");
+  expect_raise(h, "tm.mix(1, 2, True, 's')",
+               "TypeError: tm.mix() takes at most 3 positional arguments (4 given)");
+  expect_raise(h, "tm.mix(1, s=b'x')", "TypeError: tm.mix() argument 's' must be str or None, not bytes");
+  expect_raise(h, "tm.mix(1, b='x')", "TypeError: tm.mix() argument 'b' must be bytes or None, not str");
+  expect_raise(h, "tm.mix(2**64)", "OverflowError: tm.mix() argument 'i': int does not fit in 64 bits");
+  expect_raise(h, "tm.mix(1, s='\\udcff')", "UnicodeEncodeError");
+  /* caught by Python like any exception */
+  CHECK_RC(pyhost_exec(h, "try:\n    tm.scale(1)\nexcept TypeError as e:\n    caught = str(e)\n", NULL),
+           PYHOST_OK);
+  expect_py(h, "caught", "\"tm.scale() missing required argument 'factor' (pos 2)\"");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+TEST_CASE(typed_signature_seen_by_python) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_exec(h, "import inspect", NULL), PYHOST_OK);
+  expect_py(h, "str(inspect.signature(tm.mix))",
+            "\"(i, x=2.5, /, flag=False, *, s=None, b=None, t='a, b')\"");
+  expect_py(h, "str(inspect.signature(tm.scale))", "'(x, factor)'");
+  expect_py(h, "tm.mix.__doc__", "'Mixes.'");
+  expect_py(h, "tm.mix.__text_signature__", "\"(i, x=2.5, /, flag=False, *, s=None, b=None, t='a, b')\"");
+  expect_py(h, "tm.mix.__name__", "'mix'");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* A signature pyhost cannot read is refused at registration, saying what and where. */
+TEST_CASE(typed_bad_signatures) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "tm", NULL, &m), PYHOST_OK);
+  static const struct {
+    const char *sig, *msg;
+  } bad[] = {
+      {"", "expected the function's name at column 1"},
+      {"f", "expected '(' at column 2"},
+      {"f(x)", "expected ':' and the parameter's type at column 4"},
+      {"f(x: list)", "the type must be int, float, bool, str or bytes at column 6"},
+      {"f(x: int = 'a')", "the default does not have the parameter's type"},
+      {"f(x: int = 1, y: int)", "a parameter without a default follows one with a default"},
+      {"f(x: int, x: int)", "a parameter named twice"},
+      {"f(/, x: int)", "misplaced '/'"},
+      {"f(x: int, *)", "'*' must be followed by a parameter"},
+      {"f(x: int, *, *, y: int)", "a second '*'"},
+      {"f(x: int) -> int", "unexpected text after ')'"},
+      {"f(x: str = 'a)", "a string default needs its closing quote"},
+      {"f(x: int = [])", "a default must be None, True, False, a number or a string"},
+      {"f(x: int y: int)", "expected ',' or ')'"},
+      {"f(a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int, i: int, j: int, "
+       "k: int, l: int, m: int, n: int, o: int, p: int, q: int)",
+       "more parameters than pyhost takes (16)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_RC(pyhost_module_add_typed_function(h, m, bad[i].sig, typed_show, NULL, NULL),
+             PYHOST_MISUSE);
+    if (!strstr(pyhost_errmsg(h), bad[i].msg)) fprintf(stderr, "%s: %s\n", bad[i].sig, pyhost_errmsg(h));
+    CHECK(strstr(pyhost_errmsg(h), bad[i].msg) != NULL);
+  }
+  CHECK_RC(pyhost_module_add_typed_function(h, m, NULL, typed_show, NULL, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "f()", NULL, NULL, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_add_typed_function(h, NULL, "f()", typed_show, NULL, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_module_add_typed_function(NULL, m, "f()", typed_show, NULL, NULL), PYHOST_MISUSE);
+  /* 16 parameters and no parameter at all are fine */
+  CHECK_RC(pyhost_module_add_typed_function(
+               h, m, "f16(a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int, i: int, "
+                     "j: int, k: int, l: int, m: int, n: int, o: int, p: int = 16)",
+               typed_show, (void *)16, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, " none ( ) ", typed_show, (void *)0, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import tm", NULL), PYHOST_OK);
+  expect_py(h, "tm.f16(*range(15), p=-1)", "'i0 i1 i2 i3 i4 i5 i6 i7 i8 i9 i10 i11 i12 i13 i14 i-1'");
+  expect_py(h, "tm.none()", "''");
+  expect_raise(h, "tm.none(1)", "TypeError: tm.none() takes at most 0 positional arguments (1 given)");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* Python that runs code inside the conversions: none of it runs (the rules read type
+ * flags), so nothing can change an argument between its check and its use. */
+static int typed_clear_then_read(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  /* the caller's keyword dict is cleared; the str argument must still be readable */
+  int rc = pyhost_exec(h, "d.clear(); import gc; gc.collect()", NULL);
+  if (rc) return rc;
+  return pyhost_ret_str(h, ret, argv[0].u.s, argv[0].len);
+}
+
+static int typed_recurse(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud, (void)ret;
+  pyhost_value *r = NULL;
+  int rc = pyhost_eval(h, "tm.rec(1)", &r); /* itself, without end */
+  pyhost_value_free(r);
+  (void)argv;
+  return rc;
+}
+
+static int typed_remove_self(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  pyhost_module_remove(h, ud, "gone");
+  return pyhost_ret_int(h, ret, argv[0].u.i + 1); /* its arguments stay valid */
+}
+
+TEST_CASE(typed_hostile_python) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "keep(s: str)", typed_clear_then_read, NULL, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "rec(n: int)", typed_recurse, NULL, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "gone(n: int)", typed_remove_self, m, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "ran = []\n"
+                       "class Idx:\n"
+                       "    def __index__(self): ran.append('index'); return 1\n"
+                       "    def __int__(self): ran.append('int'); return 1\n"
+                       "    def __float__(self): ran.append('float'); return 1.0\n"
+                       "class Str(str):\n"
+                       "    def __str__(self): ran.append('str'); return 'other'\n"
+                       "    def __eq__(self, o): ran.append('eq'); return False\n"
+                       "    __hash__ = str.__hash__\n",
+                       NULL),
+           PYHOST_OK);
+  expect_raise(h, "tm.mix(Idx())", "TypeError: tm.mix() argument 'i' must be int, not __main__.Idx");
+  expect_raise(h, "tm.scale(Idx(), 1)", "TypeError: tm.scale() argument 'x' must be float, not __main__.Idx");
+  expect_py(h, "tm.mix(1, s=Str('mine'))", "'i1 f2.5 b0 smine/4/1 None sa, b/4/1'");
+  /* a keyword whose name is a str subclass with its own __eq__ */
+  expect_py(h, "tm.scale(2, **{Str('factor'): 3})", "6.0");
+  expect_py(h, "ran", "[]");
+  /* the keyword dict emptied by the callback while it holds a str from it */
+  CHECK_RC(pyhost_exec(h, "d = {'s': ''.join(['x'] * 1000)}", NULL), PYHOST_OK);
+  expect_py(h, "len(tm.keep(**d))", "1000");
+  /* endless recursion through the host: RecursionError, no crash */
+  expect_raise(h, "tm.rec(0)", "RecursionError");
+  /* removed by its own call: the call finishes, the next raises */
+  CHECK_RC(pyhost_exec(h, "g = tm.gone", NULL), PYHOST_OK);
+  expect_py(h, "g(41)", "42");
+  expect_raise(h, "g(1)", "RuntimeError: tm.gone was unregistered by the host");
+  CHECK_RC(pyhost_exec(h, "tm.gone", NULL), PYHOST_PYEXC); /* gone from the module */
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
