@@ -97,6 +97,43 @@ static PyObject *host_g_noargs(PyObject *self, PyObject *unused) {
 static PyMethodDef host_g_def = {"g", host_g_noargs, METH_NOARGS, NULL};
 #endif
 
+/* (c2, c3): g(i, y) -> i + y as a directly linked builtin does it by hand: the
+ * fewest checks a real host needs (the count, the keyword's name, each conversion's
+ * error), METH_FASTCALL | METH_KEYWORDS where the runtime has it (3.7+). */
+static PyObject *host_h_finish(PyObject *io, PyObject *yo) {
+  long long i = PyLong_AsLongLong(io);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  double y = PyFloat_AsDouble(yo);
+  if (y == -1.0 && PyErr_Occurred()) return NULL;
+  return PyFloat_FromDouble((double)i + y);
+}
+#if PY_VERSION_HEX >= 0x03070000
+static PyObject *host_h(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames) {
+  (void)self;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs + nkw != 2 ||
+      (nkw && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, nkw - 1), "y") != 0) ||
+      (nkw == 2 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "i") != 0)) {
+    PyErr_SetString(PyExc_TypeError, "g(i, y): bad arguments");
+    return NULL;
+  }
+  return host_h_finish(args[0], args[1]);
+}
+static PyMethodDef host_h_def = {"g", (PyCFunction)(void (*)(void))host_h,
+                                 METH_FASTCALL | METH_KEYWORDS, NULL};
+#else
+static PyObject *host_h(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *names[] = {"i", "y", NULL};
+  PyObject *io, *yo;
+  (void)self;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO", names, &io, &yo)) return NULL;
+  return host_h_finish(io, yo);
+}
+static PyMethodDef host_h_def = {"g", (PyCFunction)(void (*)(void))host_h,
+                                 METH_VARARGS | METH_KEYWORDS, NULL};
+#endif
+
 /* (e): a directly linked static type whose instances carry one C pointer. */
 typedef struct {
   PyObject_HEAD
@@ -141,6 +178,12 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     }
   } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
+  } else if (!strcmp(mode, "hostfn2")) {
+    run_loop(BENCH_LOOP_ARGS_PY, n);
+  } else if (!strcmp(mode, "hostfn2_kw")) {
+    run_loop(BENCH_LOOP_KW_PY, n);
+  } else if (!strcmp(mode, "loop_fn_empty")) {
+    run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
   } else if (!strcmp(mode, "eval_code")) {
@@ -197,6 +240,7 @@ int main(int argc, char **argv) {
   list_data = malloc(sizeof *list_data * BENCH_LIST_LEN);
   for (unsigned i = 0; i < BENCH_LIST_LEN; i++) list_data[i] = i;
   if (!strcmp(mode, "hostfn")) bind_g(PyCFunction_New(&host_g_def, NULL));
+  if (!strncmp(mode, "hostfn2", 7)) bind_g(PyCFunction_New(&host_h_def, NULL));
   if (!strcmp(mode, "hosttype")) {
     host_type.tp_new = PyType_GenericNew;
     check(PyType_Ready(&host_type) == 0, "PyType_Ready");

@@ -10,6 +10,7 @@ namespace py = pybind11;
 
 PYBIND11_EMBEDDED_MODULE(pyhost_bench, m) {
   m.def("g", []() {});
+  m.def("h", [](int64_t i, double y) { return (double)i + y; }, py::arg("i"), py::arg("y"));
 }
 
 static py::object main_dict; // null until the interpreter runs
@@ -26,6 +27,12 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     for (unsigned long i = 0; i < n; i++) f();
   } else if (!strcmp(mode, "hostfn")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
+  } else if (!strcmp(mode, "hostfn2")) {
+    run_loop(BENCH_LOOP_ARGS_PY, n);
+  } else if (!strcmp(mode, "hostfn2_kw")) {
+    run_loop(BENCH_LOOP_KW_PY, n);
+  } else if (!strcmp(mode, "loop_fn_empty")) {
+    run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
   } else {
@@ -43,7 +50,7 @@ int main(int argc, char **argv) {
   py::scoped_interpreter interpreter;
   main_dict = py::module_::import("__main__").attr("__dict__");
   py::exec(BENCH_SETUP_PY, main_dict);
-  main_dict["g"] = py::module_::import("pyhost_bench").attr("g");
+  main_dict["g"] = py::module_::import("pyhost_bench").attr(strncmp(mode, "hostfn2", 7) ? "g" : "h");
   bench_loop(mode, n / 10 + 1);
   double t0 = bench_now();
   bench_loop(mode, n);

@@ -56,6 +56,13 @@ static int host_g_fast(pyhost *hh, void *userdata, const pyhost_args *args, pyho
   return PYHOST_OK;
 }
 
+/* (c2, c3): g(i, y) -> i + y, its arguments declared: the typed form, the fastest
+ * public route for a host function with arguments. */
+static int host_h_typed(pyhost *hh, void *userdata, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)userdata;
+  return pyhost_ret_float(hh, ret, (double)argv[0].u.i + argv[1].u.d);
+}
+
 /* (e): the host type's constructor; instances carry one C pointer, as the baseline's. */
 static int host_new_fast(pyhost *hh, void *userdata, const pyhost_args *args, void **payload) {
   (void)hh, (void)userdata, (void)args;
@@ -92,6 +99,13 @@ static void bind_g(const char *mode) {
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
   }
+  if (!strncmp(mode, "hostfn2", 7)) {
+    check(pyhost_module_add_typed_function(h, module, "g(i: int, y: float)", host_h_typed, NULL,
+                                           NULL),
+          "add_typed_function");
+    check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
+    return;
+  }
   pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT};
   spec.name = "T";
   if (!strcmp(mode, "hosttype")) { /* the fastest route */
@@ -117,6 +131,12 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(pyhost_callv(h, fn, NULL, 0, NULL, &r), "f()");
       pyhost_value_free(r);
     }
+  } else if (!strcmp(mode, "hostfn2")) {
+    run_loop(BENCH_LOOP_ARGS_PY, n);
+  } else if (!strcmp(mode, "hostfn2_kw")) {
+    run_loop(BENCH_LOOP_KW_PY, n);
+  } else if (!strcmp(mode, "loop_fn_empty")) {
+    run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
@@ -312,7 +332,7 @@ int main(int argc, char **argv) {
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
                !strcmp(mode, "call") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
-               !strcmp(mode, "loop_empty");
+               !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
   bench_loop(mode, n / 10 + 1); /* warm-up: caches, allocator, branch predictors */

@@ -245,6 +245,24 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     add("c", "Python->C: host function (values) vs METH_FASTCALL builtin (net of the loop)",
         pairs, None, "for reference", ir_v, key="c: host function (values)")
 
+    # (c2, c3) Python -> C with arguments, looping inside a function, net of that loop:
+    # g(i, 2.5) and g(i, y=2.5) -> float, the typed form vs a METH_FASTCALL|METH_KEYWORDS
+    # builtin that checks and converts by hand
+    for rid, mode, what in (("c2", "hostfn2", "Python->C: g(i, 2.5) -> float, typed host function "
+                             "vs METH_FASTCALL builtin (in a function, net of the loop)"),
+                            ("c3", "hostfn2_kw", "Python->C: g(i, y=2.5) -> float (keyword), typed "
+                             "host function vs METH_FASTCALL|METH_KEYWORDS builtin (in a function, "
+                             "net of the loop)")):
+        ir = None
+        if cg:
+            ir = (loop_ir(b.p(mode, cg), b.p("loop_fn_empty", cg)),
+                  loop_ir(b.d(mode, cg), b.d("loop_fn_empty", cg)))
+        pairs = b.pairs(net(b.p(mode, n), b.p("loop_fn_empty", n)),
+                        net(b.d(mode, n), b.d("loop_fn_empty", n)))
+        add(rid, what, pairs, 1.15 if minor >= 12 else None,
+            "" if minor >= 10 else "before 3.10 the stable ABI has no METH_FASTCALL: an argument "
+            "tuple per call", ir, key=f"{rid}: Python->C with arguments")
+
     # (d) pyhost_eval with the cache vs compiling every time
     ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)
     pairs = b.pairs(lambda: ns_per_op(b.p("eval_cached", ne)),
@@ -300,6 +318,15 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                         net([pb, "hostfn", str(n)], [pb, "loop_empty", str(n)]))
         add("g", "Python->C: pyhost fast host function vs pybind11 m.def (net of the loop)", pairs,
             None, "", ir, key="g: pybind11 Python->C")
+        for rid, mode in (("c2", "hostfn2"), ("c3", "hostfn2_kw")):
+            ir = None
+            if cg:
+                ir = (loop_ir(b.p(mode, cg), b.p("loop_fn_empty", cg)),
+                      loop_ir([pb, mode, str(cg)], [pb, "loop_fn_empty", str(cg)]))
+            pairs = b.pairs(net(b.p(mode, n), b.p("loop_fn_empty", n)),
+                            net([pb, mode, str(n)], [pb, "loop_fn_empty", str(n)]))
+            add("g", f"{rid} vs pybind11: typed host function vs m.def with py::arg (net of the loop)",
+                pairs, None, "", ir, key=f"g: pybind11 {rid}")
     return rows
 
 

@@ -272,11 +272,21 @@ int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
 int pyhost_ret_bool(pyhost *h, pyhost_ret *ret, int b) {
   return set(h, ret, pyhost_arg_bool(b), "pyhost_ret_bool");
 }
+/* Sets ret (checked already) to o, a new reference or NULL with the exception set: the
+ * scalar setters, which need no conversion but Python's own. */
+static int set_made(pyhost *h, pyhost_ret *ret, PyObject *o) {
+  if (!o) return pyhost__take_exception(h, NULL);
+  pyhost__drop(ret->obj);
+  ret->obj = o;
+  return PYHOST_OK;
+}
 int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
-  return set(h, ret, pyhost_arg_int(i), "pyhost_ret_int");
+  if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
+  return set_made(h, ret, PY.PyLong_FromLongLong((long long)i));
 }
 int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
-  return set(h, ret, pyhost_arg_float(d), "pyhost_ret_float");
+  if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
+  return set_made(h, ret, PY.PyFloat_FromDouble(d));
 }
 int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len) {
   return set(h, ret, pyhost_arg_str(s, len), "pyhost_ret_str");

@@ -217,6 +217,26 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, none_counted, 0, 0); /* 3.10+ */
 }
 
+/* A typed function's open door (3.10+): the fast door with the binding inlined. */
+static inline PyObject *enter_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames, int none_counted) {
+  struct hostfn *f = record_of(self);
+  PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
+  return pyhost__run_fast_as(pyhost__typed_entry, f->sig, &v, none_counted, 0, 0);
+}
+
+static PyObject *entry_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  return enter_typed(self, args, nargs, kwnames, 0);
+}
+
+static PyObject *entry_typed_counted(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  return enter_typed(self, args, nargs, kwnames, 1);
+}
+
 static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   return enter_fast(self, args, nargs, kwnames, 0);
@@ -245,6 +265,9 @@ static PyCFunction checking_door(void) {
 static PyCFunction open_door(const struct hostfn *f) {
   if (!f->ffn) return checking_door();
   if (!pyhost__runtime_at_least(3, 10)) return (PyCFunction)(void (*)(void))entry_fast_tuple;
+  if (f->sig)
+    return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_typed_counted
+                                      : (PyCFunction)(void (*)(void))entry_typed;
   return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_fast_counted
                                     : (PyCFunction)(void (*)(void))entry_fast;
 }

@@ -18,6 +18,7 @@ static int raise_type(const struct pyhost_args *a, const char *fmt, const char *
 /* Argument o for parameter p converted into *out, or the error naming p. */
 static int convert(const struct pyhost__param *p, struct pyhost_args *a, PyObject *o,
                    pyhost_arg *out) {
+  if (pyhost__read_exact(p, o, out)) return PYHOST_OK;
   if (p->dflt_none && o == PY._Py_NoneStruct) {
     *out = pyhost_arg_none();
     return PYHOST_OK;
@@ -122,11 +123,4 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
   }
   if (given == (uint32_t)((1ull << s->n) - 1)) return PYHOST_OK;
   return fill_defaults(s, a, argv, given);
-}
-
-int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *args, pyhost_ret *ret) {
-  const struct pyhost__sig *s = data;
-  pyhost_arg argv[PYHOST__SIG_MAX];
-  int rc = pyhost__sig_bind(s, (struct pyhost_args *)args, argv);
-  return rc ? rc : s->fn(h, s->userdata, argv, ret);
 }
