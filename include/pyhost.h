@@ -538,6 +538,39 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
                                           const pyhost_arg *argv, size_t nargs,
                                           pyhost_value **result);
 
+/* ---- calls in one line ----
+ *
+ * A format string says the C types of the arguments that follow it and of the result:
+ *
+ *   double x;
+ *   pyhost_prepared_callf(h, score, "s,weight=i>d", "[1, 2, 3.5]", 2, &x);
+ *
+ * is score('[1, 2, 3.5]', weight=2) read as a double.  The format is the positional
+ * arguments' letters, then each keyword argument as ",name=letter", then optionally
+ * ">letter" and a pointer for the result (no ">": the result is discarded); spaces are
+ * ignored; at most 16 arguments.  The letters and their C types (arguments / result):
+ *
+ *   i  int / int *          L  int64_t / int64_t *     d  double / double *
+ *   b  int (0 False, else True) / int * (True/False only)
+ *   n  None (no C argument)  s  const char * (UTF-8, NUL-terminated)
+ *   z  const char *, size_t (UTF-8 of that length)     y  const void *, size_t (bytes)
+ *   O  const pyhost_value * (as pyhost_arg_value) / pyhost_value ** (own)
+ *
+ * Arguments are read in place and kept by nothing; results follow the rules of
+ * pyhost_prepared_call_int and friends (i: PYHOST_RANGE beyond an int; a result of
+ * another type is PYHOST_TYPE).  The result is written only on PYHOST_OK.  A format
+ * pyhost cannot read is PYHOST_MISUSE naming the column.  On 3.12+ the call is
+ * PyObject_Vectorcall, with a tuple of keyword names that a prepared callable keeps
+ * from one call to the next (a call with the same keywords allocates nothing of
+ * pyhost's); before 3.12 the stable ABI has no vectorcall, and a call builds an
+ * argument tuple (and a dict for keywords), as the runtime's own callers do. */
+
+/* Calls the prepared callable c.  Errors as pyhost_prepared_call.  Since 0.1. */
+PYHOST_API int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...);
+
+/* Resolves a dotted name (as pyhost_resolve), then calls it.  Since 0.1. */
+PYHOST_API int pyhost_call_namef(pyhost *h, const char *dotted, const char *fmt, ...);
+
 /* ======================================================================
  * holding the GIL across calls
  * ====================================================================== */
@@ -1080,6 +1113,12 @@ PYHOST_API int pyhost_plugin_hooks(pyhost *h, pyhost_plugin *p, pyhost_value **n
 PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
                                   const pyhost_value *args, const pyhost_value *kwargs,
                                   pyhost_value **result);
+
+/* As pyhost_plugin_call in one line: hook's arguments and result as the format of
+ * pyhost_prepared_callf says (a Python error is PYHOST_PYEXC with its traceback).
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook,
+                                   const char *fmt, ...);
 
 /* *module (own result) is an object value referencing the plugin's module, for the
  * calls that take an object.  Since 0.1. */

@@ -228,6 +228,10 @@ int reliab_callback_step(pyhost *h, int thread, int i) {
     if (!rc && scoped) rc = pyhost_gil_enter(h);
     for (int k = 0; !rc && k < 3; k++)
       if (!(rc = pyhost_prepared_call_int(h, c, argv, 2, &got)) && got != want) rc = PYHOST_ERROR;
+    /* in one line, the typed form by name, the second argument by keyword */
+    if (!rc && !(rc = pyhost_call_namef(h, "reliab.tadd", "L,b=i>L", (int64_t)thread * 7, i, &got)) &&
+        got != want)
+      rc = PYHOST_ERROR;
     if (scoped && rc != PYHOST_MISUSE) pyhost_gil_leave(h);
     pyhost_callable_free(c);
     return rc;

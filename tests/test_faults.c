@@ -479,6 +479,27 @@ static int op_typed_function(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* Calls in one line: a prepared callable with keywords (the names kept), a dotted
+ * name, a value result. */
+static int op_callf(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_callable *c = NULL;
+  pyhost_value *v = NULL;
+  int64_t got = 0;
+  int rc = pyhost_exec(h, "def cf_add(a, b=0, *, c=0):\n    return a + b + c\n", NULL);
+  if (!rc) rc = pyhost_prepare_name(h, "cf_add", &c);
+  if (!rc) rc = pyhost_prepared_callf(h, c, "L,c=i,b=i>L", (int64_t)40, 1, 1, &got);
+  if (!rc && got != 42) rc = -1;
+  if (!rc) rc = pyhost_prepared_callf(h, c, "L,c=i,b=i>L", (int64_t)1, 1, 1, &got);
+  if (!rc && got != 3) rc = -1;
+  if (!rc) rc = pyhost_call_namef(h, "cf_add", "s,b=s,c=s>O", "a", "b", "c", &v);
+  if (!rc && pyhost_value_kind(v) != PYHOST_KIND_STR) rc = -1;
+  if (rc != PYHOST_OK && v) rc = -2;
+  pyhost_value_free(v);
+  pyhost_callable_free(c);
+  return rc;
+}
+
 static int op_reenter(pyhost *h, void *ctx) {
   (void)ctx;
   pyhost_value *v = NULL;
@@ -531,6 +552,7 @@ TEST_CASE(walk_bridge) {
   CHECK(walk("prepared calls", h, op_prepared, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host function", h, op_fast_function, NULL, PYHOST_OK) > 0);
   CHECK(walk("typed host function", h, op_typed_function, NULL, PYHOST_OK) > 0);
+  CHECK(walk("calls in one line", h, op_callf, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host type", h, op_fast_type, NULL, PYHOST_OK) > 0);
   report();
   pyhost_free(h);

@@ -368,6 +368,22 @@ static void op_typed(pyhost *h, void *ctx) {
            PYHOST_OK);
 }
 
+/* Calls in one line: keywords (the kept names replaced), results of every type,
+ * Python errors and refused results. */
+static void op_callf(pyhost *h, void *ctx) {
+  pyhost_callable *c = ctx;
+  int64_t l = 0;
+  double d = 0;
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_prepared_callf(h, c, "L,b=L>L", (int64_t)1, (int64_t)2, &l), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, c, "d,t=s>O", 0.5, "x", &v), PYHOST_OK);
+  pyhost_value_free(v);
+  CHECK_RC(pyhost_prepared_callf(h, c, "d,t=y>d", 0.5, "x", (size_t)1, &d), PYHOST_TYPE); /* a list */
+  CHECK_RC(pyhost_prepared_callf(h, c, "s,b=s>L", "a", "b", &l), PYHOST_TYPE);
+  CHECK_RC(pyhost_prepared_callf(h, c, "n,b=i"), PYHOST_PYEXC);
+  CHECK_RC(pyhost_call_namef(h, "rcf", "L,b=L>L", (int64_t)1, (int64_t)2, &l), PYHOST_OK);
+}
+
 TEST_CASE(fast_forms) {
   pyhost *h = start();
   pyhost_module *m = NULL;
@@ -381,6 +397,13 @@ TEST_CASE(fast_forms) {
   measure(h, "prepared calls", op_prepared, &c);
   measure(h, "fast host function from Python", op_fast_from_python, NULL);
   measure(h, "typed host function", op_typed, m);
+  CHECK_RC(pyhost_exec(h, "def rcf(a, b=0, t=None):\n    return a + b if t is None else [a, t]\n",
+                       "<refcount>"),
+           PYHOST_OK);
+  pyhost_callable *rcf = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "rcf", &rcf), PYHOST_OK);
+  measure(h, "calls in one line", op_callf, rcf);
+  pyhost_callable_free(rcf);
   pyhost_callable_free(c.py_fn);
   pyhost_callable_free(c.host_fn);
   pyhost_value_free(c.obj);

@@ -6,6 +6,8 @@
 
 #include "internal.h"
 
+#include <stdarg.h>
+
 /* ---- resolving names (call.c) ---- */
 /* The object a dotted name names (see pyhost_resolve): new reference, or NULL with a
  * Python exception set.  Needs the GIL. */
@@ -361,5 +363,25 @@ static inline int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *
   }
   return s->fn(h, s->userdata, argv, ret);
 }
+
+/* ---- calls in one line (callf.c) ---- */
+#define PYHOST__CALLF_MAX 16 /* arguments of one call */
+/* The tuple of keyword names a prepared callable keeps from its last call with
+ * keywords (3.12+), keyed by that part of the format's text. */
+struct pyhost__kwcache {
+  char *key;         /* own copy of the format's keyword part */
+  size_t span;
+  PyObject *kwnames; /* strong, or NULL */
+};
+/* With the GIL: calls fn as the format fmt and the varargs ap say and reads the result
+ * (fname names the public function in messages); cache may be NULL.  A status with
+ * h's message set. */
+int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
+                  struct pyhost__kwcache *cache);
+/* Replaces the cache's names with kwnames (a new reference, taken). */
+void pyhost__kwcache_keep(struct pyhost__kwcache *c, const char *key, size_t span,
+                          PyObject *kwnames);
+/* With the GIL: drops the cached names. */
+void pyhost__kwcache_clear(struct pyhost__kwcache *c);
 
 #endif

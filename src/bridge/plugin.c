@@ -16,7 +16,7 @@
  * Plugin code is always compiled from source (never from __pycache__), so a reload
  * sees an edit made within the same second, and plugin folders get no .pyc files.
  */
-#include "internal.h"
+#include "bridge.h"
 
 #include <string.h>
 
@@ -407,6 +407,22 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
   PY.Py_DecRef(pkw);
   PY.Py_DecRef(pargs);
   PY.Py_DecRef(fn);
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt, ...) {
+  PyGILState_STATE gil;
+  int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
+  if (rc) return rc;
+  PyObject *fn = find_hook(h, p, hook, &rc);
+  if (fn) {
+    va_list ap;
+    va_start(ap, fmt);
+    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL);
+    va_end(ap);
+    PY.Py_DecRef(fn);
+  }
   pyhost__leave(h, gil);
   return rc;
 }

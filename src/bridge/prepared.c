@@ -27,11 +27,13 @@ struct pyhost_callable {
   /* calls of it on the C stack (GIL held), plus DOOMED once freed while running: the
    * last call out then frees it.  One word, so a call's way out tests it once. */
   int busy;
+  struct pyhost__kwcache kw; /* the keyword names of pyhost_prepared_callf (3.12+) */
 };
 
 static PyObject *call0_tuple(PyObject *f) { return PY.PyObject_CallObject(f, NULL); }
 
 static void destroy(pyhost_callable *c) {
+  pyhost__kwcache_clear(&c->kw);
   PY.Py_DecRef(c->fn);
   pyhost__free(c);
 }
@@ -235,4 +237,22 @@ int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c, const pyhost_arg *
                                size_t nargs, pyhost_value **result) {
   if (result) *result = NULL;
   return value_call(h, c, argv, nargs, result);
+}
+
+int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!c || c->h != h) {
+    rc = refuse(h, c, "pyhost_prepared_callf");
+  } else {
+    va_list ap;
+    va_start(ap, fmt);
+    c->busy++;
+    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->kw);
+    if (--c->busy == DOOMED) destroy(c);
+    va_end(ap);
+  }
+  pyhost__leave(h, gil);
+  return rc;
 }

@@ -1,0 +1,197 @@
+#define _GNU_SOURCE
+/* test_callf.c: calls in one line (issue 24, item 2): pyhost_prepared_callf,
+ * pyhost_call_namef and pyhost_plugin_callf read typed arguments, keywords and a
+ * typed result from a format string. */
+#include "pyhost.h"
+#include "check.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static pyhost *start(void) { return check_start(NULL); }
+
+static const char *const defs =
+    "import json\n"
+    "def add(a, b):\n    return a + b\n"
+    "def score(text, weight=1, *, bonus=0.0):\n"
+    "    return sum(json.loads(text)) * weight + bonus\n"
+    "def echo(*a, **k):\n    return [list(a), sorted(k.items())]\n"
+    "def fail(x):\n    raise KeyError(x)\n"
+    "def big():\n    return 2**40\n";
+
+TEST_CASE(callf_arguments_keywords_results) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, defs, "<defs>"), PYHOST_OK);
+  pyhost_callable *add = NULL, *score = NULL, *echo = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "add", &add), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "score", &score), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "echo", &echo), PYHOST_OK);
+  int i = 0;
+  int64_t l = 0;
+  double d = 0;
+  int b = -1;
+  CHECK_RC(pyhost_prepared_callf(h, add, "ii>i", 40, 2, &i), PYHOST_OK);
+  CHECK(i == 42);
+  CHECK_RC(pyhost_prepared_callf(h, add, "LL>L", (int64_t)1 << 40, (int64_t)1, &l), PYHOST_OK);
+  CHECK(l == ((int64_t)1 << 40) + 1);
+  CHECK_RC(pyhost_prepared_callf(h, score, "s,weight=i>d", "[1, 2, 3.5]", 2, &d), PYHOST_OK);
+  CHECK(d == 13.0);
+  /* the same keywords again (the cached names), then others, then the first again */
+  CHECK_RC(pyhost_prepared_callf(h, score, "s,weight=i>d", "[1]", 3, &d), PYHOST_OK);
+  CHECK(d == 3.0);
+  CHECK_RC(pyhost_prepared_callf(h, score, "s, bonus=d, weight=i >d", "[1]", 0.5, 4, &d), PYHOST_OK);
+  CHECK(d == 4.5);
+  CHECK_RC(pyhost_prepared_callf(h, score, "s,weight=i>d", "[2]", 3, &d), PYHOST_OK);
+  CHECK(d == 6.0);
+  CHECK_RC(pyhost_prepared_callf(h, add, "dd>b", 1.0, 2.0, &b), PYHOST_TYPE); /* 3.0 is no bool */
+  CHECK(b == -1);
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_prepared_callf(h, echo, "nbdz y,k=s,o=O>O", 1, 0.25, "ab\0c", (size_t)4, "\x00\x01",
+                                 (size_t)2, "t\xc3\xa9", (const pyhost_value *)NULL, &v),
+           PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v),
+              "[[None, True, 0.25, 'ab\\x00c', b'\\x00\\x01'], [('k', 't\xc3\xa9'), ('o', None)]]");
+  pyhost_value_free(v);
+  CHECK_RC(pyhost_prepared_callf(h, echo, ""), PYHOST_OK); /* discarded result */
+  CHECK_RC(pyhost_call_namef(h, "json.dumps", "O,sort_keys=b,indent=n>O", (const pyhost_value *)NULL, 1, &v),
+           PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v), "'null'");
+  pyhost_value_free(v);
+  CHECK_RC(pyhost_call_namef(h, "os.path.join", "ss>O", "a", "b", &v), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v), "'a/b'");
+  pyhost_value_free(v);
+  /* inside a GIL scope as outside */
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  for (int k = 0; k < 100; k++) {
+    CHECK_RC(pyhost_prepared_callf(h, score, "s,weight=i>d", "[1]", k, &d), PYHOST_OK);
+    CHECK(d == k);
+  }
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  pyhost_callable_free(add);
+  pyhost_callable_free(score);
+  pyhost_callable_free(echo);
+  pyhost_free(h);
+}
+
+TEST_CASE(callf_errors) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, defs, "<defs>"), PYHOST_OK);
+  pyhost_callable *add = NULL, *fail = NULL, *big = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "add", &add), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "fail", &fail), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "big", &big), PYHOST_OK);
+  int i = 7;
+  static const struct {
+    const char *fmt, *msg;
+  } bad[] = {
+      {"iq", "unknown type (i L d b n s z y O) at column 2"},
+      {",k=i,i", "expected name=type after ',' at column 7"},
+      {",k=ii", "a positional argument after a keyword at column 5"},
+      {",=i", "expected name=type after ',' at column 2"},
+      {"i>", "expected one result type (i L d b O) after '>' at column 3"},
+      {"i>ii", "expected one result type"},
+      {"i>x", "expected one result type"},
+      {"iiiiiiiiiiiiiiiii", "more arguments than pyhost takes (16) at column 17"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    CHECK_RC(pyhost_prepared_callf(h, add, bad[k].fmt, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                   14, 15, 16, 17),
+             PYHOST_MISUSE);
+    if (!strstr(pyhost_errmsg(h), bad[k].msg)) fprintf(stderr, "%s: %s\n", bad[k].fmt, pyhost_errmsg(h));
+    CHECK(strstr(pyhost_errmsg(h), bad[k].msg) != NULL);
+  }
+  CHECK_RC(pyhost_prepared_callf(h, add, NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(h, add, "ii>i", 1, 2, (int *)NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(h, NULL, "ii", 1, 2), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(NULL, add, "ii", 1, 2), PYHOST_MISUSE);
+  CHECK_RC(pyhost_call_namef(h, NULL, ""), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(h, add, "zz", (const char *)NULL, (size_t)1, "", (size_t)0),
+           PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(h, add, "ss", "\xff", "a"), PYHOST_PYEXC); /* invalid UTF-8 */
+  CHECK(strstr(pyhost_errmsg(h), "UnicodeDecodeError") != NULL);
+  /* Python's errors, with their tracebacks */
+  CHECK_RC(pyhost_prepared_callf(h, fail, "s", "k"), PYHOST_PYEXC);
+  CHECK(strstr(pyhost_errmsg(h), "KeyError: 'k'") && strstr(pyhost_errmsg(h), "line 9"));
+  CHECK_RC(pyhost_prepared_callf(h, add, "i,c=i>i", 1, 2, &i), PYHOST_PYEXC);
+  CHECK(strstr(pyhost_errmsg(h), "TypeError") != NULL);
+  CHECK_RC(pyhost_prepared_callf(h, add, "ss>i", "a", "b", &i), PYHOST_TYPE);
+  CHECK(strstr(pyhost_errmsg(h), "str") != NULL);
+  CHECK_RC(pyhost_prepared_callf(h, big, ">i", &i), PYHOST_RANGE);
+  CHECK(i == 7); /* written only on PYHOST_OK */
+  CHECK_RC(pyhost_call_namef(h, "no_such_module_x.f", ""), PYHOST_PYEXC);
+  pyhost_callable_free(add);
+  pyhost_callable_free(fail);
+  pyhost_callable_free(big);
+  pyhost_free(h);
+}
+
+TEST_CASE(callf_plugin_hooks) {
+  pyhost *h = start();
+  char dir[] = "/tmp/pyhost_callf_XXXXXX", path[128];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/scorer.py", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  fputs("import json\n"
+        "def score(text, weight=1):\n    return sum(json.loads(text)) * weight\n",
+        f);
+  fclose(f);
+  pyhost_plugin *p = NULL;
+  CHECK_RC(pyhost_plugin_load(h, path, &p), PYHOST_OK);
+  double d = 0;
+  CHECK_RC(pyhost_plugin_callf(h, p, "score", "s,weight=i>d", "[1, 2, 3.5]", 2, &d), PYHOST_OK);
+  CHECK(d == 13.0);
+  CHECK_RC(pyhost_plugin_callf(h, p, "score", "s>d", "[1, ", &d), PYHOST_PYEXC);
+  CHECK(strstr(pyhost_errmsg(h), "JSONDecodeError") != NULL);
+  CHECK_RC(pyhost_plugin_callf(h, p, "nohook", ""), PYHOST_NOHOOK);
+  CHECK_RC(pyhost_plugin_callf(h, p, NULL, ""), PYHOST_MISUSE);
+  pyhost_plugin_unload(p);
+  remove(path);
+  rmdir(dir);
+  pyhost_free(h);
+}
+
+/* Hostile Python: the callee frees its own prepared callable through a host function,
+ * and calls back into C recursively. */
+static pyhost_callable *self_freeing;
+static int free_it(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args, (void)ret, (void)h;
+  pyhost_callable_free(self_freeing);
+  return PYHOST_OK;
+}
+static int again(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  int64_t n = 0;
+  int rc = pyhost_args_int(h, args, 0, &n);
+  if (rc) return rc;
+  if (n == 0) return pyhost_ret_int(h, ret, 0);
+  int64_t r = 0;
+  rc = pyhost_call_namef(h, "down", "L,step=i>L", n - 1, 1, &r);
+  return rc ? rc : pyhost_ret_int(h, ret, r + 1);
+}
+
+TEST_CASE(callf_hostile) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "cfm", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "free_it", free_it, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "again", again, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import cfm\n"
+                          "def suicide(x, *, y):\n    cfm.free_it()\n    return x + y\n"
+                          "def down(n, step):\n    return cfm.again(n)\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "suicide", &self_freeing), PYHOST_OK);
+  int r = 0;
+  CHECK_RC(pyhost_prepared_callf(h, self_freeing, "i,y=i>i", 40, 2, &r), PYHOST_OK);
+  CHECK(r == 42);
+  int64_t depth = 0;
+  CHECK_RC(pyhost_call_namef(h, "down", "L,step=i>L", (int64_t)30, 1, &depth), PYHOST_OK);
+  CHECK(depth == 30);
+  CHECK_RC(pyhost_call_namef(h, "down", "L,step=i>L", (int64_t)100000, 1, &depth), PYHOST_PYEXC);
+  CHECK(strstr(pyhost_errmsg(h), "RecursionError") != NULL);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
