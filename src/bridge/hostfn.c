@@ -536,7 +536,15 @@ int pyhost_module_add_typed_function(pyhost *h, pyhost_module *m, const char *si
   if (rc) return rc;
   sig->fn = fn;
   sig->userdata = userdata;
-  return add_function(h, m, sig->name, NULL, pyhost__typed_entry, userdata, doc, sig, fname);
+  /* the name outlives sig, which a failing add_function frees before its message */
+  char *name = pyhost__strdup(sig->name);
+  if (!name) {
+    pyhost__sig_free(sig);
+    return pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fname);
+  }
+  rc = add_function(h, m, name, NULL, pyhost__typed_entry, userdata, doc, sig, fname);
+  pyhost__free(name);
+  return rc;
 }
 
 int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {
