@@ -12,9 +12,14 @@
 const char pyhost__no_scope;
 
 /* One scope per thread: CPython runs one interpreter per process, so one handle. */
-_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL};
+_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL, 0};
 int pyhost_gil_enter(pyhost *h) {
   if (pyhost__gil_scoped(h)) {
+    /* the outer scope holds the GIL, but finalize answers MISUSE to every later call */
+    if (atomic_load(&h->state) != PYHOST__RUNNING)
+      return pyhost__set_error(h, PYHOST_MISUSE,
+                               "pyhost_gil_enter: this pyhost is being finalized; Python no "
+                               "longer takes calls (leave the open scope)");
     pyhost__thread.depth++;
     pyhost__clear_message(h);
     return PYHOST_OK;

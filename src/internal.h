@@ -103,6 +103,8 @@ struct pyhost__thread {
                             * skip the reset.  Slots of a freed handle still count: that
                             * costs a look-up, never a stale message. */
   struct pyhost__frame *frame; /* the innermost host callback running (bridge.h) */
+  int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
+                    * its current outermost call (inflight.c; GIL-protected) */
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;
@@ -142,9 +144,14 @@ static inline int pyhost__entry_is_free(const pyhost *h) {
          atomic_load_explicit(&h->state, memory_order_relaxed) == PYHOST__RUNNING;
 }
 
+/* The end of a call made inside this thread's scope that an interrupt reached
+ * (inflight.c): a late interrupt is dropped once no outer call is left to stop. */
+void pyhost__inflight_scoped_end(void);
+
 static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
   (void)h;
   if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
+  else if (pyhost__thread.interrupted) pyhost__inflight_scoped_end();
 }
 /* The process's Python (pyhost.c): CPython starts once per process, so at most one
  * handle runs it, and it is RUNNING exactly while that handle is (finalize moves it to
@@ -167,6 +174,15 @@ int pyhost__inflight_open(void);
 /* Counts a call and takes the GIL: 0, or -1 (nothing held) once finalize has begun.
  * pyhost__enter's core; value_free uses it directly (it has no handle). */
 int pyhost__inflight_begin(PyGILState_STATE *gil);
+/* For freeing a handle a call may be using (a callable, a plugin, a module) without
+ * racing finalize: 1 with the GIL held (end with pyhost__inflight_free_end) while
+ * Python takes calls or this thread is inside one; else 0, once every call in flight
+ * has returned (it waits for them): then only the handle's memory may be freed. */
+int pyhost__inflight_free_begin(PyGILState_STATE *gil);
+void pyhost__inflight_free_end(PyGILState_STATE gil);
+/* 1 in a child forked while other threads were inside pyhost calls: Python no longer
+ * takes calls there, and finalize leaves it alone (docs/threads.md). */
+int pyhost__inflight_forked_amid_calls(void);
 /* How many pyhost calls this thread is inside (0 outside any). */
 int pyhost__inflight_depth(void);
 /* With the GIL: refuses new calls and interrupts the running ones; returns how many. */
