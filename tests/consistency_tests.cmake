@@ -28,7 +28,7 @@ foreach(inc IN LISTS _headers)
   pyhost_python_headers_after("${inc}" _after)
   add_test(NAME consistency.prototypes.headers${hname}-${_h} COMMAND ${CMAKE_COMMAND}
     -DCC=${CMAKE_C_COMPILER} -DINC=${inc} -DAFTER=${_after} -DHEADER_VERSION=${hv}
-    -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src
+    -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.c -DPYHOST_SRC=${PROJECT_SOURCE_DIR}/src/loader
     -P ${CMAKE_CURRENT_SOURCE_DIR}/check_prototypes.cmake)
   set_tests_properties(consistency.prototypes.headers${hname}-${_h} PROPERTIES LABELS unit TIMEOUT 300)
 endforeach()
@@ -37,7 +37,7 @@ endforeach()
 # and every Python in the matrix exports what its version promises.
 add_executable(dump_pyapi dump_pyapi.c)
 target_link_libraries(dump_pyapi PRIVATE pyhost_static)
-target_include_directories(dump_pyapi PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(dump_pyapi PRIVATE ${PYHOST_SRC_DIRS})
 target_include_directories(dump_pyapi SYSTEM PRIVATE ${PYHOST_PYTHON_INCLUDE_DIR})
 target_compile_definitions(dump_pyapi PRIVATE Py_LIMITED_API=${PYHOST_LIMITED_API_HEX})
 if(PYHOST_TEST_PYTHON_EXE)
@@ -50,4 +50,25 @@ if(PYHOST_TEST_PYTHON_EXE)
     ${CMAKE_CURRENT_SOURCE_DIR}/check_manifest.py $<TARGET_FILE:dump_pyapi> ${PYHOST_SHARED_DIR}
     ${PYHOST_LIMITED_API} ${_exports})
   set_tests_properties(consistency.manifest PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+endif()
+
+# Layers: no circle of files and no call or include from a lower folder of src/ to a
+# higher one (docs/design.md), read from the library's objects with nm.  The second
+# test proves the check can fail: two fixture files, a lower one calling up.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND PYHOST_TEST_PYTHON_EXE)
+  list(JOIN PYHOST_SRC_LAYERS "," _layers)
+  add_test(NAME consistency.layers COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_layers.py ${PYHOST_NM} ${PROJECT_SOURCE_DIR}/src ${_layers}
+    $<TARGET_OBJECTS:pyhost_objects>
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(consistency.layers PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "no circle, no upward call or include")
+  add_library(layers_fixture OBJECT fixtures/layers/low/low.c fixtures/layers/high/high.c)
+  add_test(NAME consistency.layers_check_fails_on_upward_call COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_layers.py ${PYHOST_NM}
+    ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/layers low,high $<TARGET_OBJECTS:layers_fixture>
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(consistency.layers_check_fails_on_upward_call PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION
+    "upward call: low/low.c \\(low\\) -> high/high.c \\(high\\): layers_high.*circle of files: high/high.c <-> low/low.c")
 endif()

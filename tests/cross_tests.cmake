@@ -23,7 +23,7 @@ if(CMAKE_OBJDUMP)
 endif()
 
 # Every platform file for Windows (src/*_win32.c) is part of this build.
-file(GLOB _win32_sources RELATIVE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/*_win32.c")
+file(GLOB _win32_sources RELATIVE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/*/*_win32.c")
 set(_not_built ${_win32_sources})
 list(REMOVE_ITEM _not_built ${pyhost_sources})
 add_test(NAME win32.every_win32_source_is_built

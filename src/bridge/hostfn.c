@@ -1,0 +1,577 @@
+/* hostfn.c: host modules and host functions (see pyhost.h, "host functions").
+ *
+ * A host function is a builtin function object whose self is a small private object
+ * (struct fnself) holding its C record: reading the record back is one load, where a
+ * capsule costs a call and its checks on every call.  The record outlives both sides:
+ * the self object (Python's references) and the module's index (the host's) each count
+ * as one reference, so a function Python keeps after the host unregistered it still
+ * finds its record, sees fn == NULL and raises instead of calling into freed host
+ * state.
+ *
+ * The checks live off the fast form's hot path: its function's PyMethodDef points at a
+ * door with no check while the record may run, and at the checking door from the
+ * moment it may not (unregistered, or finalize begun); see close_door.
+ *
+ * Calling convention: METH_FASTCALL | METH_KEYWORDS (no argument tuple) from 3.10, where
+ * it is stable ABI; METH_VARARGS | METH_KEYWORDS before.  The floor's headers do not
+ * define METH_FASTCALL, hence the local constant (its value never changed).
+ */
+#include "bridge.h"
+
+#include <string.h>
+
+#define HOSTFN_METH_FASTCALL 0x0080
+
+struct hostfn {
+  struct pyhost__callee callee; /* who is qualname; first, so the hot path stores the
+                                 * record's own address as the view's callee */
+  PyMethodDef def;         /* points at name and doc below; lives as long as the record */
+  pyhost_function fn;      /* NULL once unregistered */
+  pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */
+  void *userdata;
+  char *name, *qualname, *doc;
+  PyObject *func;          /* the module index's reference to the function object */
+  int crefs;               /* self object + module index; freed at 0 (GIL held) */
+  struct hostfn *next;     /* the module's index: the next record in its bucket */
+  /* Every record is on the records list, so finalize can close them all.  Once
+   * unregistered while Python still holds the function, a record is an orphan: if
+   * Python never frees the function at exit (CPython does not free everything), pyhost
+   * frees the record after Py_FinalizeEx. */
+  struct hostfn *rec_next, *rec_prev;
+  int orphan;
+};
+
+/* A module's host functions, indexed by name (chained buckets, doubled as it grows):
+ * registering n functions stays linear, and a name is found whatever Python code did
+ * to the module's attributes meanwhile. */
+struct pyhost_module {
+  pyhost *h;
+  char *name;
+  PyObject *mod;           /* strong */
+  struct hostfn **buckets; /* nbuckets chains, or NULL before the first function */
+  size_t nbuckets, nfns;
+};
+
+static struct hostfn *records; /* GIL-protected */
+
+static void close_all(void);
+static void free_orphans(void);
+/* Finalize closes every host function as it begins and frees the orphans after
+ * Py_FinalizeEx: hooks added with the first record. */
+static struct pyhost__teardown close_teardown = {close_all, PYHOST__AT_CLOSE, NULL, 0};
+static struct pyhost__teardown orphans_teardown = {free_orphans, PYHOST__AFTER_FINALIZE, NULL, 0};
+
+/* A zeroed record on the records list, or NULL. */
+static struct hostfn *record_new(void) {
+  struct hostfn *f = pyhost__calloc(1, sizeof *f);
+  if (f) {
+    pyhost__teardown_add(&close_teardown);
+    pyhost__teardown_add(&orphans_teardown);
+    f->rec_next = records;
+    if (records) records->rec_prev = f;
+    records = f;
+  }
+  return f;
+}
+
+static void record_free(struct hostfn *f) {
+  if (f->rec_prev) f->rec_prev->rec_next = f->rec_next;
+  else records = f->rec_next;
+  if (f->rec_next) f->rec_next->rec_prev = f->rec_prev;
+  pyhost__free(f->name);
+  pyhost__free(f->qualname);
+  pyhost__free(f->doc);
+  pyhost__free(f);
+}
+
+static void record_unref(struct hostfn *f) {
+  if (--f->crefs == 0) record_free(f);
+}
+
+/* ---- the self object of a host function ---- */
+
+/* Only pyhost makes these (Python cannot create one, nor rebind a builtin's self), so
+ * the self of every entry below is always one. */
+struct fnself {
+  PyObject_HEAD
+  struct hostfn *f;
+};
+
+static PyTypeObject *fnself_type; /* made once per process (Python starts only once) */
+
+static void fnself_dealloc(PyObject *self) {
+  struct hostfn *f = ((struct fnself *)self)->f;
+  pyhost__heap_free(self);
+  if (f) record_unref(f);
+}
+
+/* `type(fn.__self__)()` from Python gets this, not an object without a record. */
+static PyObject *fnself_refuse_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  (void)type, (void)args, (void)kwargs;
+  PY.PyErr_SetString(*PY.PyExc_TypeError, "pyhost.function_data objects cannot be created from Python");
+  return NULL;
+}
+
+/* A new self object for f (which it then counts in crefs), or NULL with the exception
+ * set. */
+static PyObject *fnself_new(struct hostfn *f) {
+  if (!fnself_type) {
+    PyType_Slot slots[] = {{Py_tp_dealloc, (void *)fnself_dealloc},
+                           {Py_tp_new, (void *)fnself_refuse_new},
+                           {0, NULL}};
+    PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
+                        Py_TPFLAGS_DEFAULT, slots};
+    fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!fnself_type) return NULL;
+  }
+  PyObject *o = pyhost__heap_alloc(fnself_type);
+  if (o) {
+    ((struct fnself *)o)->f = f;
+    f->crefs++;
+  }
+  return o;
+}
+
+static inline struct hostfn *record_of(PyObject *self) { return ((struct fnself *)self)->f; }
+
+/* ---- calls from Python ---- */
+
+/* 1 when f may run now; else 0 with the Python exception set. */
+static inline int can_run(struct hostfn *f) {
+  if (!f->fn && !f->ffn) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
+    return 0;
+  }
+  if (!pyhost__python_running()) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError,
+                    "%s called while Python is being finalized; the host no longer takes calls",
+                    f->qualname);
+    return 0;
+  }
+  return 1;
+}
+
+static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
+  PyObject *r = NULL;
+  if (can_run(f)) {
+    struct pyhost__frame frame;
+    pyhost_value *result = NULL;
+    struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
+    int rc = f->fn(f->callee.h, f->userdata, (const pyhost_value *const *)a->argv, a->nargs,
+                   a->kwargs, &result);
+    pyhost__frame_pop(outer_frame);
+    if (pyhost__frame_finish(f->callee.h, &frame, rc, f->qualname) < 0)
+      pyhost_value_free(result);
+    else r = pyhost__result_to_python(f->callee.h, result);
+  }
+  pyhost__args_clear(a);
+  return r;
+}
+
+/* The value form, or a refusal, or a fast function's call by the door that checks
+ * everything: correct whatever state the record is in. */
+static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *args,
+                                             size_t nargs, PyObject *kwnames, PyObject *tuple,
+                                             PyObject *kwdict) {
+  if (!can_run(f)) return NULL;
+  if (f->ffn) {
+    struct pyhost__fast_call v;
+    if (tuple) pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict);
+    else pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
+    return pyhost__run_fast(f->ffn, f->userdata, &v);
+  }
+  struct pyhost__args a;
+  if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
+             : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
+    return NULL;
+  return run(f, &a);
+}
+
+static PyObject *entry_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  return run_values(record_of(self), args, (size_t)nargs, kwnames, NULL, NULL);
+}
+
+static PyObject *entry_values_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
+  return run_values(record_of(self), NULL, 0, NULL, args, kwargs);
+}
+
+/* The fast form's door while it may run: no check at all.  A record's door is
+ * entry_fast only while the record is registered and Python runs; unregistering and
+ * finalize's start (both with the GIL, which every call from Python holds) turn it to
+ * the checking door first, see close_door.  One door per way the runtime counts None,
+ * so neither tests the version per call. */
+static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames, int none_counted) {
+  struct hostfn *f = record_of(self);
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0); /* 3.10+ */
+}
+
+static PyObject *entry_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  return enter_fast(self, args, nargs, kwnames, 0);
+}
+
+static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  return enter_fast(self, args, nargs, kwnames, 1);
+}
+
+/* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
+ * possible (no UTF-8 view of a str). */
+static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
+  struct hostfn *f = record_of(self);
+  struct pyhost__fast_call v;
+  pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs);
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1);
+}
+
+/* Before 3.10 the checking door is the tuple one. */
+static PyCFunction checking_door(void) {
+  return pyhost__runtime_at_least(3, 10) ? (PyCFunction)(void (*)(void))entry_values
+                                         : (PyCFunction)(void (*)(void))entry_values_tuple;
+}
+
+static PyCFunction open_door(const struct hostfn *f) {
+  if (!f->ffn) return checking_door();
+  if (!pyhost__runtime_at_least(3, 10)) return (PyCFunction)(void (*)(void))entry_fast_tuple;
+  return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_fast_counted
+                                    : (PyCFunction)(void (*)(void))entry_fast;
+}
+
+/* CPython reads ml_meth through the function's PyMethodDef on every call (no cache
+ * keeps it), so this takes effect at the next call.  GIL held. */
+static void close_door(struct hostfn *f) { f->def.ml_meth = checking_door(); }
+
+/* ---- the module handle ---- */
+
+static int check_module(pyhost *h, pyhost_module *m, const char *fn) {
+  if (!m) return pyhost__set_error(h, PYHOST_MISUSE, "%s: module is NULL", fn);
+  if (m->h != h) return pyhost__set_error(h, PYHOST_MISUSE, "%s: the module belongs to another pyhost", fn);
+  return PYHOST_OK;
+}
+
+static int check_name(pyhost *h, const char *name, const char *fn) {
+  if (!name || !name[0]) return pyhost__set_error(h, PYHOST_MISUSE, "%s: empty or NULL name", fn);
+  return PYHOST_OK;
+}
+
+int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_module **out) {
+  PyGILState_STATE gil;
+  if (out) *out = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if ((rc = check_name(h, name, "pyhost_module_new"))) goto done;
+  if (!out) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_new: out is NULL");
+    goto done;
+  }
+  PyObject *modules = PY.PyImport_GetModuleDict(); /* borrowed */
+  if (PY.PyDict_GetItemString(modules, name)) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE,
+                           "pyhost_module_new: a module named %s is already in sys.modules", name);
+    goto done;
+  }
+  PyObject *parent = NULL; /* strong while used: allocating may run code that drops it */
+  const char *dot = strrchr(name, '.');
+  if (dot) {
+    char pname[512];
+    pyhost__fmt(pname, sizeof pname, "%.*s", (int)(dot - name), name);
+    if (!(parent = PY.PyDict_GetItemString(modules, pname))) {
+      rc = pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_module_new: %s needs its parent module %s to exist first",
+                             name, pname);
+      goto done;
+    }
+    PY.Py_IncRef(parent);
+  }
+  pyhost_module *m = pyhost__calloc(1, sizeof *m);
+  if (!m || !(m->name = pyhost__strdup(name))) {
+    pyhost__free(m);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating module %s", name);
+    PY.Py_DecRef(parent);
+    goto done;
+  }
+  m->h = h;
+  PyObject *d = doc ? PY.PyUnicode_FromString(doc) : NULL;
+  if (!(m->mod = PY.PyModule_New(name)) || (doc && !d) ||
+      (d && PY.PyObject_SetAttrString(m->mod, "__doc__", d) < 0) ||
+      PY.PyDict_SetItemString(modules, name, m->mod) < 0 ||
+      (parent && PY.PyObject_SetAttrString(parent, dot + 1, m->mod) < 0)) {
+    rc = pyhost__take_exception(h, "creating the module failed");
+    if (m->mod) PY.PyDict_DelItemString(modules, name);
+    PY.PyErr_Clear();
+    PY.Py_DecRef(m->mod);
+    pyhost__free(m->name);
+    pyhost__free(m);
+  } else {
+    *out = m;
+  }
+  PY.Py_DecRef(d);
+  PY.Py_DecRef(parent);
+done:
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+/* Unregisters f (in m's index at *link).  GIL held. */
+static void unregister(pyhost_module *m, struct hostfn **link) {
+  struct hostfn *f = *link;
+  *link = f->next;
+  m->nfns--;
+  f->fn = NULL;
+  f->ffn = NULL;
+  f->userdata = NULL;
+  PY.Py_DecRef(f->func);
+  f->func = NULL;
+  close_door(f);
+  if (f->crefs > 1) f->orphan = 1; /* its self object still holds it */
+  record_unref(f);
+}
+
+/* After Py_FinalizeEx: frees the records of unregistered host functions whose function
+ * objects Python never freed (no self object will be freed any more). */
+static void free_orphans(void) {
+  for (struct hostfn *f = records, *next; f; f = next) {
+    next = f->rec_next;
+    if (f->orphan) record_free(f);
+  }
+}
+
+/* With the GIL as finalize begins: every host function refuses from its next call. */
+static void close_all(void) {
+  for (struct hostfn *f = records; f; f = f->rec_next) close_door(f);
+}
+
+static size_t name_hash(const char *name) {
+  size_t x = (size_t)1469598103934665603ull; /* FNV-1a */
+  for (; *name; name++) x = (x ^ (unsigned char)*name) * (size_t)1099511628211ull;
+  return x;
+}
+
+/* The link to name's record in m's index, or NULL. */
+static struct hostfn **find(pyhost_module *m, const char *name) {
+  if (!m->nbuckets) return NULL;
+  for (struct hostfn **l = &m->buckets[name_hash(name) & (m->nbuckets - 1)]; *l; l = &(*l)->next)
+    if (strcmp((*l)->name, name) == 0) return l;
+  return NULL;
+}
+
+static void index_put(struct hostfn **buckets, size_t nbuckets, struct hostfn *f) {
+  struct hostfn **b = &buckets[name_hash(f->name) & (nbuckets - 1)];
+  f->next = *b;
+  *b = f;
+}
+
+/* Room for one more record: 0, or -1 when the index cannot grow (no memory). */
+static int index_reserve(pyhost_module *m) {
+  if (m->nfns < m->nbuckets) return 0;
+  size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
+  struct hostfn **b = pyhost__calloc(n, sizeof *b);
+  if (!b) return -1;
+  for (size_t i = 0; i < m->nbuckets; i++)
+    while (m->buckets[i]) {
+      struct hostfn *f = m->buckets[i];
+      m->buckets[i] = f->next;
+      index_put(b, n, f);
+    }
+  pyhost__free(m->buckets);
+  m->buckets = b;
+  m->nbuckets = n;
+  return 0;
+}
+
+/* Removes module attribute name when it is still f's function object. */
+static void drop_attr(pyhost_module *m, struct hostfn *f) {
+  PyObject *cur = PY.PyObject_GetAttrString(m->mod, f->name);
+  if (cur == f->func) PY.PyObject_SetAttrString(m->mod, f->name, NULL);
+  PY.Py_DecRef(cur);
+  PY.PyErr_Clear();
+}
+
+/* Unregisters every function of m and removes it from the module. */
+static void unregister_all(pyhost_module *m) {
+  for (size_t i = 0; i < m->nbuckets; i++)
+    while (m->buckets[i]) {
+      drop_attr(m, m->buckets[i]);
+      unregister(m, &m->buckets[i]);
+    }
+}
+
+/* Adds fn or ffn (one of them) as name; fname names the public function. */
+static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_function fn,
+                        pyhost_fast_function ffn, void *userdata, const char *doc,
+                        const char *fname) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if ((rc = check_module(h, m, fname)) || (rc = check_name(h, name, fname)))
+    goto done;
+  if (!fn && !ffn) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: fn is NULL for %s", fname, name);
+    goto done;
+  }
+  struct hostfn *f = record_new();
+  size_t qlen = strlen(m->name) + strlen(name) + 2;
+  if (!f || !(f->name = pyhost__strdup(name)) || (doc && !(f->doc = pyhost__strdup(doc))) ||
+      !(f->qualname = pyhost__malloc(qlen))) {
+    if (f) record_free(f);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory adding %s.%s", m->name, name);
+    goto done;
+  }
+  pyhost__fmt(f->qualname, qlen, "%s.%s", m->name, name);
+  f->callee.h = h;
+  f->callee.who = f->qualname;
+  f->fn = fn;
+  f->ffn = ffn;
+  f->userdata = userdata;
+  f->def.ml_name = f->name;
+  f->def.ml_doc = f->doc;
+  f->def.ml_flags =
+      (pyhost__runtime_at_least(3, 10) ? HOSTFN_METH_FASTCALL : METH_VARARGS) | METH_KEYWORDS;
+  f->def.ml_meth = open_door(f);
+  PyObject *self = fnself_new(f);
+  if (!self) {
+    record_free(f);
+    rc = pyhost__take_exception(h, "creating the function failed");
+    goto done;
+  }
+  PyObject *modname = PY.PyUnicode_FromString(m->name);
+  f->func = modname ? PY.PyCFunction_NewEx(&f->def, self, modname) : NULL;
+  PY.Py_DecRef(modname);
+  PY.Py_DecRef(self); /* the function holds it now (or it is gone, and f with it) */
+  if (!f->func) {
+    rc = pyhost__take_exception(h, "creating the function failed");
+    goto done;
+  }
+  f->crefs++; /* the module index's */
+  if (index_reserve(m) < 0) {
+    f->crefs--;
+    PY.Py_DecRef(f->func); /* frees f with the function */
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory adding %s.%s", m->name, name);
+    goto done;
+  }
+  struct hostfn **old = find(m, name);
+  if (old) unregister(m, old);
+  index_put(m->buckets, m->nbuckets, f);
+  m->nfns++;
+  if (PY.PyObject_SetAttrString(m->mod, name, f->func) < 0) {
+    rc = pyhost__take_exception(h, "adding the function to the module failed");
+    unregister(m, find(m, name));
+  }
+done:
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
+                               pyhost_function fn, void *userdata, const char *doc) {
+  return add_function(h, m, name, fn, NULL, userdata, doc, "pyhost_module_add_function");
+}
+
+int pyhost_module_add_fast_function(pyhost *h, pyhost_module *m, const char *name,
+                                    pyhost_fast_function fn, void *userdata, const char *doc) {
+  return add_function(h, m, name, NULL, fn, userdata, doc, "pyhost_module_add_fast_function");
+}
+
+int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_remove")) &&
+      !(rc = check_name(h, name, "pyhost_module_remove"))) {
+    struct hostfn **l = find(m, name);
+    if (!l) {
+      rc = pyhost__set_error(h, PYHOST_NOTFOUND, "%s has no host function %s", m->name, name);
+    } else {
+      drop_attr(m, *l);
+      unregister(m, l);
+    }
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name, const pyhost_value *val) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_add_value")) &&
+      !(rc = check_name(h, name, "pyhost_module_add_value"))) {
+    PyObject *x = pyhost__to_python(h, val);
+    if (!x || PY.PyObject_SetAttrString(m->mod, name, x) < 0) rc = pyhost__take_exception(h, NULL);
+    PY.Py_DecRef(x);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_add_exception(pyhost *h, pyhost_module *m, const char *name, pyhost_exc base,
+                                pyhost_value **cls) {
+  PyGILState_STATE gil;
+  if (cls) *cls = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_add_exception")) &&
+      !(rc = check_name(h, name, "pyhost_module_add_exception"))) {
+    PyObject *b = pyhost__exc_type(base);
+    char full[512];
+    pyhost__fmt(full, sizeof full, "%s.%s", m->name, name);
+    PyObject *t = b ? PY.PyErr_NewException(full, b, NULL) : NULL;
+    if (!b) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_add_exception: unknown base %d", (int)base);
+    else if (!t || PY.PyObject_SetAttrString(m->mod, name, t) < 0) rc = pyhost__take_exception(h, NULL);
+    else if (cls && !(*cls = pyhost__from_python(h, t))) rc = pyhost__take_exception(h, NULL);
+    PY.Py_DecRef(t);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_module_value(pyhost *h, pyhost_module *m, pyhost_value **module) {
+  PyGILState_STATE gil;
+  if (module) *module = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!(rc = check_module(h, m, "pyhost_module_value"))) {
+    if (!module) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_value: module is NULL");
+    else if (!(*module = pyhost__from_python(h, m->mod))) rc = pyhost__take_exception(h, NULL);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+PyObject *pyhost__module_object(pyhost_module *m) { return m->mod; }
+const char *pyhost__module_name(pyhost_module *m) { return m->name; }
+
+void pyhost_module_free(pyhost *h, pyhost_module *m) {
+  if (!m) return;
+  PyGILState_STATE gil;
+  if (m->h != h) {
+    pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_free: the module belongs to another pyhost");
+    return;
+  }
+  /* free_begin waits for the calls in flight once finalize has begun: a function of m
+   * may still be running on another thread, interrupted, on its way out. */
+  if (pyhost__inflight_free_begin(&gil)) {
+    unregister_all(m);
+    PyObject *modules = PY.PyImport_GetModuleDict();
+    if (PY.PyDict_GetItemString(modules, m->name) == m->mod)
+      PY.PyDict_DelItemString(modules, m->name);
+    PY.PyErr_Clear();
+    PY.Py_DecRef(m->mod);
+    pyhost__inflight_free_end(gil);
+  } else if (!pyhost__python_running()) {
+    /* Python is gone: no self object is freed any more, so the records are ours. */
+    for (size_t i = 0; i < m->nbuckets; i++)
+      while (m->buckets[i]) {
+        struct hostfn *f = m->buckets[i];
+        m->buckets[i] = f->next;
+        record_free(f);
+      }
+  }
+  pyhost__free(m->buckets);
+  pyhost__free(m->name);
+  pyhost__free(m);
+}

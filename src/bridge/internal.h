@@ -1,0 +1,67 @@
+/* internal.h: what the bridge's files share (values and conversions, the scalar
+ * rules, the eval cache), over everything the layers below offer.  Host callbacks
+ * add bridge.h.  Never installed; white-box tests include it too.
+ */
+#ifndef PYHOST_INTERNAL_H
+#define PYHOST_INTERNAL_H
+
+#include "runtime.h" /* first: Python.h must precede system headers */
+
+/* ---- the compiled-expression cache (eval.c) ---- */
+/* Drops every cached code object; called with the GIL before Py_FinalizeEx. */
+void pyhost__eval_cache_clear(void);
+/* Cache hits and misses since the last clear (for white-box tests). */
+void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
+
+/* ---- plugins (plugin.c) ---- */
+/* Drops the plugin loader's module; called with the GIL before Py_FinalizeEx. */
+void pyhost__plugin_loader_clear(void);
+
+
+/* ---- conversions (convert.c) ---- */
+/* new reference, or NULL with a Python exception set */
+PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
+/* own result, or NULL with a Python exception set */
+pyhost_value *pyhost__from_python(pyhost *h, PyObject *o);
+
+/* ---- C scalars (scalar.c) ---- */
+/* Argument index of a call named fn, as a new reference; NULL with a Python exception
+ * set, or with PYHOST_MISUSE in h's message (an unknown kind, a NULL pointer) and no
+ * exception. */
+PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn);
+/* The result o of a call named fn read as an int, float or bool under pyhost_value's
+ * rules: PYHOST_OK, or PYHOST_TYPE / PYHOST_RANGE / PYHOST_PYEXC with h's message set. */
+int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out);
+int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out);
+int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
+
+/* ---- values (value.c) ---- */
+struct pyhost_value {
+  unsigned char kind;    /* pyhost_kind */
+  unsigned char big;     /* an int beyond 64 bits: its decimal digits are in u.s */
+  unsigned char in_slab; /* 1: the struct lives in its parent's slab, never freed alone;
+                          * 2: a shared constant (pyhost__value_constant), never freed
+                          * and never written */
+  union {
+    int b;
+    int64_t i;
+    double d;
+    struct { char *p; size_t len; } s;            /* str, bytes, big int */
+    struct {
+      pyhost_value **items;
+      size_t n, cap;
+      pyhost_value *slab; /* one block for the items converted from Python, or NULL */
+    } seq;                /* list, tuple; dict: 2n */
+    PyObject *obj;                                 /* strong reference */
+  } u;
+  char *type_name;       /* Python type name when it differs from the kind's */
+  char *repr;            /* cache for pyhost_value_repr */
+};
+pyhost_value *pyhost__value_new(pyhost_kind kind);
+/* The shared None, False or True (kind NONE or BOOL, b 0/1) that conversions hand out:
+ * an "own" result the caller frees as any other, at no cost. */
+pyhost_value *pyhost__value_constant(pyhost_kind kind, int b);
+/* Adds to a list/tuple/dict's item array without kind checks; 0 or -1 (no memory). */
+int pyhost__value_push(pyhost_value *seq, pyhost_value *item);
+
+#endif

@@ -1,0 +1,129 @@
+/* core.h: the handle and the state every layer above shares: the config, the handle's
+ * per-thread messages, this thread's call state and the process's Python state.
+ *
+ * The core is the floor of the runtime (docs/design.md): discovery reports through a
+ * handle's messages, the runtime and the bridge run calls on it.  It uses the loader
+ * (Python's types) and the platform.  Never installed.
+ */
+#ifndef PYHOST_CORE_H
+#define PYHOST_CORE_H
+
+#include "loader.h" /* first: Python.h must precede system headers */
+#include "pyhost.h"
+#include "platform.h"
+
+#include <stdatomic.h>
+
+#define PYHOST__PATH_MAX 4096
+
+/* For the per-call paths: the rare branches out of line (their registers and stack do
+ * not burden the common one), the common one inlined whole.  NOINLINE for a rare path
+ * taken as a tail call (a cold one is not: GCC moves its call into the cold section). */
+#if defined(__GNUC__)
+#  define PYHOST__COLD __attribute__((noinline, cold))
+#  define PYHOST__NOINLINE __attribute__((noinline))
+#  define PYHOST__HOT_INLINE inline __attribute__((always_inline))
+#else
+#  define PYHOST__COLD
+#  define PYHOST__NOINLINE
+#  define PYHOST__HOT_INLINE inline
+#endif
+
+struct pyhost_config {
+  char *library, *home, *program_name;
+  char **sys_path;
+  size_t n_sys_path;
+  char **argv;
+  int argc;
+  unsigned long min_python;
+  unsigned flags;
+  /* discovery and version policy (discover.c) */
+  char *interpreter;
+  unsigned long max_python, python_minor;
+  int prefer_newest, allow_debug, no_subprocess, isolated;
+};
+
+int pyhost__config_copy(pyhost_config *dst, const pyhost_config *src);
+void pyhost__config_clear(pyhost_config *c);
+
+enum pyhost__state {
+  PYHOST__FAILED = 1,   /* init failed; only errmsg and free make sense */
+  PYHOST__RUNNING,      /* Python runs; every call may go */
+  PYHOST__FINALIZED     /* Python was finalized through this handle */
+};
+
+/* A per-thread message slot.  Slots are pushed at the head of a list and never moved
+ * or removed until the handle is freed, so readers need no lock. */
+struct pyhost__msg {
+  const void *thread;        /* address of a _Thread_local: unique per live thread */
+  struct pyhost__msg *next;
+  char *text;
+  size_t cap;
+};
+
+struct pyhost {
+  unsigned magic;            /* PYHOST__MAGIC while the memory is a live handle */
+  _Atomic int state;         /* enum pyhost__state */
+  struct pyhost_config cfg;  /* deep copy of what init was given */
+  void *lib;                 /* the library handle; never closed once Python ran */
+  char library_path[PYHOST__PATH_MAX];
+  char version_text[256];
+  char home[PYHOST__PATH_MAX];
+  wchar_t *w_home, *w_program; /* handed to Py_Set*, kept alive until pyhost_free */
+  unsigned long hexversion;
+  const void *init_thread;     /* the thread that called pyhost_init (pyhost.c) */
+  int exit_code;
+  _Atomic(struct pyhost__msg *) msgs;
+  /* pyhost's namespace: the __main__ module of init and its dict, strong references
+   * (Python code may remove or replace sys.modules['__main__'] at any time; pyhost
+   * keeps running code in this one).  Dropped by pyhost_finalize before Py_FinalizeEx. */
+  PyObject *main_module, *main_dict;
+};
+
+#define PYHOST__MAGIC 0x70794854u /* "pyHT" */
+
+/* ---- messages (msg.c) ---- */
+/* Sets this thread's message on h (printf-style); returns status for tail calls. */
+int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
+#endif
+    ;
+/* Sets this thread's message on h to text of len bytes. */
+void pyhost__set_message(const pyhost *h, const char *text, size_t len);
+/* Empties this thread's message ("not an error"). */
+void pyhost__clear_message(const pyhost *h);
+void pyhost__free_messages(pyhost *h);
+
+/* ---- per-thread state (state.c) ---- */
+/* One struct, so that the hot path computes one thread-local address. */
+struct pyhost__thread {
+  /* the handle of this thread's pyhost_gil_enter scope, or PYHOST__NO_SCOPE: never NULL,
+   * so that scope_h == h also says h is not NULL */
+  const pyhost *scope_h;
+  unsigned long depth;     /* the scope's nesting count; 0 when no scope is open */
+  PyGILState_STATE state;  /* what the outermost PyGILState_Ensure returned */
+  unsigned long messages;  /* this thread's non-empty message slots (msg.c); 0 lets a call
+                            * skip the reset.  Slots of a freed handle still count: that
+                            * costs a look-up, never a stale message. */
+  struct pyhost__frame *frame; /* the innermost host callback running (runtime.h) */
+  int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
+                    * its current outermost call (inflight.c; GIL-protected) */
+};
+extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
+extern PYHOST__HIDDEN const char pyhost__no_scope;
+#define PYHOST__NO_SCOPE ((const pyhost *)(const void *)&pyhost__no_scope)
+
+/* ---- the process (state.c) ---- */
+/* The process's Python (state.c, moved by pyhost.c): CPython starts once per process, so at most one
+ * handle runs it, and it is RUNNING exactly while that handle is (finalize moves it to
+ * DONE as it begins). */
+enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
+extern PYHOST__HIDDEN _Atomic int pyhost__process_state;
+/* 1 while a Python started by pyhost runs in this process: one load of a global, which
+ * is what the callback entries test instead of their record's handle. */
+static inline int pyhost__python_running(void) {
+  return atomic_load_explicit(&pyhost__process_state, memory_order_relaxed) ==
+         PYHOST__PROCESS_RUNNING;
+}
+#endif

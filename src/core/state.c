@@ -1,0 +1,12 @@
+/* state.c: the state shared by every layer above the core: this thread's call state
+ * and the process's Python (core.h). */
+#include "core.h"
+
+/* Never a handle: what scope_h holds outside a scope (see core.h). */
+const char pyhost__no_scope;
+
+/* One scope per thread: CPython runs one interpreter per process, so one handle. */
+_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL, 0};
+
+/* CPython is process-global: at most one Python started by pyhost per process. */
+_Atomic int pyhost__process_state = PYHOST__PROCESS_IDLE;

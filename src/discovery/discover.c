@@ -1,0 +1,544 @@
+/* discover.c: choosing a Python when the host configured no library (docs/discovery.md).
+ *
+ * The search order, each step adding candidates:
+ *   configured library, PYHOST_PYTHON_LIBRARY  (binding: only it can be taken)
+ *   configured interpreter, PYHOST_PYTHON      (binding too)
+ *   VIRTUAL_ENV's python, python3 and python on PATH
+ *   versioned libraries in the standard places, newest first, then PEP 514 entries.
+ * Every candidate is examined the same way: the file must exist, be readable, be built
+ * for this machine, name or report Python 3 within the policy, have every stable-ABI
+ * symbol pyhost needs and a home with a standard library.  Libraries are opened with
+ * RTLD_LOCAL for that and closed again; nothing in them runs but Py_GetVersion.  The
+ * first acceptable candidate is taken (or the newest, with prefer_newest), and every
+ * candidate keeps the reason it was taken or passed over, for pyhost_discover, the
+ * init error message and `pyhost --list`.
+ */
+#include "discovery.h"
+#include "elf.h"
+#include "interp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cand {
+  const char *source, *kind, *code;
+  char interpreter[PYHOST__IPATH], resolved[PYHOST__IPATH], venv[PYHOST__IPATH];
+  char program[PYHOST__IPATH], library[PYHOST__IPATH], how[512], reason[1024];
+  unsigned long hexversion;
+  int free_threaded, debug, taken, binding, exact;
+};
+
+struct disc {
+  const pyhost_config *cfg;
+  struct cand **c;
+  size_t n, cap;
+  int nomem, binding;   /* binding: index+1 of a configured candidate */
+  size_t std_start;     /* first candidate from the standard places */
+  const char *place_source;
+  char machine[32];
+  unsigned machine_id;
+};
+
+static const char *base_name(const char *path) {
+  const char *b = path;
+  for (const char *p = path; *p; p++)
+    if (*p == '/' || *p == '\\') b = p + 1;
+  return b;
+}
+
+static struct cand *add(struct disc *d, const char *source, const char *kind) {
+  if (d->nomem) return NULL;
+  if (d->n == d->cap) {
+    size_t ncap = d->cap ? d->cap * 2 : 16;
+    struct cand **grown = pyhost__realloc(d->c, ncap * sizeof *grown);
+    if (!grown) {
+      d->nomem = 1;
+      return NULL;
+    }
+    d->c = grown;
+    d->cap = ncap;
+  }
+  struct cand *c = pyhost__calloc(1, sizeof *c);
+  if (!c) {
+    d->nomem = 1;
+    return NULL;
+  }
+  c->source = source;
+  c->kind = kind;
+  d->c[d->n++] = c;
+  return c;
+}
+
+static void reject(struct cand *c, const char *code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
+#endif
+    ;
+static void reject(struct cand *c, const char *code, const char *fmt, ...) {
+  struct pyhost__strbuf sb;
+  va_list ap;
+  c->code = code;
+  pyhost__strbuf_init(&sb, c->reason, sizeof c->reason);
+  va_start(ap, fmt);
+  pyhost__strbuf_vprintf(&sb, fmt, ap);
+  va_end(ap);
+}
+
+static void *lookup(void *lib, const char *name) {
+  return pyhost__dl_sym(lib, name);
+}
+
+/* ---- the version policy ---- */
+
+static int policy_verdict(const pyhost_config *cfg, unsigned long v, char *why, size_t cap) {
+  unsigned long mm = v >> 16, floor = PYHOST_LIMITED_API_HEX;
+  unsigned major = (unsigned)(v >> 24), minor = (unsigned)((v >> 16) & 0xFF);
+  if (major == 2) {
+    pyhost__fmt(why, cap, "Python %u.%u; pyhost embeds Python 3", major, minor);
+    return PYHOST_PYTHON2;
+  }
+  if (major != 3 || mm < (floor >> 16)) {
+    pyhost__fmt(why, cap, "Python %u.%u is outside what this pyhost was built for (%lu.%lu or newer 3.x)",
+                major, minor, floor >> 24, (floor >> 16) & 0xFF);
+    return PYHOST_VERSION;
+  }
+  if (cfg->min_python && mm < (cfg->min_python >> 16)) {
+    pyhost__fmt(why, cap, "Python %u.%u is older than %lu.%lu, the oldest the host accepts", major,
+                minor, cfg->min_python >> 24, (cfg->min_python >> 16) & 0xFF);
+    return PYHOST_VERSION;
+  }
+  if (cfg->max_python && mm > (cfg->max_python >> 16)) {
+    pyhost__fmt(why, cap, "Python %u.%u is newer than %lu.%lu, the newest the host accepts", major,
+                minor, cfg->max_python >> 24, (cfg->max_python >> 16) & 0xFF);
+    return PYHOST_VERSION;
+  }
+  if (cfg->python_minor && mm != (cfg->python_minor >> 16)) {
+    pyhost__fmt(why, cap, "Python %u.%u is not %lu.%lu, the version the host asks for", major, minor,
+                cfg->python_minor >> 24, (cfg->python_minor >> 16) & 0xFF);
+    return PYHOST_VERSION;
+  }
+  return PYHOST_OK;
+}
+
+int pyhost__check_policy(pyhost *h, const char *path, unsigned long hexversion) {
+  char why[256];
+  pyhost_config only_range = {0};
+  only_range.max_python = h->cfg.max_python;
+  only_range.python_minor = h->cfg.python_minor;
+  int rc = policy_verdict(&only_range, hexversion, why, sizeof why);
+  return rc ? pyhost__set_error(h, rc, "%s: %s", path, why) : PYHOST_OK;
+}
+
+/* ---- examining one library ---- */
+
+static void examine_loaded(struct disc *d, struct cand *c) {
+  char err[2048];
+  void *lib = pyhost__dl_open(c->library, 0, err, sizeof err);
+  if (!lib) {
+    reject(c, "not-python", "the system loader refuses it: %s", err);
+    return;
+  }
+  struct pyapi_probe pr;
+  if (pyhost__pyapi_probe(lookup, lib, &pr, err, sizeof err) != 0) {
+    reject(c, "not-python", "not a CPython library: %s", err);
+    goto out;
+  }
+  c->hexversion = pr.hexversion;
+  c->free_threaded = pr.free_threaded || c->free_threaded;
+  c->debug = pr.debug || c->debug;
+  char why[256];
+  int rc = policy_verdict(d->cfg, pr.hexversion, why, sizeof why);
+  if (rc) {
+    reject(c, rc == PYHOST_PYTHON2 ? "python2" : "out-of-range", "%s", why);
+    goto out;
+  }
+  if (c->free_threaded) {
+    reject(c, "free-threaded", "a free-threaded build (Py_GIL_DISABLED): no stable ABI before 3.15");
+    goto out;
+  }
+  if (pr.trace_refs) {
+    reject(c, "trace-refs", "built with Py_TRACE_REFS, which changes the object layout");
+    goto out;
+  }
+  if (c->debug && !d->cfg->allow_debug && !c->binding) {
+    reject(c, "debug", "a debug build (Py_DEBUG); allow it with pyhost_config_set_allow_debug");
+    goto out;
+  }
+  struct pyapi table;
+  if (pyhost__pyapi_load(&table, pr.hexversion, lookup, lib, err, sizeof err) != 0) {
+    reject(c, "missing-symbols", "%s", err);
+    goto out;
+  }
+  char home[PYHOST__PATH_MAX], tried[1024];
+  unsigned runtime = PYHOST__V(pr.hexversion >> 24, (pr.hexversion >> 16) & 0xFF);
+  if (!pyhost__find_home(c->library, runtime, home, sizeof home, tried, sizeof tried))
+    reject(c, "no-home", "no standard library near it (looked for %s)", tried);
+out:
+  pyhost__dl_close(lib);
+}
+
+static void examine(struct disc *d, struct cand *c, size_t index) {
+  if (c->code) return;
+  if (!c->library[0]) {
+    reject(c, "missing", "no library");
+    return;
+  }
+  if (!pyhost__fs_has_dir(c->library)) {
+    /* a bare name from the host or PYHOST_PYTHON_LIBRARY: the loader searches */
+    examine_loaded(d, c);
+    return;
+  }
+  if (!pyhost__sys_is_absolute(c->library) && !c->binding) {
+    reject(c, "relative-path", "a relative path; pyhost loads only absolute paths it was not given");
+    return;
+  }
+  enum pyhost__fs_kind k = pyhost__fs_kind(c->library);
+  if (k == PYHOST__FS_MISSING) {
+    reject(c, "missing", "no such file");
+    return;
+  }
+  if (k != PYHOST__FS_FILE) {
+    reject(c, "missing", "not a file");
+    return;
+  }
+  char checked_why[1024];
+  int checked = pyhost__libcheck_path(c->library, checked_why, sizeof checked_why);
+  if (checked) {
+    reject(c, checked == PYHOST_DAMAGED ? "damaged" : "unreadable", "%s", checked_why);
+    return;
+  }
+  char real[PYHOST__IPATH];
+  if (pyhost__fs_realpath(c->library, real, sizeof real) == 0)
+    pyhost__fmt(c->library, sizeof c->library, "%s", real);
+  for (size_t i = 0; i < index; i++) {
+    struct cand *o = d->c[i];
+    if (strcmp(o->library, c->library) != 0 || (o->code && !strcmp(o->code, "duplicate"))) continue;
+    c->hexversion = o->hexversion;
+    c->free_threaded = o->free_threaded;
+    c->debug = o->debug;
+    reject(c, "duplicate", "the same library as #%zu", i + 1);
+    return;
+  }
+  struct pyhost__elf e;
+  if (pyhost__elf_read(c->library, &e) != 0) {
+    reject(c, "unreadable", "the file cannot be read");
+    return;
+  }
+  int wide = sizeof(void *) == 8 ? 2 : 1;
+  if (e.is_elf && ((d->machine_id && e.machine != d->machine_id) || e.elf_class != wide)) {
+    reject(c, "wrong-architecture", "built for another architecture (ELF machine %u, class %d) than this %s process",
+           e.machine, e.elf_class, d->machine);
+    return;
+  }
+  unsigned major, minor;
+  char flags[8];
+  if (pyhost__sys_lib_name(base_name(c->library), &major, &minor, flags, sizeof flags)) {
+    if (major == 2) { /* decided by the name: no need to load a Python 2 */
+      c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+      reject(c, "python2", "Python %u.%u; pyhost embeds Python 3", major, minor);
+      return;
+    }
+    c->free_threaded = strchr(flags, 't') != NULL;
+    c->debug = strchr(flags, 'd') != NULL;
+  }
+  if (pyhost__python_running()) {
+    /* a Python already runs here: judge by the name alone rather than open another */
+    if (!major) {
+      reject(c, "unresolved", "not examined while a Python runs in this process");
+      return;
+    }
+    c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+    char why[256];
+    int rc = policy_verdict(d->cfg, c->hexversion, why, sizeof why);
+    if (rc) reject(c, "out-of-range", "%s", why);
+    else if (c->free_threaded) reject(c, "free-threaded", "a free-threaded build");
+    else if (c->debug && !d->cfg->allow_debug && !c->binding) reject(c, "debug", "a debug build");
+    return;
+  }
+  examine_loaded(d, c);
+}
+
+/* ---- the sources ---- */
+
+static struct cand *from_library(struct disc *d, const char *source, const char *path, int binding) {
+  struct cand *c = add(d, source, "library");
+  if (!c) return NULL;
+  pyhost__fmt(c->library, sizeof c->library, "%s", path);
+  c->binding = binding;
+  if (binding && !d->binding) d->binding = (int)d->n;
+  return c;
+}
+
+static struct cand *from_interpreter(struct disc *d, const char *source, const char *path,
+                                     int binding) {
+  struct cand *c = add(d, source, "interpreter");
+  if (!c) return NULL;
+  c->binding = binding;
+  if (binding && !d->binding) d->binding = (int)d->n;
+  pyhost__fmt(c->interpreter, sizeof c->interpreter, "%s", path);
+  struct pyhost__interp *r = pyhost__malloc(sizeof *r);
+  if (!r) {
+    d->nomem = 1;
+    return c;
+  }
+  int rc = pyhost__interp_resolve(path, !d->cfg->no_subprocess, r);
+  static const char *const kinds[] = {"interpreter", "venv", "pyenv shim", "script"};
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (!strcmp(r->kind, kinds[i])) c->kind = kinds[i];
+  pyhost__fmt(c->resolved, sizeof c->resolved, "%s", r->resolved);
+  pyhost__fmt(c->venv, sizeof c->venv, "%s", r->venv);
+  pyhost__fmt(c->program, sizeof c->program, "%s", r->program);
+  pyhost__fmt(c->library, sizeof c->library, "%s", r->library);
+  pyhost__fmt(c->how, sizeof c->how, "%s", r->how);
+  if (r->major) c->hexversion = (unsigned long)r->major << 24 | (unsigned long)r->minor << 16;
+  if (rc != 0) reject(c, r->code, "%s", r->reason);
+  pyhost__free(r);
+  return c;
+}
+
+static void on_path(struct disc *d, const char *program, const char *source) {
+  char path[PYHOST__IPATH];
+  if (pyhost__find_on_path(program, NULL, path, sizeof path) == 0)
+    from_interpreter(d, source, path, 0);
+}
+
+struct place_ctx {
+  struct disc *d;
+  const char *dir;
+};
+
+static void place_entry(void *ctx, const char *name) {
+  struct place_ctx *p = ctx;
+  unsigned major, minor;
+  char flags[8], path[PYHOST__IPATH], real[PYHOST__IPATH];
+  if (!pyhost__sys_lib_name(name, &major, &minor, flags, sizeof flags)) return;
+  pyhost__fmt(path, sizeof path, "%s%c%s", p->dir, pyhost__fs_sep, name);
+  if (pyhost__fs_realpath(path, real, sizeof real) != 0) return; /* dangling link */
+  /* libpython3.11.so and libpython3.11.so.1.0 in one place are one candidate */
+  for (size_t i = p->d->std_start; i < p->d->n; i++)
+    if (!strcmp(p->d->c[i]->library, real)) return;
+  struct cand *c = from_library(p->d, p->d->place_source, real, 0);
+  if (c) c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+}
+
+static void scan_dir(struct disc *d, const char *dir) {
+  struct place_ctx p = {d, dir};
+  pyhost__sys_list_dir(dir, place_entry, &p);
+}
+
+static void prefix_lib_dir(void *ctx, const char *dir) {
+  scan_dir(ctx, dir);
+}
+
+struct prefixes_ctx {
+  struct disc *d;
+  const char *root;
+  int framework;
+};
+
+static void prefix_entry(void *ctx, const char *name) {
+  struct prefixes_ctx *p = ctx;
+  char prefix[PYHOST__IPATH];
+  pyhost__fmt(prefix, sizeof prefix, "%s%c%s", p->root, pyhost__fs_sep, name);
+  if (!p->framework) {
+    pyhost__sys_prefix_lib_dirs(prefix, prefix_lib_dir, p->d);
+    return;
+  }
+  char lib[PYHOST__IPATH], real[PYHOST__IPATH];
+  unsigned major = 0, minor = 0;
+  if (sscanf(name, "%u.%u", &major, &minor) != 2) return;
+  pyhost__fmt(lib, sizeof lib, "%s/Python", prefix);
+  if (pyhost__fs_realpath(lib, real, sizeof real) != 0) return;
+  for (size_t i = p->d->std_start; i < p->d->n; i++)
+    if (!strcmp(p->d->c[i]->library, real)) return;
+  struct cand *c = from_library(p->d, "framework", real, 0);
+  if (c) c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+}
+
+static void place(void *ctx, const char *dir, const char *kind) {
+  struct disc *d = ctx;
+  if (!pyhost__sys_is_absolute(dir) || pyhost__fs_kind(dir) != PYHOST__FS_DIR) return;
+  if (!strcmp(kind, "dir")) {
+    d->place_source = "standard location";
+    scan_dir(d, dir);
+  } else {
+    d->place_source = "pyenv";
+    struct prefixes_ctx p = {d, dir, !strcmp(kind, "framework")};
+    pyhost__sys_list_dir(dir, prefix_entry, &p);
+  }
+}
+
+static void registry_entry(void *ctx, const char *company, const char *tag, const char *install,
+                           const char *exe) {
+  struct disc *d = ctx;
+  (void)company;
+  if (exe && exe[0]) {
+    from_interpreter(d, "registry", exe, 0);
+    return;
+  }
+  unsigned major = 0, minor = 0;
+  char lib[PYHOST__IPATH];
+  if (!install || sscanf(tag, "%u.%u", &major, &minor) != 2) return;
+  pyhost__fmt(lib, sizeof lib, "%s\\python%u%u.dll", install, major, minor);
+  from_library(d, "registry", lib, 0);
+}
+
+/* Newest first, stable: the standard places' order breaks ties. */
+static void sort_newest_first(struct disc *d, size_t from) {
+  for (size_t i = from + 1; i < d->n; i++) {
+    struct cand *c = d->c[i];
+    size_t j = i;
+    while (j > from && (d->c[j - 1]->hexversion >> 16) < (c->hexversion >> 16)) {
+      d->c[j] = d->c[j - 1];
+      j--;
+    }
+    d->c[j] = c;
+  }
+}
+
+static void gather(struct disc *d) {
+  const pyhost_config *cfg = d->cfg;
+  const char *env_lib = getenv("PYHOST_PYTHON_LIBRARY");
+  const char *env_py = getenv("PYHOST_PYTHON");
+  const char *venv = getenv("VIRTUAL_ENV");
+  if (cfg->library) from_library(d, "configured", cfg->library, 1);
+  if (env_lib && env_lib[0]) from_library(d, "PYHOST_PYTHON_LIBRARY", env_lib, 1);
+  if (cfg->interpreter) from_interpreter(d, "interpreter", cfg->interpreter, 1);
+  if (env_py && env_py[0]) from_interpreter(d, "PYHOST_PYTHON", env_py, 1);
+  if (venv && venv[0]) {
+    char exe[PYHOST__IPATH];
+    pyhost__fmt(exe, sizeof exe, "%s%s", venv,
+                pyhost__fs_sep == '/' ? "/bin/python" : "\\Scripts\\python.exe");
+    from_interpreter(d, "VIRTUAL_ENV", exe, 0);
+  }
+  on_path(d, "python3", "PATH python3");
+  on_path(d, "python", "PATH python");
+  char root[PYHOST__IPATH] = "";
+  const char *pyenv = getenv("PYENV_ROOT");
+  if (pyenv && pyhost__sys_is_absolute(pyenv)) pyhost__fmt(root, sizeof root, "%s", pyenv);
+  else if (pyhost__sys_home(root, sizeof root) == 0) {
+    size_t l = strlen(root);
+    pyhost__fmt(root + l, sizeof root - l, "%c.pyenv", pyhost__fs_sep);
+    if (pyhost__fs_kind(root) != PYHOST__FS_DIR) root[0] = '\0';
+  }
+  d->std_start = d->n;
+  pyhost__sys_std_places(root, place, d);
+  sort_newest_first(d, d->std_start);
+  pyhost__sys_registry(registry_entry, d);
+}
+
+/* Examines candidates and marks the one taken; returns its index or -1.  stop_early:
+ * examine no further than needed (pyhost_init); else all (pyhost_discover). */
+static long decide(struct disc *d, int stop_early) {
+  long taken = -1;
+  int newest = d->cfg->prefer_newest;
+  for (size_t i = 0; i < d->n; i++) {
+    struct cand *c = d->c[i];
+    if (d->binding && (int)i + 1 != d->binding) {
+      if (stop_early) break;
+      examine(d, c, i);
+      if (!c->code) reject(c, "acceptable", "#%d is configured", d->binding);
+      continue;
+    }
+    if (taken >= 0 && stop_early && !newest) break;
+    examine(d, c, i);
+    if (c->code) continue;
+    if (taken < 0) taken = (long)i;
+    else if (newest && (c->hexversion >> 16) > (d->c[taken]->hexversion >> 16)) {
+      reject(d->c[taken], "acceptable", "#%zu is newer (prefer newest)", i + 1);
+      taken = (long)i;
+    } else {
+      reject(c, "acceptable", newest ? "#%ld is as new and comes first"
+                                     : "#%ld comes first in the search order", taken + 1);
+    }
+  }
+  if (taken >= 0) {
+    d->c[taken]->taken = 1;
+    d->c[taken]->code = "taken";
+    pyhost__fmt(d->c[taken]->reason, sizeof d->c[taken]->reason, "%s",
+                d->binding ? "configured" : newest ? "the newest acceptable candidate"
+                                                   : "the first acceptable candidate");
+  }
+  return taken;
+}
+
+static void disc_init(struct disc *d, const pyhost_config *cfg) {
+  static const pyhost_config defaults;
+  memset(d, 0, sizeof *d);
+  d->cfg = cfg ? cfg : &defaults;
+  d->machine_id = pyhost__sys_machine(d->machine, sizeof d->machine);
+}
+
+static void disc_free(struct disc *d) {
+  for (size_t i = 0; i < d->n; i++) pyhost__free(d->c[i]);
+  pyhost__free(d->c);
+}
+
+static void to_public(const struct cand *c, size_t i, pyhost_candidate *p) {
+  p->index = (int)i + 1;
+  p->source = c->source;
+  p->kind = c->kind;
+  p->interpreter = c->interpreter;
+  p->resolved = c->resolved;
+  p->venv = c->venv;
+  p->library = c->library;
+  p->how = c->how;
+  p->hexversion = c->hexversion;
+  p->free_threaded = c->free_threaded;
+  p->debug = c->debug;
+  p->taken = c->taken;
+  p->reason_code = c->code ? c->code : "unresolved";
+  p->reason = c->reason;
+}
+
+int pyhost_discover(const pyhost_config *cfg, pyhost_candidate_fn fn, void *ctx) {
+  struct disc d;
+  disc_init(&d, cfg);
+  gather(&d);
+  long taken = d.nomem ? -1 : decide(&d, 0);
+  for (size_t i = 0; fn && !d.nomem && i < d.n; i++) {
+    pyhost_candidate p;
+    to_public(d.c[i], i, &p);
+    fn(ctx, &p);
+  }
+  int rc = d.nomem ? PYHOST_NOMEM : taken >= 0 ? PYHOST_OK : PYHOST_NOTFOUND;
+  disc_free(&d);
+  return rc;
+}
+
+int pyhost__discover(pyhost *h, char *out, size_t cap, char *origin, size_t ocap) {
+  struct disc d;
+  disc_init(&d, &h->cfg);
+  gather(&d);
+  long taken = d.nomem ? -1 : decide(&d, 1);
+  int rc = PYHOST_OK;
+  if (d.nomem) {
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory while looking for Python");
+  } else if (taken < 0) {
+    char msg[8192];
+    struct pyhost__strbuf sb;
+    pyhost__strbuf_init(&sb, msg, sizeof msg);
+    pyhost__strbuf_printf(&sb, "no usable Python 3 found (see docs/discovery.md); pyhost looked at:");
+    for (size_t i = 0; i < d.n; i++) {
+      struct cand *c = d.c[i];
+      if (!c->code) continue; /* not examined */
+      pyhost__strbuf_printf(&sb, "\n  #%zu %s %s: %s", i + 1, c->source,
+                            c->interpreter[0] ? c->interpreter : c->library, c->reason);
+    }
+    if (!d.n) pyhost__strbuf_printf(&sb, " nothing (no python3 on PATH, no libpython in the standard places)");
+    rc = pyhost__set_error(h, PYHOST_NOTFOUND, "%s", msg);
+  } else {
+    struct cand *c = d.c[taken];
+    pyhost__fmt(out, cap, "%s", c->library);
+    pyhost__fmt(origin, ocap, " (found via %s%s%s)", c->source, c->interpreter[0] ? " " : "",
+                c->interpreter);
+    /* a venv's python as program name: Python then finds pyvenv.cfg and makes the
+     * venv sys.prefix with its site-packages, as running that python would */
+    if (c->program[0] && !h->cfg.program_name &&
+        !(h->cfg.program_name = pyhost__strdup(c->program)))
+      rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory");
+  }
+  disc_free(&d);
+  return rc;
+}

@@ -1,0 +1,25 @@
+/* platform.h: what the platform layer offers the folders above it, in one header.
+ *
+ * The platform seam is the bottom layer (docs/design.md): allocation, strings,
+ * dynamic loading, files, a sleep, the system's side of discovery, UTF-8 to wchar_t.
+ * Files above include this header only; the per-piece headers it gathers are the
+ * platform folder's own.  Nothing here knows Python.
+ */
+#ifndef PYHOST_PLATFORM_H
+#define PYHOST_PLATFORM_H
+
+#include "alloc.h"
+#include "discover_sys.h"
+#include "dl.h"
+#include "fs.h"
+#include "strbuf.h"
+#include "sync.h"
+
+#include <wchar.h>
+
+/* ---- UTF-8 to wchar_t (wide.c) ---- */
+/* own result; bytes that are not UTF-8 become U+DC80..U+DCFF (surrogateescape), as
+ * Python's own decoding of file names does. */
+wchar_t *pyhost__widen(const char *s);
+
+#endif

@@ -1,0 +1,51 @@
+/* attach.c: host threads that keep their Python thread state
+ * (pyhost_thread_attach / pyhost_thread_detach).
+ *
+ * CPython gives a thread it did not create a thread state on PyGILState_Ensure and
+ * frees it on the matching outermost PyGILState_Release.  So without help every
+ * outermost pyhost call or GIL scope on a host thread makes and frees one: memory
+ * mapped for its frame stack and faulted in each time (about 20 us on the machines
+ * docs/performance.md was measured on), and the thread's Python state
+ * (threading.local, context variables, sys.settrace) gone between calls.  Attaching is
+ * one PyGILState_Ensure that stays: the count keeps the thread state until detach
+ * releases it.  Nothing runs at thread exit: a thread that exits attached leaves its
+ * thread state to Py_FinalizeEx, which frees every thread state still listed.
+ */
+#include "runtime.h"
+
+static _Thread_local struct {
+  unsigned long depth;     /* attach calls not yet detached, on this thread */
+  PyGILState_STATE pin;    /* what the outermost attach's PyGILState_Ensure returned */
+} attached;
+
+int pyhost_thread_attach(pyhost *h) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  /* the GIL is held here, so the pin answers PyGILState_LOCKED: releasing it later
+   * only drops the count */
+  if (attached.depth++ == 0) attached.pin = PY.PyGILState_Ensure();
+  pyhost__leave(h, gil);
+  return PYHOST_OK;
+}
+
+int pyhost_thread_detach(pyhost *h) {
+  if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (attached.depth == 0)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_thread_detach without a matching pyhost_thread_attach "
+                             "on this thread");
+  if (--attached.depth > 0) {
+    pyhost__clear_message(h);
+    return PYHOST_OK;
+  }
+  PyGILState_STATE gil;
+  /* Refused once finalize has begun: Python frees the thread state itself (or has). */
+  if (pyhost__enter(h, &gil) != PYHOST_OK) {
+    pyhost__clear_message(h);
+    return PYHOST_OK;
+  }
+  PY.PyGILState_Release(attached.pin);
+  pyhost__leave(h, gil); /* the outermost release frees a thread state pyhost made */
+  return PYHOST_OK;
+}

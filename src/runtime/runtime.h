@@ -1,0 +1,140 @@
+/* runtime.h: what the runtime layer offers the bridge above it: entering and leaving
+ * a call (the GIL, calls in flight, interrupts), exceptions into messages, the frame a
+ * host callback's exception travels in, and the teardown hooks finalize runs.
+ * Never installed.
+ */
+#ifndef PYHOST_RUNTIME_H
+#define PYHOST_RUNTIME_H
+
+#include "core.h"
+
+/* ---- calls into Python (inflight.c) ---- */
+/* What pyhost__enter stores when this thread's pyhost_gil_enter scope already holds
+ * the GIL: pyhost__leave then releases nothing.  Neither PyGILState value. */
+#define PYHOST__GIL_SCOPED ((PyGILState_STATE)2)
+/* pyhost__enter outside a scope: checks h, counts the call in flight, takes the GIL. */
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil);
+void pyhost__inflight_end(PyGILState_STATE gil);
+
+/* 1 when this thread holds a pyhost_gil_enter scope on h. */
+static inline int pyhost__gil_scoped(const pyhost *h) {
+  return pyhost__thread.scope_h == h;
+}
+
+/* Checks h and takes the GIL.  Returns PYHOST_OK (then call pyhost__leave) or MISUSE
+ * with the message set.  Inside a scope on h this is the whole cost of a call's
+ * entry: the scope's handle is h (a scope is only opened on a live handle and closed
+ * before it is freed) and h still runs, so only the state is read. */
+static inline int pyhost__enter(pyhost *h, PyGILState_STATE *gil) {
+  if (pyhost__gil_scoped(h) && atomic_load(&h->state) == PYHOST__RUNNING) {
+    *gil = PYHOST__GIL_SCOPED; /* counted in flight by the scope's enter */
+    if (pyhost__thread.messages) pyhost__clear_message(h);
+    return PYHOST_OK;
+  }
+  return pyhost__enter_slow(h, gil);
+}
+
+/* 1 when a call on h costs nothing to enter or leave: inside this thread's scope on h,
+ * h running, no message to reset.  The hot paths test it first and go through
+ * pyhost__enter/leave otherwise. */
+static inline int pyhost__entry_is_free(const pyhost *h) {
+  return pyhost__gil_scoped(h) && !pyhost__thread.messages &&
+         atomic_load_explicit(&h->state, memory_order_relaxed) == PYHOST__RUNNING;
+}
+
+/* The end of a call made inside this thread's scope that an interrupt reached
+ * (inflight.c): a late interrupt is dropped once no outer call is left to stop. */
+void pyhost__inflight_scoped_end(void);
+
+static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
+  (void)h;
+  if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
+  else if (pyhost__thread.interrupted) pyhost__inflight_scoped_end();
+}
+/* Test seam: the library's symbol look-up answers NULL for name (NULL: off). */
+void pyhost__fail_symbol(const char *name);
+
+/* ---- calls in flight and interrupts (inflight.c) ---- */
+/* With the GIL, once Python runs: creates pyhost.Interrupted and lets calls in.  0/-1
+ * (Python exception set). */
+int pyhost__inflight_open(void);
+/* Counts a call and takes the GIL: 0, or -1 (nothing held) once finalize has begun.
+ * pyhost__enter's core; value_free uses it directly (it has no handle). */
+int pyhost__inflight_begin(PyGILState_STATE *gil);
+/* For freeing a handle a call may be using (a callable, a plugin, a module) without
+ * racing finalize: 1 with the GIL held (end with pyhost__inflight_free_end) while
+ * Python takes calls or this thread is inside one; else 0, once every call in flight
+ * has returned (it waits for them): then only the handle's memory may be freed. */
+int pyhost__inflight_free_begin(PyGILState_STATE *gil);
+void pyhost__inflight_free_end(PyGILState_STATE gil);
+/* 1 in a child forked while other threads were inside pyhost calls: Python no longer
+ * takes calls there, and finalize leaves it alone (docs/threads.md). */
+int pyhost__inflight_forked_amid_calls(void);
+/* How many pyhost calls this thread is inside (0 outside any). */
+int pyhost__inflight_depth(void);
+/* With the GIL: refuses new calls and interrupts the running ones; returns how many. */
+int pyhost__inflight_close(void);
+/* With the GIL: on (1) / off (0) around pyhost's own Python work on this thread
+ * (formatting an exception), which pyhost_interrupt then leaves alone. */
+void pyhost__inflight_protect(int on);
+/* Without the GIL: waits until no call is in flight. */
+void pyhost__inflight_drain(void);
+/* With the GIL, before Py_FinalizeEx: drops pyhost.Interrupted. */
+void pyhost__inflight_forget(void);
+/* 1 when type is pyhost.Interrupted (what pyhost_interrupt raises). */
+int pyhost__is_interrupt(PyObject *type);
+
+/* ---- exceptions (error.c) ---- */
+/* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for
+ * SystemExit (exit code stored in h), PYHOST_NOMEM for MemoryError raised by pyhost
+ * itself, PYHOST_PYEXC otherwise.  `context` prefixes the message when not NULL. */
+int pyhost__take_exception(pyhost *h, const char *context);
+/* The type's display name ("ValueError", "datetime.date") into out. */
+void pyhost__type_name(PyObject *type, char *out, size_t cap);
+
+/* UTF-8 text of a str object, copied into a pyhost__malloc'd buffer (own) (text.c). */
+char *pyhost__utf8_copy(PyObject *str, size_t *len);
+
+/* ---- the exception a host callback hands its Python caller (frame.c) ---- */
+/* A host callback's frame (pushed and popped by the bridge, bridge.h): the exception
+ * kept for the callback's Python caller (owned).  type is set whenever one is kept,
+ * and value and tb are only read then, so a push initialises type alone.  The
+ * innermost frame is pyhost__thread.frame (core.h). */
+struct pyhost__frame {
+  PyObject *type, *value, *tb;
+};
+/* Keeps (type, value, tb) as f's exception, new references, dropping what f kept. */
+void pyhost__frame_keep(struct pyhost__frame *f, PyObject *type, PyObject *value, PyObject *tb);
+/* Drops what f kept. */
+void pyhost__frame_drop(struct pyhost__frame *f);
+/* Inside a host callback on this thread, keeps a new reference to the exception being
+ * taken so the callback's Python caller can get it back; else no-op. */
+void pyhost__callback_keep(PyObject *type, PyObject *value, PyObject *tb);
+
+/* ---- teardown hooks (teardown.c) ---- */
+/* Finalize reaches the layer above through hooks that layer registers, never by name:
+ * the bridge adds one when it first keeps something that finalize must drop. */
+enum pyhost__teardown_phase {
+  PYHOST__AT_CLOSE,       /* with the GIL as finalize begins, before calls are refused */
+  PYHOST__AT_DROP,        /* with the GIL, before Py_FinalizeEx: drop kept references */
+  PYHOST__AFTER_FINALIZE  /* after Py_FinalizeEx, without Python */
+};
+struct pyhost__teardown {
+  void (*run)(void);
+  int phase;                      /* enum pyhost__teardown_phase */
+  struct pyhost__teardown *next;  /* set by pyhost__teardown_add */
+  int added;
+};
+/* With the GIL: adds t (static storage) to the hooks finalize runs; again is a no-op. */
+void pyhost__teardown_add(struct pyhost__teardown *t);
+/* Runs the hooks of phase, in the order they were added. */
+void pyhost__teardown_run(int phase);
+
+/* ---- isolated init (isolate.c) ---- */
+struct pyhost__env_saved;
+/* Before Py_InitializeEx: hides PYTHON* variables (see isolate.c).  PYHOST_OK/NOMEM. */
+int pyhost__isolate_begin(pyhost *h, struct pyhost__env_saved **saved);
+/* After it, with the GIL: tidies os.environ and site, restores the environment. */
+int pyhost__isolate_finish(pyhost *h, struct pyhost__env_saved *saved);
+
+#endif
