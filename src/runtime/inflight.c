@@ -116,9 +116,10 @@ void pyhost__inflight_scoped_end(void) {
 
 int pyhost__inflight_free_begin(PyGILState_STATE *gil) {
   if (pyhost__inflight_begin(gil) == 0) return 1;
-  /* Finalize has begun.  A thread inside a call (a host callback, a scope) holds the
-   * GIL and finalize waits for it: Python still runs under it. */
-  if (self.depth > 0) {
+  /* Finalize has begun.  A thread inside a call (a scope, a host callback, also one
+   * that Python code on a thread of its own called) holds the GIL: Python still runs
+   * under it, and waiting here would keep the calls finalize waits for from the GIL. */
+  if (self.depth > 0 || pyhost__thread.frame) {
     *gil = PYHOST__GIL_SCOPED;
     return 1;
   }

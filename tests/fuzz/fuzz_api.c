@@ -33,6 +33,7 @@ static pyhost_value *values[NVALUES];
 static pyhost_callable *callables[NCALLABLES];
 static pyhost_plugin *plugin;
 static pyhost_type *box;
+static pyhost_module *module; /* fz: kept for the process */
 static unsigned long scopes; /* this thread's open pyhost_gil_enter scopes */
 
 static pyhost_callable *take_callable(int i) {
@@ -330,7 +331,8 @@ static void setup(void) {
   spec.n_fast_properties = 1;
   spec.payload_size = sizeof(int64_t);
   pyhost_module *m = NULL;
-  int rc = pyhost_module_new(h, "fz", NULL, &m);
+  int rc = pyhost_module_new(h, "fz", NULL, &module);
+  m = module;
   for (size_t i = 0; !rc && i < sizeof fns / sizeof fns[0]; i++)
     rc = pyhost_module_add_function(h, m, fns[i].name, fns[i].fn, NULL, NULL);
   if (!rc) rc = pyhost_module_add_fast_function(h, m, "fkw", fn_fkw, NULL, NULL);
