@@ -369,14 +369,21 @@ static void *looper_main(void *arg) {
   return NULL;
 }
 
+/* Runs fn(arg) on a thread, finalizes once `flag` is true in __main__, joins it. */
+static void finalize_while_running(pyhost *h, void *(*fn)(void *), void *arg, const char *flag) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, fn, arg) == 0);
+  char expr[128];
+  snprintf(expr, sizeof expr, "globals().get('%s', False)", flag);
+  reliab_wait_true(h, expr, NULL);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pthread_join(t, NULL);
+}
+
 TEST_CASE(finalize_interrupts_and_waits_for_running_calls) {
   pyhost *h = reliab_start();
   struct looper l = {h, -1};
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, looper_main, &l) == 0);
-  reliab_wait_true(h, "globals().get('looping', False)", NULL);
-  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
-  pthread_join(t, NULL);
+  finalize_while_running(h, looper_main, &l, "looping");
   CHECK_RC(l.rc, PYHOST_INTERRUPTED);
   pyhost_value *v = NULL;
   CHECK_RC(pyhost_eval(h, "1", &v), PYHOST_MISUSE);
@@ -726,11 +733,7 @@ static void *scoped_main(void *arg) {
 TEST_CASE(nested_gil_enter_after_finalize_began) {
   pyhost *h = reliab_start();
   struct scoped s = {.h = h, .exec_rc = -1, .nested_rc = -1, .leave_rc = -1};
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, scoped_main, &s) == 0);
-  reliab_wait_true(h, "globals().get('spinning', False)", NULL);
-  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
-  pthread_join(t, NULL);
+  finalize_while_running(h, scoped_main, &s, "spinning");
   CHECK_RC(s.exec_rc, PYHOST_INTERRUPTED);
   CHECK_RC(s.nested_rc, PYHOST_MISUSE);
   CHECK_CONTAINS(s.msg, "finaliz");

@@ -168,6 +168,25 @@ static const char *const snippets[] = {
 };
 enum { NSNIPPETS = sizeof snippets / sizeof snippets[0] };
 
+/* PYHOST_FUZZ_API_SKIP="4,8": snippets left out (by table index), to fuzz on past a
+ * known defect until its fix lands. */
+static int skipped(unsigned i) {
+  static char skip[NSNIPPETS + 1];
+  static int read;
+  if (!read) {
+    read = 1;
+    const char *e = getenv("PYHOST_FUZZ_API_SKIP");
+    while (e && *e) {
+      char *end;
+      unsigned long k = strtoul(e, &end, 10);
+      if (end == e) break;
+      if (k < NSNIPPETS) skip[k] = 1;
+      e = *end ? end + 1 : end;
+    }
+  }
+  return skip[i];
+}
+
 /* expressions whose values go into slots */
 static const char *const exprs[] = {
     "V", "F", "L", "D", "[1, 'two', 3.0, b'4', None, True, (5,), {6: 7}]",
@@ -508,7 +527,7 @@ static void op(uint8_t code, uint8_t arg) {
   int rc;
   switch (code % 20) {
   case 0:
-    checked(pyhost_exec(h, snippets[arg % NSNIPPETS], "<snippet>"));
+    if (!skipped(arg % NSNIPPETS)) checked(pyhost_exec(h, snippets[arg % NSNIPPETS], "<snippet>"));
     break;
   case 1:
     checked(rc = pyhost_eval(h, exprs[arg % NEXPRS], &v));
