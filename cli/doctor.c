@@ -21,7 +21,17 @@ struct table {
   struct row *rows;
   size_t n, cap;
   int json, first, oom;
+  int binding;              /* the first binding candidate's index, 0 when none */
+  char binding_text[2400];  /* its source, path and reason */
 };
+
+/* The sources only one of which can be taken (docs/discovery.md, "binding"). */
+static int is_binding(const char *source) {
+  static const char *const names[] = {"configured", "PYHOST_PYTHON_LIBRARY", "interpreter", "PYHOST_PYTHON"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(source, names[i])) return 1;
+  return 0;
+}
 
 static void version_text(unsigned long v, int ft, int dbg, char *out, size_t cap) {
   if (!v) snprintf(out, cap, "?");
@@ -42,6 +52,22 @@ static void json_str(const char *s) {
   putchar('"');
 }
 
+void pyhost_cli_one_line(const char *text, char *out, size_t cap) {
+  size_t n = 0;
+  int space = 0;
+  for (const char *p = text; *p && n + 1 < cap; p++) {
+    int ws = *p == '\n' || *p == '\r' || *p == '\t' || *p == ' ';
+    if (ws) {
+      space = n > 0;
+      continue;
+    }
+    if (space && n + 2 < cap) out[n++] = ' ';
+    space = 0;
+    out[n++] = *p;
+  }
+  if (cap) out[n] = '\0';
+}
+
 static const char *path_of(const pyhost_candidate *c) {
   return c->interpreter[0] ? c->interpreter : c->library;
 }
@@ -50,6 +76,10 @@ static void on_candidate(void *ctx, const pyhost_candidate *c) {
   struct table *t = ctx;
   char ver[32];
   version_text(c->hexversion, c->free_threaded, c->debug, ver, sizeof ver);
+  if (!t->binding && is_binding(c->source)) {
+    t->binding = c->index;
+    snprintf(t->binding_text, sizeof t->binding_text, "%s %s: %s", c->source, path_of(c), c->reason);
+  }
   if (t->json) {
     printf("%s\n  {\"index\": %d, \"taken\": %s, \"reason_code\": ", t->first ? "" : ",", c->index,
            c->taken ? "true" : "false");
@@ -123,7 +153,7 @@ static void print_table(const struct table *t) {
 }
 
 int pyhost_cli_list(const pyhost_config *cfg, int json) {
-  struct table t = {NULL, 0, 0, json, 1, 0};
+  struct table t = {NULL, 0, 0, json, 1, 0, 0, ""};
   if (json) printf("{\"candidates\": [");
   int rc = pyhost_discover(cfg, on_candidate, &t);
   if (json) {
@@ -132,7 +162,12 @@ int pyhost_cli_list(const pyhost_config *cfg, int json) {
     printf("}\n");
   } else {
     print_table(&t);
-    if (rc == PYHOST_NOTFOUND) printf("no candidate is acceptable\n");
+    /* a broken binding source hides every other candidate: name it as the cause */
+    if (rc == PYHOST_NOTFOUND && t.binding)
+      printf("no candidate is acceptable: #%d, %s; it is binding (only it can be taken): fix or "
+             "unset it to let discovery choose\n",
+             t.binding, t.binding_text);
+    else if (rc == PYHOST_NOTFOUND) printf("no candidate is acceptable\n");
   }
   for (size_t i = 0; i < t.n; i++) {
     struct row *r = &t.rows[i];
@@ -147,6 +182,27 @@ int pyhost_cli_list(const pyhost_config *cfg, int json) {
   return rc == PYHOST_OK ? 0 : 1;
 }
 
+/* A str from Python, or "?" (the handle's error is then not needed: --info goes on). */
+static void print_eval(pyhost *h, const char *label, const char *expr) {
+  pyhost_value *v = NULL;
+  const char *s = NULL;
+  if (pyhost_eval(h, expr, &v) == PYHOST_OK) pyhost_value_to_str(h, v, &s, NULL);
+  printf("%s%s\n", label, s ? s : "?");
+  pyhost_value_free(v);
+}
+
+void pyhost_cli_info(pyhost *h) {
+  unsigned long v = pyhost_python_version(h);
+  char build[1024];
+  pyhost_cli_one_line(pyhost_python_version_text(h), build, sizeof build);
+  printf("python   %lu.%lu.%lu\n", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF);
+  printf("library  %s\n", pyhost_library_path(h));
+  printf("home     %s\n", pyhost_python_home(h));
+  /* home is the base installation's even in a venv: sys.prefix says which venv runs */
+  print_eval(h, "venv     ", "(lambda s: s.prefix if s.prefix != s.base_prefix else 'none')(__import__('sys'))");
+  printf("build    %s\n", build);
+}
+
 int pyhost_cli_check(const char *lib) {
   pyhost_library_info *in = NULL;
   int rc = pyhost_inspect_library(lib, &in);
@@ -156,28 +212,38 @@ int pyhost_cli_check(const char *lib) {
   }
   char ver[32];
   version_text(in->hexversion, 0, 0, ver, sizeof ver);
+  /* only what was found: a file refused before it was loaded has no version, build or
+   * symbols to show, and its reason is the verdict */
+  int loaded = in->hexversion != 0;
   printf("library        %s\n", lib);
-  printf("real path      %s\n", in->real_path[0] ? in->real_path : "-");
-  printf("version        %s%s%s\n", in->hexversion ? ver : "unknown", in->version_text[0] ? "  " : "",
-         in->version_text);
-  printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
-         in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
-  /* no architecture and not ok: the file was refused before its headers were read */
-  printf("architecture   %s%s\n", in->architecture[0] ? in->architecture : in->architecture_ok ? "not ELF" : "-",
-         in->architecture[0] && !in->architecture_ok ? "  (not this process's)" : "");
-  printf("required       %zu symbols, %zu missing\n", in->required, in->required_missing);
-  printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
-         in->optional_missing, in->optional_later);
-  if (in->missing[0]) printf("missing        %s\n", in->missing);
-  printf("stdlib         %s\n", in->home[0] ? in->home : (in->home_probe[0] ? "none found" : "-"));
+  if (loaded || (in->real_path[0] && strcmp(in->real_path, lib) != 0))
+    printf("real path      %s\n", in->real_path);
+  if (loaded) {
+    char text[512];
+    pyhost_cli_one_line(in->version_text, text, sizeof text);
+    printf("version        %s%s%s\n", ver, text[0] ? "  " : "", text);
+    printf("build          %s%s%s\n", in->free_threaded ? "free-threaded " : "",
+           in->debug ? "debug " : "", in->trace_refs ? "Py_TRACE_REFS" : (in->free_threaded || in->debug) ? "" : "release (GIL)");
+  }
+  if (in->architecture[0])
+    printf("architecture   %s%s\n", in->architecture, !in->architecture_ok ? "  (not this process's)" : "");
+  if (loaded) {
+    printf("required       %zu symbols, %zu missing\n", in->required, in->required_missing);
+    printf("optional       %zu due on this version, %zu missing; %zu added later\n", in->optional,
+           in->optional_missing, in->optional_later);
+    if (in->missing[0]) printf("missing        %s\n", in->missing);
+  }
+  if (in->tool[0]) printf("tool           %s\n", in->tool);
+  if (in->home[0] || in->home_probe[0])
+    printf("stdlib         %s\n", in->home[0] ? in->home : "none found");
   if (!in->home[0] && in->home_probe[0]) printf("               looked for %s\n", in->home_probe);
   int ok = in->status == PYHOST_OK;
   printf("verdict        %s%s%s\n", ok ? "usable" : pyhost_status_name(in->status), ok ? "" : ": ",
          in->message);
   pyhost_library_info_free(in);
   fflush(stdout);
-  if (!ok) return 1;
-  /* and now for real: does it start? */
+  /* and now for real: does it start?  (asked of an unusable one too, for the reason
+   * pyhost_init gives: a bare name's loader search, where the file came from) */
   pyhost_config *cfg = pyhost_config_new();
   pyhost *h = NULL;
   pyhost_config_set_library(cfg, lib);
@@ -194,7 +260,7 @@ int pyhost_cli_check(const char *lib) {
     printf("initializes    no: %s\n", pyhost_errmsg(h));
   }
   pyhost_free(h);
-  return rc == PYHOST_OK ? 0 : 1;
+  return ok && rc == PYHOST_OK ? 0 : 1;
 }
 
 /* ---- discovery options ---- */

@@ -13,6 +13,13 @@ int pyhost_cli_list(const pyhost_config *cfg, int json);
 /* Prints what pyhost knows about lib, then whether it initializes.  0 when it does. */
 int pyhost_cli_check(const char *lib);
 
+/* `pyhost --info`: version, library, home, the venv in use, build (one line each). */
+void pyhost_cli_info(pyhost *h);
+
+/* text with every run of white space (newlines too: 3.6's and 2.7's version text
+ * has one) turned into one space, so that it fits a column. */
+void pyhost_cli_one_line(const char *text, char *out, size_t cap);
+
 /* The discovery options, for every mode: --interpreter PATH, --min-python X.Y,
  * --max-python X.Y, --python-minor X.Y, --prefer-newest, --allow-debug,
  * --no-subprocess, --isolated.  Looks at argv[*i]: returns 1 when it is one of them

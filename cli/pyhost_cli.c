@@ -53,14 +53,6 @@ static int run_result(pyhost *h, int rc) {
   return fail(h, rc);
 }
 
-static void print_info(pyhost *h) {
-  unsigned long v = pyhost_python_version(h);
-  printf("python   %lu.%lu.%lu\n", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF);
-  printf("library  %s\n", pyhost_library_path(h));
-  printf("home     %s\n", pyhost_python_home(h));
-  printf("build    %s\n", pyhost_python_version_text(h));
-}
-
 int main(int argc, char **argv) {
   const char *lib = NULL, *code = NULL, *expr = NULL, *file = NULL;
   int info = 0, list = 0, json = 0, policy_rc, i = 1;
@@ -136,7 +128,7 @@ int main(int argc, char **argv) {
   if (rc != PYHOST_OK) {
     status = fail(h, rc);
   } else if (info) {
-    print_info(h);
+    pyhost_cli_info(h);
     status = 0;
   } else if (expr) {
     pyhost_value *v = NULL;

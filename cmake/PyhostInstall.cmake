@@ -33,6 +33,9 @@ if(TARGET pyhost_cli)
   install(TARGETS pyhost_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
+# the user guide beside README.md, so that README's docs/... links work where installed
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "Doxyfile")
 
 install(EXPORT pyhostTargets NAMESPACE pyhost:: FILE pyhostTargets.cmake
   DESTINATION ${PYHOST_INSTALL_CMAKEDIR})

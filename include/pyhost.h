@@ -191,7 +191,9 @@ PYHOST_API int pyhost_config_set_flags(pyhost_config *cfg, unsigned flags);
 
 /* An interpreter (python3, a venv's bin/python, a pyenv shim) whose library discovery
  * takes first, as PYHOST_PYTHON does; a venv's interpreter makes sys.prefix the venv.
- * Must be absolute.  Default: none.  Since 0.1. */
+ * An absolute path, or a bare name such as "python3", looked up on PATH
+ * as a shell does (never in the current directory); a relative path with a directory
+ * ("./python") is refused.  Default: none.  Since 0.1. */
 PYHOST_API int pyhost_config_set_interpreter(pyhost_config *cfg, const char *path);
 
 /* The newest Python the host accepts, PY_VERSION_HEX form; only major.minor count
@@ -232,13 +234,18 @@ PYHOST_API int pyhost_config_set_isolated(pyhost_config *cfg, int on);
 typedef struct pyhost_candidate {
   int index;                /* 1, 2, ... in the order examined */
   const char *source;       /* where it came from: "configured", "PYHOST_PYTHON_LIBRARY",
-                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "PATH python3",
-                               "PATH python", "standard location", "pyenv", "framework",
-                               "registry" */
-  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script" */
-  const char *interpreter;  /* the interpreter it was reached from */
-  const char *resolved;     /* that interpreter after shims, venvs and symlinks */
-  const char *venv;         /* the virtual environment's prefix */
+                               "interpreter", "PYHOST_PYTHON", "VIRTUAL_ENV", "pixi",
+                               "CONDA_PREFIX", "uv pin", "PATH python3", "PATH python",
+                               "conda base", "standard location", "pyenv", "uv", "mise",
+                               "asdf", "framework", "registry" */
+  const char *kind;         /* "library", "interpreter", "venv", "pyenv shim", "script",
+                               "conda env", "pixi env", "asdf shim", "mise shim" */
+  const char *interpreter;  /* the interpreter it was reached from (for a tool's
+                               installation, its folder; for a uv pin, the pin file) */
+  const char *resolved;     /* that interpreter after shims, venvs and symlinks, or
+                               the tool's installation or environment folder */
+  const char *venv;         /* the virtual environment's prefix, or a conda or pixi
+                               environment's */
   const char *library;      /* the library path (real path when it exists) */
   const char *how;          /* how the library was found from the interpreter */
   unsigned long hexversion; /* PY_VERSION_HEX when known (from the library), else 0 */
@@ -279,6 +286,11 @@ typedef struct pyhost_library_info {
   const char *missing;      /* the absent names, space-separated, "" when none */
   const char *home;         /* the derived home with a standard library, "" when none */
   const char *home_probe;   /* where the standard library was looked for */
+  /* The tool the library belongs to, when its folders tell ("uv (managed Python
+   * cpython-3.12.7-linux-x86_64-gnu, ...)", "conda (environment /x)", "pixi (...)",
+   * "mise (python 3.12.7)", "asdf (...)", "pyenv (version 3.11.7)",
+   * "python-build-standalone (/x/python)"), "" when they do not.  Appended in 0.1 (see docs/abi.md). */
+  const char *tool;
 } pyhost_library_info;
 
 /* Examines the library at path (its headers checked as pyhost_init checks them, then
@@ -426,6 +438,17 @@ PYHOST_API const char *pyhost_value_type_name(const pyhost_value *v);
 PYHOST_API int pyhost_value_to_bool(pyhost *h, const pyhost_value *v, int *out);
 PYHOST_API int pyhost_value_to_int(pyhost *h, const pyhost_value *v, int64_t *out);
 PYHOST_API int pyhost_value_to_float(pyhost *h, const pyhost_value *v, double *out);
+/* The decimal text of an int of any size (the one way to read an int beyond 64 bits,
+ * which pyhost_value_to_int refuses with PYHOST_RANGE): an optional '-' and the digits,
+ * without CPython's integer string conversion limit (4300 digits by default from 3.11
+ * and in the 3.7 to 3.10 security releases; pyhost converts ints without it).  Writes
+ * the text and a NUL into buf and its length (NUL not counted) into *len.  When cap is
+ * not more than that length, writes nothing into buf, sets *len all the same and answers
+ * PYHOST_RANGE: call again with a buffer of *len + 1 bytes (buf may be NULL with cap
+ * 0).  PYHOST_TYPE for another kind, PYHOST_MISUSE when len is NULL.  Needs no GIL;
+ * time quadratic in the digits beyond the limit.  Since 0.1. */
+PYHOST_API int pyhost_value_to_int_text(pyhost *h, const pyhost_value *v, char *buf,
+                                        size_t cap, size_t *len);
 PYHOST_API int pyhost_value_to_str(pyhost *h, const pyhost_value *v, const char **s, size_t *len);
 PYHOST_API int pyhost_value_to_bytes(pyhost *h, const pyhost_value *v, const void **data,
                                      size_t *len);
@@ -504,7 +527,7 @@ PYHOST_API int pyhost_gil_leave(pyhost *h);
  * pyhost_thread_detach.  A thread that Python did not create (any host thread but the
  * one that called pyhost_init) otherwise gets a thread state at the start of each
  * outermost pyhost call or GIL scope and loses it at the end, as CPython's
- * PyGILState_Ensure/Release do: making one costs about a hundred times a short call
+ * PyGILState_Ensure/Release do: making one costs hundreds of times a short call
  * (memory for its frame stack, mapped and touched anew each time), and Python's
  * per-thread state (threading.local, context variables, sys.settrace) does not last
  * from one call to the next.  A thread that makes calls in a loop, or keeps Python

@@ -49,7 +49,9 @@ def main():
     libraries = [a.split("=", 1) for a in sys.argv[4:]]
     toml = os.path.join(shared, "cpython", "stable_abi.toml")
     if not os.path.exists(toml):
-        print("skipped: %s is absent" % toml)
+        print("skipped: %s is absent; to run this check, configure with "
+              "-DPYHOST_SHARED_DIR=<a folder holding cpython/stable_abi.toml and "
+              "cpython/exports_by_version.tsv> and run ctest -R consistency.manifest" % toml)
         return 77
     manifest = parse_manifest(toml)
     rows = [line.split() for line in subprocess.check_output([dump]).decode().splitlines()]

@@ -1,10 +1,13 @@
 # The `pyhost` command, run as a user would, once per Python in the matrix and once per
 # bad input.  Included from tests/CMakeLists.txt.
 function(pyhost_cli_test name exit)
-  cmake_parse_arguments(T "" "STDOUT;STDERR" "ARGS;ENVS;LAUNCHER" ${ARGN})
+  cmake_parse_arguments(T "" "STDOUT;STDOUT_NOT;STDERR" "ARGS;ENVS;LAUNCHER" ${ARGN})
   set(args -DEXIT=${exit})
   if(DEFINED T_STDOUT)
     list(APPEND args "-DSTDOUT=${T_STDOUT}")
+  endif()
+  if(DEFINED T_STDOUT_NOT)
+    list(APPEND args "-DSTDOUT_NOT=${T_STDOUT_NOT}")
   endif()
   if(DEFINED T_STDERR)
     list(APPEND args "-DSTDERR=${T_STDERR}")

@@ -50,6 +50,12 @@ if(PYHOST_TEST_PYTHON_EXE)
     ${CMAKE_CURRENT_SOURCE_DIR}/check_manifest.py $<TARGET_FILE:dump_pyapi> ${PYHOST_SHARED_DIR}
     ${PYHOST_LIMITED_API} ${_exports})
   set_tests_properties(consistency.manifest PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+  # a clone without ../shared skips it: the skip says how to run it
+  add_test(NAME consistency.manifest_skip_message COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${PYHOST_TEST_PYTHON_EXE}@@${CMAKE_CURRENT_SOURCE_DIR}/check_manifest.py@@$<TARGET_FILE:dump_pyapi>@@${CMAKE_CURRENT_BINARY_DIR}/no-shared@@${PYHOST_LIMITED_API}"
+    -DEXIT=77 "-DSTDOUT=skipped: .*no-shared.* is absent; to run this check, configure with -DPYHOST_SHARED_DIR="
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/expect.cmake)
+  set_tests_properties(consistency.manifest_skip_message PROPERTIES LABELS unit)
 endif()
 
 # Layers: no circle of files and no call or include from a lower folder of src/ to a

@@ -26,6 +26,19 @@ foreach(mode install find_package pkg-config add_subdirectory)
   set_tests_properties(consumer.${mode} PROPERTIES LABELS consumer TIMEOUT 600
     ENVIRONMENT "PYHOST_PYTHON_LIBRARY=;PYTHONHOME=;PYTHONPATH=")
 endforeach()
+# docs.build_lines.*: the `cc` lines of README.md and getting-started.md, run as written
+# (tests/docs_build_test.cmake)
+foreach(mode readme getting-started)
+  add_test(NAME docs.build_lines.${mode} COMMAND ${CMAKE_COMMAND} -DMODE=${mode}
+    -DSRC=${PROJECT_SOURCE_DIR} -DBUILD=${PROJECT_BINARY_DIR} -DPREFIX=${_work}/prefix
+    -DWORK=${_work}/lines-${mode}
+    "-DLIBS=${_lib_old}@@${_lib_new}" "-DVERSIONS=${_ver_old}@@${_ver_new}"
+    "-DLAUNCHER_NEW=${launcher_at}"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/docs_build_test.cmake)
+  set_tests_properties(docs.build_lines.${mode} PROPERTIES LABELS "consumer;docs" TIMEOUT 300
+    ENVIRONMENT "PYHOST_PYTHON_LIBRARY=;PYTHONHOME=;PYTHONPATH=")
+endforeach()
+set_tests_properties(docs.build_lines.getting-started PROPERTIES FIXTURES_REQUIRED pyhost_installed)
 set_tests_properties(consumer.install PROPERTIES FIXTURES_SETUP pyhost_installed)
 set_tests_properties(consumer.find_package consumer.pkg-config PROPERTIES
   FIXTURES_REQUIRED pyhost_installed)

@@ -77,6 +77,10 @@ function(pyhost_win32_cli_test name exit)
   set_tests_properties(cli.win32.${name} PROPERTIES LABELS "unit;win32" TIMEOUT 300)
 endfunction()
 
+# a program given where a DLL belongs is named as one (pyhost.exe itself stands in for
+# python.exe, which this machine does not have)
+pyhost_win32_cli_test(exe_as_library 1 ARGS --python "Z:$<TARGET_FILE:pyhost_cli>" -e 1
+                      STDERR "it is a program \\(an \\.exe\\), not a DLL")
 pyhost_win32_cli_test(version 0 ARGS --version
   STDOUT "^pyhost [0-9]+\\.[0-9]+\\.[0-9]+ \\(stable ABI floor 3\\.6\\)")
 pyhost_win32_cli_test(missing_library 1 ARGS --python ${WFIX}/python311.dll -e 1
@@ -102,6 +106,30 @@ set_tests_properties(win32.registry_entry PROPERTIES LABELS "unit;win32" FIXTURE
 pyhost_win32_cli_test(registry_discovery 1 ARGS --list
   STDOUT "registry.*Python312.python312\\.dll.*missing-symbols")
 set_tests_properties(cli.win32.registry_discovery PROPERTIES FIXTURES_REQUIRED win32_registry)
+
+# uv's managed Pythons on Windows (src/discover_win32.c): UV_PYTHON_INSTALL_DIR, else
+# %APPDATA%\uv\data\python (docs.astral.sh/uv/reference/storage), folders named
+# cpython-<version>-windows-<arch>-none with the DLL at their top.
+pyhost_fake_dll(fake_uv_env VERSION "3.12.4 (fake) [MSC v.1940 64 bit (AMD64)]" DEFS FAKE_SOME
+  OUTPUT_DIR "${FIX}/uvwin/cpython-3.12.4-windows-x86_64-none" OUTPUT_NAME python312)
+pyhost_fake_dll(fake_uv_appdata VERSION "3.13.1 (fake) [MSC v.1940 64 bit (AMD64)]" DEFS FAKE_SOME
+  OUTPUT_DIR "${FIX}/appdata/uv/data/python/cpython-3.13.1-windows-x86_64-none" OUTPUT_NAME python313)
+pyhost_win32_cli_test(uv_install_dir 1 ARGS --list ENVS "UV_PYTHON_INSTALL_DIR=${WFIX}/uvwin"
+  STDOUT "uv +[^\n]*cpython-3\\.12\\.4-windows-x86_64-none.python312\\.dll +missing-symbols")
+# wine sets %APPDATA% itself (C:\users\<user>\AppData\Roaming in the test's prefix):
+# the installation is copied there by the prefix's own cmd, as the registry entry is
+# made by its reg.
+set(_uv_appdata "uv\\data\\python\\cpython-3.13.1-windows-x86_64-none")
+string(REPLACE "/" "\\" _uv_dll "${WFIX}/appdata/uv/data/python/cpython-3.13.1-windows-x86_64-none/python313.dll")
+add_test(NAME win32.uv_appdata_mkdir COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} cmd /c mkdir "%APPDATA%\\${_uv_appdata}" "&" exit 0)
+add_test(NAME win32.uv_appdata_copy COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} cmd /c copy /y "${_uv_dll}"
+  "%APPDATA%\\${_uv_appdata}\\python313.dll")
+set_tests_properties(win32.uv_appdata_mkdir win32.uv_appdata_copy PROPERTIES LABELS "unit;win32"
+  FIXTURES_SETUP win32_uv_appdata ENVIRONMENT WINEDEBUG=-all)
+set_tests_properties(win32.uv_appdata_copy PROPERTIES DEPENDS win32.uv_appdata_mkdir)
+pyhost_win32_cli_test(uv_appdata 1 ARGS --list
+  STDOUT "uv +[^\n]*AppData.Roaming.uv.data.python.cpython-3\\.13\\.1-windows-x86_64-none.python313\\.dll +missing-symbols")
+set_tests_properties(cli.win32.uv_appdata PROPERTIES FIXTURES_REQUIRED win32_uv_appdata)
 
 
 # A DLL cut short (an interrupted copy) is refused by the PE check before

@@ -1,3 +1,10 @@
+# docs.version_ranges: README.md and docs/ name the newest tested minor in every range
+# from the floor, and only .md files that exist (tests/check_docs.cmake).
+add_test(NAME docs.version_ranges COMMAND ${CMAKE_COMMAND} -DSRC=${PROJECT_SOURCE_DIR}
+  -DFLOOR=${PYHOST_LIMITED_API} -DNEWEST=${PYHOST_NEWEST_TESTED_MINOR}
+  -P ${CMAKE_CURRENT_SOURCE_DIR}/check_docs.cmake)
+set_tests_properties(docs.version_ranges PROPERTIES LABELS "unit;docs" TIMEOUT 60)
+
 # docs.api_reference: Doxygen builds the API reference from the public headers with
 # zero warnings (docs/Doxyfile, WARN_AS_ERROR).  Included from tests/CMakeLists.txt;
 # skipped where doxygen is not installed (.ci/run installs it and runs it too).

@@ -1,6 +1,6 @@
 # expect.cmake: runs a command and checks its exit code and output, as a user sees it.
 #   cmake -DCMD="prog;arg;..." -DEXIT=<code> [-DSTDOUT=<regex>] [-DSTDERR=<regex>]
-#         [-DENVS="VAR=value;..."] -P expect.cmake
+#         [-DSTDOUT_NOT=<regex>] [-DENVS="VAR=value;..."] -P expect.cmake
 string(REPLACE "@@" ";" CMD "${CMD}")
 string(REPLACE "@@" ";" ENVS "${ENVS}")
 foreach(kv IN LISTS ENVS)
@@ -16,6 +16,10 @@ if(NOT "${rc}" STREQUAL "${EXIT}")
 endif()
 if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
   message("stdout does not match '${STDOUT}'")
+  set(ok FALSE)
+endif()
+if(DEFINED STDOUT_NOT AND out MATCHES "${STDOUT_NOT}")
+  message("stdout matches '${STDOUT_NOT}', which it must not")
   set(ok FALSE)
 endif()
 if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")

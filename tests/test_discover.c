@@ -9,9 +9,9 @@
 #include "alloc.h"
 #include "discover_sys.h"
 #include "elf.h"
+#include "discover_util.h"
 
 #include <glob.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,64 +19,14 @@ static const char *fix_dir(void) { return check_lib; }
 static const char *pyenv_root(void) { return check_version; }
 static const char *static_fixture(void) { return check_arg4; }
 
-#define PATHBUF 8192
-
-/* snprintf without gcc's truncation guesses: test paths are short, and a cut one
- * fails the case visibly anyway */
-static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fmtbuf(char *buf, size_t cap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, cap, fmt, ap);
-  va_end(ap);
-}
-
-static char tmp[256];
-
-static void remove_tmp(void) {
-  char cmd[512];
-  if (!tmp[0]) return;
-  fmtbuf(cmd, sizeof cmd, "/bin/rm -rf '%s'", tmp);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
-}
+static const char *const discovery_vars[] = {
+    "PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV", "PYENV_VERSION", "PYENV_DIR",
+    "PYTHONHOME", "PYTHONPATH", "LD_LIBRARY_PATH", "CONDA_PREFIX", "PIXI_PROJECT_ROOT",
+    "UV_PYTHON", "MISE_PYTHON_VERSION", "ASDF_PYTHON_VERSION", NULL};
 
 /* A fresh temporary directory and an environment without discovery settings. */
 static const char *setup(void) {
-  fmtbuf(tmp, sizeof tmp, "/tmp/pyhost-discover-XXXXXX");
-  if (!mkdtemp(tmp)) {
-    perror("mkdtemp");
-    exit(1);
-  }
-  atexit(remove_tmp);
-  static const char *const vars[] = {"PYHOST_PYTHON_LIBRARY", "PYHOST_PYTHON", "VIRTUAL_ENV",
-                                     "PYENV_VERSION", "PYENV_DIR", "PYTHONHOME", "PYTHONPATH",
-                                     "LD_LIBRARY_PATH"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
-  return tmp;
-}
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...) {
-  char cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  /* the cases change PATH: the shell's tools are found through the usual one */
-  size_t n = (size_t)sprintf(cmd, "PATH=/usr/bin:/bin; ");
-  vsnprintf(cmd + n, sizeof cmd - n, fmt, ap);
-  va_end(ap);
-  if (system(cmd) != 0) {
-    fprintf(stderr, "command failed: %s\n", cmd);
-    exit(1);
-  }
-}
-
-static void write_file(const char *path, const char *text, mode_t mode) {
-  FILE *f = fopen(path, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    perror(path);
-    exit(1);
-  }
-  chmod(path, mode);
+  return make_tmp("pyhost-discover", discovery_vars);
 }
 
 /* The installed pyenv version whose name starts with minor ("3.11" -> "3.11.7"), as a
@@ -93,73 +43,10 @@ static const char *pyenv_version(const char *minor, char *out, size_t cap) {
   return out;
 }
 
-/* ---- recording what pyhost_discover reports ---- */
-
-struct seen_one {
-  char code[32], source[40], kind[16], library[4096], interpreter[4096], venv[4096], how[512];
-  char reason[1024];
-  unsigned long hex;
-  int taken;
-};
-static struct seen_one seen[128];
-static int n_seen, taken_at;
-
-static void record(void *ctx, const pyhost_candidate *c) {
-  (void)ctx;
-  if (n_seen >= 128) return;
-  struct seen_one *s = &seen[n_seen];
-  fmtbuf(s->code, sizeof s->code, "%s", c->reason_code);
-  fmtbuf(s->source, sizeof s->source, "%s", c->source);
-  fmtbuf(s->kind, sizeof s->kind, "%s", c->kind);
-  fmtbuf(s->library, sizeof s->library, "%s", c->library);
-  fmtbuf(s->interpreter, sizeof s->interpreter, "%s", c->interpreter);
-  fmtbuf(s->venv, sizeof s->venv, "%s", c->venv);
-  fmtbuf(s->how, sizeof s->how, "%s", c->how);
-  fmtbuf(s->reason, sizeof s->reason, "%s", c->reason);
-  s->hex = c->hexversion;
-  s->taken = c->taken;
-  CHECK(c->index == n_seen + 1);
-  CHECK(c->reason[0] != '\0');
-  if (c->taken) {
-    CHECK(taken_at < 0); /* exactly one */
-    taken_at = n_seen;
-  }
-  n_seen++;
-}
-
-static int discover(pyhost_config *cfg) {
-  n_seen = 0;
-  taken_at = -1;
-  int rc = pyhost_discover(cfg, record, NULL);
-  CHECK((rc == PYHOST_OK) == (taken_at >= 0));
-  return rc;
-}
-
-static const struct seen_one *taken(void) {
-  if (taken_at < 0) {
-    fprintf(stderr, "nothing taken; candidates:\n");
-    for (int i = 0; i < n_seen; i++)
-      fprintf(stderr, "  %s %s %s: %s\n", seen[i].source, seen[i].interpreter, seen[i].library,
-              seen[i].reason);
-    check_failures++;
-    static struct seen_one none;
-    return &none;
-  }
-  return &seen[taken_at];
-}
+static int discover(pyhost_config *cfg) { return record_discovery(cfg); }
 
 /* The first candidate whose interpreter or library contains needle, or NULL. */
-static const struct seen_one *find(const char *needle) {
-  for (int i = 0; i < n_seen; i++)
-    if (strstr(seen[i].interpreter, needle) || strstr(seen[i].library, needle)) return &seen[i];
-  return NULL;
-}
-
-static void dump(void) {
-  for (int i = 0; i < n_seen; i++)
-    fprintf(stderr, "  #%d %-8s %-18s %s %s [%s] %s\n", i + 1, seen[i].code, seen[i].source,
-            seen[i].interpreter, seen[i].library, seen[i].how, seen[i].reason);
-}
+static const struct seen_one *find(const char *needle) { return find_in(NULL, needle); }
 
 static unsigned minor_of(unsigned long hex) { return (unsigned)((hex >> 16) & 0xFF); }
 
@@ -517,15 +404,8 @@ static void venv_case(const char *minor, int through_config) {
   char want_lib[64];
   fmtbuf(want_lib, sizeof want_lib, "libpython%s", minor);
   CHECK_CONTAINS(taken()->library, want_lib);
-  pyhost *h = NULL;
-  int rc = pyhost_init(cfg, &h);
-  pyhost_config_free(cfg);
-  CHECK_RC(rc, PYHOST_OK);
-  if (rc != PYHOST_OK) {
-    fprintf(stderr, "%s\n", pyhost_errmsg(h));
-    pyhost_free(h);
-    return;
-  }
+  pyhost *h = start_or_fail(cfg);
+  if (!h) return;
   pyhost_value *val = NULL;
   const char *s = NULL;
   CHECK_RC(pyhost_eval(h, "__import__('sys').prefix", &val), PYHOST_OK);
@@ -878,4 +758,102 @@ TEST_CASE(hostile_elf_headers) {
   CHECK_STREQ(e.needed_python, "libpython3.12.so.1.0");
   CHECK(e.dynamic && e.is_elf && !e.is_script);
   CHECK(pyhost__elf_read("/nonexistent", &e) == -1);
+}
+
+/* ---- the tools' pins, read as the tools read them (src/pins.c) ---- */
+
+#include "tools.h"
+
+TEST_CASE(version_requests) {
+  struct { const char *text; int ok; unsigned major, minor; int patch, ft, dbg; } cases[] = {
+      {"3.12", 0, 3, 12, -1, 0, 0},          {"3.12.7", 0, 3, 12, 7, 0, 0},
+      {"3", 0, 3, 0, -1, 0, 0},              {"cpython@3.12", 0, 3, 12, -1, 0, 0},
+      {"CPython@3.11.2", 0, 3, 11, 2, 0, 0}, {"cp312", 0, 3, 12, -1, 0, 0},
+      {"cpython3.12", 0, 3, 12, -1, 0, 0},   {"3.13t", 0, 3, 13, -1, 1, 0},
+      {"3.12.0d", 0, 3, 12, 0, 0, 1},        {"3.13+freethreaded", 0, 3, 13, -1, 1, 0},
+      {"3.14+debug", 0, 3, 14, -1, 0, 1},    {"3.15.0a5", 0, 3, 15, 0, 0, 0},
+      {"cpython-3.12.7-linux-x86_64-gnu", 0, 3, 12, 7, 0, 0},
+      {"cpython-3.13.0+freethreaded-linux-x86_64-gnu", 0, 3, 13, 0, 1, 0},
+      {"latest", 0, 3, 0, -1, 0, 0},         {">=3.12,<3.13", -1, 0, 0, 0, 0, 0},
+      {"pypy@3.10", -1, 0, 0, 0, 0, 0},      {"/usr/bin/python3", -1, 0, 0, 0, 0, 0},
+      {"system", -1, 0, 0, 0, 0, 0},         {"3.12.7-linux", -1, 0, 0, 0, 0, 0},
+      {"3.12+sparkly", -1, 0, 0, 0, 0, 0},   {"", -1, 0, 0, 0, 0, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct pyhost__request r;
+    int rc = pyhost__parse_request(cases[i].text, &r);
+    int good = rc == cases[i].ok;
+    if (good && !rc)
+      good = r.major == cases[i].major && r.minor == cases[i].minor && r.patch == cases[i].patch &&
+             r.freethreaded == cases[i].ft && r.debug == cases[i].dbg;
+    if (!good) {
+      fprintf(stderr, "request \"%s\": rc %d, %u.%u.%d t%d d%d\n", cases[i].text, rc, r.major, r.minor, r.patch,
+              r.freethreaded, r.debug);
+      check_failures++;
+    }
+  }
+  struct pyhost__request r;
+  CHECK(pyhost__parse_request("3.12", &r) == 0);
+  CHECK(pyhost__request_matches(&r, 3, 12, 7, 0, 0));
+  CHECK(!pyhost__request_matches(&r, 3, 12, 7, 1, 0)); /* 3.12 is not 3.12t */
+  CHECK(!pyhost__request_matches(&r, 3, 11, 7, 0, 0));
+}
+
+/* Pin files that are odd or hostile: no newline, only comments, a directory where a
+ * file should be, a line longer than any buffer, TOML without the value, a list that
+ * never closes.  Each gives a clean answer (or none), never a crash or a loop. */
+TEST_CASE(odd_pin_files) {
+  const char *t = setup();
+  char dir[PATHBUF], file[PATHBUF];
+  fmtbuf(dir, sizeof dir, "%s/a/b/c", t);
+  sh("mkdir -p %s", dir);
+  CHECK(chdir(dir) == 0);
+  setenv("HOME", t, 1);
+  setenv("XDG_CONFIG_HOME", t, 1);
+  unsetenv("MISE_CONFIG_DIR");
+  struct pyhost__pin pin;
+  /* a directory named .python-version is no pin; an only-comments file neither */
+  fmtbuf(file, sizeof file, "%s/a/b/c/.python-version", t);
+  sh("mkdir -p %s", file);
+  fmtbuf(file, sizeof file, "%s/a/b/.python-version", t);
+  write_file(file, "# nothing\n\n   \n#3.12\n", 0644);
+  CHECK(pyhost__uv_pin(&pin) == -1);
+  /* no final newline, CRLF, leading blanks */
+  fmtbuf(file, sizeof file, "%s/a/.python-version", t);
+  write_file(file, "  3.11\r\n3.10", 0644);
+  CHECK(pyhost__uv_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.11");
+  CHECK_CONTAINS(pin.origin, "/a/.python-version");
+  /* a line far longer than the buffers: cut, never overflowing */
+  char *big = malloc(100000);
+  memset(big, '7', 99998);
+  big[99998] = '\n';
+  big[99999] = '\0';
+  write_file(file, big, 0644);
+  CHECK(pyhost__uv_pin(&pin) == 0);
+  CHECK(strlen(pin.versions) < sizeof pin.versions);
+  free(big);
+  /* .tool-versions: python only on a later line, with a comment; none at all */
+  fmtbuf(file, sizeof file, "%s/a/b/.tool-versions", t);
+  write_file(file, "nodejs 20\n# python 2.7\npythonista 1\npython\t3.12.1  3.11.0 # pinned\n", 0644);
+  CHECK(pyhost__asdf_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.12.1 3.11.0");
+  write_file(file, "python\n", 0644);
+  CHECK(pyhost__asdf_pin(&pin) == -1);
+  /* mise.toml: the value missing, an unclosed list, another table's python key */
+  fmtbuf(file, sizeof file, "%s/a/b/c/mise.toml", t);
+  write_file(file, "[env]\npython = \"9.9\"\n[tools]\npython =\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == -1);
+  write_file(file, "[tools]\npython = [\"3.13\", \"3.9\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.13");
+  write_file(file, "[env]\npython = \"9.9\"\n[tools]\n\"python\" = { version = \"3.12\", virtualenv = \".venv\" }\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.12");
+  /* mise reads .tool-versions too, in the same walk upwards */
+  write_file(file, "[tools]\nnode = \"22\"\n", 0644);
+  fmtbuf(file, sizeof file, "%s/a/b/.tool-versions", t);
+  write_file(file, "python 3.10.4\n", 0644);
+  CHECK(pyhost__mise_pin(&pin) == 0);
+  CHECK_STREQ(pin.versions, "3.10.4");
+  CHECK_CONTAINS(pin.origin, "/a/b/.tool-versions");
 }

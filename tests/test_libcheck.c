@@ -85,6 +85,26 @@ TEST_CASE(elf_another_machine_is_for_the_loader) {
   CHECK_RC(check(PYHOST__FMT_ELF, E_SIZE, &any, why), PYHOST__LIB_FOREIGN);
 }
 
+/* dlopen refuses programs ("cannot dynamically load position-independent executable"):
+ * an ET_EXEC file, or an ET_DYN one whose DT_FLAGS_1 has DF_1_PIE, is named as one. */
+TEST_CASE(elf_program_is_not_a_library) {
+  char why[512];
+  size_t n = elf();
+  put(img + 16, 2, 2, 0); /* ET_EXEC */
+  CHECK_RC(check(PYHOST__FMT_ELF, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "it is a program (an executable), not a shared library");
+  elf();
+  put(img + E_DYN + 48, 0x6ffffffbull, 8, 0), put(img + E_DYN + 56, 0x08000001ull, 8, 0); /* DF_1_PIE|NOW */
+  CHECK_RC(check(PYHOST__FMT_ELF, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "position-independent executable");
+  elf();
+  put(img + E_DYN + 48, 0x6ffffffbull, 8, 0), put(img + E_DYN + 56, 0x00000001ull, 8, 0); /* DF_1_NOW only */
+  CHECK_RC(check(PYHOST__FMT_ELF, n, &any, why), PYHOST__LIB_SOUND);
+  put(img + 16, 2, 2, 0);
+  img[E_SIZE - 1] = 0;
+  CHECK_RC(check(PYHOST__FMT_ELF, E_SH + 64, &any, why), PYHOST__LIB_DAMAGED); /* damage first */
+}
+
 TEST_CASE(elf_inconsistent) {
   char why[512];
   size_t n = elf();
@@ -134,6 +154,7 @@ static size_t pe(void) {
   put(img + P_PE + 4, 0x8664, 2, 0);
   put(img + P_PE + 6, 2, 2, 0);
   put(img + P_PE + 20, 240, 2, 0);
+  put(img + P_PE + 22, 0x2022, 2, 0); /* IMAGE_FILE_DLL | EXECUTABLE_IMAGE | LARGE_ADDRESS_AWARE */
   put(img + P_OPT, 0x20b, 2, 0);
   put(img + P_OPT + 60, 0x200, 4, 0); /* SizeOfHeaders */
   unsigned char *s = img + P_SEC;
@@ -149,6 +170,14 @@ TEST_CASE(pe_sound) {
   CHECK_RC(check(PYHOST__FMT_PE, pe(), &any, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_PE, pe(), &native, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_PE, pe(), &arm, why), PYHOST__LIB_FOREIGN);
+}
+
+TEST_CASE(pe_program_is_not_a_library) {
+  char why[512];
+  size_t n = pe();
+  put(img + P_PE + 22, 0x0022, 2, 0); /* python.exe: no IMAGE_FILE_DLL */
+  CHECK_RC(check(PYHOST__FMT_PE, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "it is a program (an .exe), not a DLL");
 }
 
 TEST_CASE(pe_every_cut) {
@@ -223,6 +252,18 @@ TEST_CASE(macho_sound) {
   CHECK_RC(check(PYHOST__FMT_MACHO, fat(), &x64, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_MACHO, fat(), &arm, why), PYHOST__LIB_SOUND);
   CHECK_RC(check(PYHOST__FMT_MACHO, fat(), &ppc, why), PYHOST__LIB_FOREIGN);
+}
+
+TEST_CASE(macho_program_is_not_a_library) {
+  char why[512];
+  size_t n = macho();
+  put(img + 12, 2, 4, 0); /* MH_EXECUTE */
+  CHECK_RC(check(PYHOST__FMT_MACHO, n, &any, why), PYHOST__LIB_PROGRAM);
+  CHECK_CONTAINS(why, "it is a program (a Mach-O executable), not a library");
+  struct pyhost__libwant x64 = {0, 0, 0, 0, 0x01000007u};
+  n = fat();
+  put(img + 0x1000 + 12, 2, 4, 0);
+  CHECK_RC(check(PYHOST__FMT_MACHO, n, &x64, why), PYHOST__LIB_PROGRAM);
 }
 
 TEST_CASE(macho_every_cut) {

@@ -630,3 +630,88 @@ TEST_CASE(plugin_hooks) {
   rmdir(dir);
   pyhost_free(h);
 }
+
+/* ---- hostile Python (issue 22): the references the fixes take are all given back ---- */
+
+/* rchx.kw(code, **kw): runs code (which clears the caller's dict), then reads keyword 0
+ * through the view, by name, bytes and value */
+static int rchx_kw(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  const char *code, *name;
+  const void *data;
+  size_t n, len;
+  pyhost_value *v = NULL;
+  size_t at = pyhost_args_count(args);
+  int rc;
+  if ((rc = pyhost_args_str(h, args, 0, &code, NULL)) || (rc = pyhost_exec(h, code, "<rchx>")) ||
+      (rc = pyhost_args_kwname(h, args, 0, &name, &n)) ||
+      (rc = pyhost_args_bytes(h, args, at, &data, &len)) ||
+      (rc = pyhost_args_value(h, args, at, &v)))
+    return rc;
+  rc = pyhost_ret_value(h, ret, v);
+  pyhost_value_free(v);
+  return rc;
+}
+
+/* rchx.raise_named(name) */
+static int rchx_raise(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)ret;
+  const char *name;
+  int rc = pyhost_args_str(h, args, 0, &name, NULL);
+  return rc ? rc : pyhost_raise_named(h, name, "from C");
+}
+
+static void op_hostile(pyhost *h, void *ctx) {
+  (void)ctx;
+  CHECK_RC(pyhost_exec(h, "rc_d = {'key': b'abc'}\n"
+                          "assert rchx.kw('rc_d.clear()', **rc_d) == b'abc'\n"
+                          "for rc_r in (42, None, object()):\n"
+                          "    RcWeird.returns = rc_r\n"
+                          "    try: rchx.raise_named('__main__.RcWeird')\n"
+                          "    except TypeError: pass\n"
+                          "del rc_d, rc_r\n",
+                       "<refcount>"),
+           PYHOST_OK);
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "rc_fresh()", &v), PYHOST_OK);
+  pyhost_value_free(v);
+  v = NULL;
+  CHECK_RC(pyhost_eval(h, "-(10**700)", &v), PYHOST_OK); /* beyond the limit set below */
+  char digits[703];
+  size_t len = 0;
+  CHECK_RC(pyhost_value_to_int_text(h, v, digits, sizeof digits, &len), PYHOST_OK);
+  CHECK(len == 702);
+  CHECK_RC(pyhost_set_global(h, "rc_big", v), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "assert rc_big == -(10**700)\ndel rc_big\n", "<refcount>"), PYHOST_OK);
+  pyhost_value_free(v);
+}
+
+TEST_CASE(hostile_conversions) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "rchx", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "kw", rchx_kw, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "raise_named", rchx_raise, NULL, NULL),
+           PYHOST_OK);
+  /* the smallest integer string limit there is (debug builds are 3.14+): the big int's
+   * way through hexadecimal at a tenth of the cost of the default's */
+  CHECK_RC(pyhost_exec(h, "import rchx, sys\n"
+                          "sys.set_int_max_str_digits(640)\n"
+                          "class RcWeird(Exception):\n"
+                          "    returns = None\n"
+                          "    def __new__(cls, *a): return cls.returns\n"
+                          "class RcMeta(type):\n"
+                          "    def __getattribute__(cls, name):\n"
+                          "        if name == '__module__': rc_items[:] = [None] * len(rc_items)\n"
+                          "        return type.__getattribute__(cls, name)\n"
+                          "class RcItem(metaclass=RcMeta): pass\n"
+                          "def rc_fresh():\n"
+                          "    global rc_items\n"
+                          "    rc_items = [RcItem(), {'k': RcItem()}]\n"
+                          "    return rc_items\n",
+                       "<refcount>"),
+           PYHOST_OK);
+  measure(h, "hostile conversions", op_hostile, NULL);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

@@ -71,7 +71,8 @@ struct pyhost_args {
   size_t skip;               /* tuple form: leading items left out (a method's self) */
   size_t nargs;
   size_t nkw;                /* tuple form only: the vector form counts kwnames when asked */
-  PyObject *keep;            /* list of temporaries (UTF-8 bytes before 3.10), or NULL */
+  PyObject *keep;            /* list of temporaries (UTF-8 bytes before 3.10, the copy of
+                              * kwdict before 3.9), or NULL */
 };
 extern PYHOST__HIDDEN const char pyhost__tuple_form;
 #define PYHOST__TUPLE_FORM ((PyObject *)(void *)&pyhost__tuple_form)
@@ -101,9 +102,14 @@ static inline void pyhost__args_vector(struct pyhost_args *a,
   a->keep = NULL; /* tuple, kwdict, skip and nkw belong to the tuple form: never read here */
   a->callee = callee;
 }
-static inline void pyhost__args_tuple(struct pyhost_args *a,
-                                      const struct pyhost__callee *callee, PyObject *tuple,
-                                      size_t skip, PyObject *kwdict) {
+/* Before 3.9 `f(**d)` hands the caller's own dict d to the call, which Python code run
+ * by the callback may change or clear: the view then holds a copy (0, or -1 with the
+ * Python exception set and nothing held; fastargs.c). */
+int pyhost__args_own_kwdict(struct pyhost_args *a);
+/* 0, or -1 with the Python exception set (the view holds nothing then). */
+static inline int pyhost__args_tuple(struct pyhost_args *a,
+                                     const struct pyhost__callee *callee, PyObject *tuple,
+                                     size_t skip, PyObject *kwdict) {
   /* tuple is the one the runtime made for the call: an exact tuple, whose size is in
    * its PyVarObject header (stable layout) */
   Py_ssize_t n = tuple ? ((PyVarObject *)tuple)->ob_size : 0;
@@ -117,6 +123,8 @@ static inline void pyhost__args_tuple(struct pyhost_args *a,
   a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
   a->nkw = nk > 0 ? (size_t)nk : 0;
   a->skip = skip;
+  if (nk > 0 && !pyhost__runtime_at_least(3, 9)) return pyhost__args_own_kwdict(a);
+  return 0;
 }
 
 /* A callback's result (own) as a new reference: NULL means None.  NULL with a Python

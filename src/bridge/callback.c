@@ -137,6 +137,16 @@ static PyObject *exc_type(pyhost_exc type) {
 
 PyObject *pyhost__exc_type(pyhost_exc type) { return exc_type(type); }
 
+/* Sets TypeError: calling type gave exc, which is no exception instance. */
+static void not_an_exception(PyObject *type, PyObject *exc) {
+  char want[256], got[256];
+  pyhost__type_name(type, want, sizeof want);
+  pyhost__type_name((PyObject *)Py_TYPE(exc), got, sizeof got);
+  PY.PyErr_Format(*PY.PyExc_TypeError,
+                  "calling %s should have returned an instance of BaseException, not %s", want,
+                  got);
+}
+
 /* Makes type(message) and keeps it in the innermost frame.  Needs the GIL (held by
  * the callback's caller). */
 static int raise_into_frame(PyObject *type, const char *fmt, va_list ap) {
@@ -145,6 +155,13 @@ static int raise_into_frame(PyObject *type, const char *fmt, va_list ap) {
   PyObject *msg = PY.PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");
   PyObject *exc = msg ? PY.PyObject_CallFunctionObjArgs(type, msg, NULL) : NULL;
   PY.Py_DecRef(msg);
+  if (exc && !(PY.PyType_GetFlags(Py_TYPE(exc)) & Py_TPFLAGS_BASE_EXC_SUBCLASS)) {
+    /* a __new__ may return anything: keeping Py_TYPE(42) as an exception type corrupts
+     * the runtime (debug builds abort in _PyErr_Restore), so raise as Python would */
+    not_an_exception(type, exc);
+    PY.Py_DecRef(exc);
+    exc = NULL;
+  }
   if (exc) {
     pyhost__frame_keep(pyhost__thread.frame, (PyObject *)Py_TYPE(exc), exc, NULL);
     PY.Py_DecRef(exc);

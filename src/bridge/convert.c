@@ -22,6 +22,26 @@ static int set_subtype_name(pyhost_value *v, PyTypeObject *type, PyTypeObject *e
  * into a new allocation. */
 static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value *slot);
 
+/* from_python on an item borrowed from a container: converting may run Python code
+ * (a subclass's type name, a metaclass's __getattribute__, a collection's __del__)
+ * that changes the container and frees the item, so the item is held meanwhile.
+ * Converting None or an exact str, bytes, float or bool runs none (nothing it
+ * allocates is tracked by the collector): those, the common items, skip the two
+ * reference calls. */
+static int converts_without_code(PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  return o == PY._Py_NoneStruct || t == PY.PyUnicode_Type || t == PY.PyBytes_Type ||
+         t == PY.PyFloat_Type || t == PY.PyBool_Type;
+}
+
+static pyhost_value *from_held(pyhost *h, PyObject *item, int depth, pyhost_value *slot) {
+  if (converts_without_code(item)) return from_python(h, item, depth, slot);
+  PY.Py_IncRef(item);
+  pyhost_value *v = from_python(h, item, depth, slot);
+  PY.Py_DecRef(item);
+  return v;
+}
+
 /* A fresh value of kind, in slot when there is one.  Containers give their items one
  * slab and one item array, sized once: a 100 000-element list costs three allocations,
  * not 100 000 (malloc and free were 80 % of converting a list of ints). */
@@ -69,12 +89,12 @@ static pyhost_value *from_sequence(pyhost *h, PyObject *o, pyhost_kind kind, int
       /* the common item, inline: no type dispatch, no subtype name to look up */
       int overflow = 0;
       c->u.i = PY.PyLong_AsLongLongAndOverflow(item, &overflow);
-      if (overflow) c = from_python(h, item, depth + 1, c); /* beyond 64 bits */
+      if (overflow) c = from_held(h, item, depth + 1, c); /* beyond 64 bits */
       else if (c->u.i == -1 && PY.PyErr_Occurred()) c = NULL;
       else new_value(c, PYHOST_KIND_INT);
     } else {
       memset(c, 0, sizeof *c);
-      c = item ? from_python(h, item, depth + 1, c) : NULL;
+      c = item ? from_held(h, item, depth + 1, c) : NULL;
     }
     if (!c) goto fail;
     v->u.seq.items[v->u.seq.n++] = c;
@@ -98,10 +118,15 @@ static pyhost_value *from_dict(pyhost *h, PyObject *o, int depth, pyhost_value *
       goto fail;
     }
     memset(&v->u.seq.slab[v->u.seq.n], 0, 2 * sizeof *v->u.seq.slab);
-    pyhost_value *k = from_python(h, key, depth + 1, &v->u.seq.slab[v->u.seq.n]);
+    /* the value held before the key converts: that may run Python code that changes
+     * the dict and frees the value */
+    int hold = !converts_without_code(key);
+    if (hold) PY.Py_IncRef(val);
+    pyhost_value *k = from_held(h, key, depth + 1, &v->u.seq.slab[v->u.seq.n]);
+    pyhost_value *x = k ? from_held(h, val, depth + 1, &v->u.seq.slab[v->u.seq.n + 1]) : NULL;
+    if (hold) PY.Py_DecRef(val);
     if (!k) goto fail;
     v->u.seq.items[v->u.seq.n++] = k;
-    pyhost_value *x = from_python(h, val, depth + 1, &v->u.seq.slab[v->u.seq.n]);
     if (!x) goto fail; /* the key alone: freeing v frees it, a dict's n is even again */
     v->u.seq.items[v->u.seq.n++] = x;
   }
@@ -121,8 +146,15 @@ static pyhost_value *from_int(PyObject *o, pyhost_value *slot) {
     v->u.i = i;
     return v;
   }
-  /* Too big for 64 bits: keep the digits so the value can go back to Python intact. */
-  PyObject *s = PY.PyObject_Str(o);
+  /* Too big for 64 bits: keep the digits so the value can go back to Python intact.
+   * The int's own digits, not a subclass's __str__.  Decimal when CPython converts it
+   * (3.11+ and the 3.7 to 3.10 security releases refuse beyond 4300 digits by default);
+   * else hexadecimal, which the limit exempts both ways. */
+  PyObject *s = PY.PyNumber_ToBase(o, 10);
+  if (!s && PY.PyErr_ExceptionMatches(*PY.PyExc_ValueError)) {
+    PY.PyErr_Clear();
+    s = PY.PyNumber_ToBase(o, 16);
+  }
   v->u.s.p = s ? pyhost__utf8_copy(s, &v->u.s.len) : NULL;
   PY.Py_DecRef(s);
   if (!v->u.s.p) {
@@ -193,10 +225,10 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
   } else {
     if ((v = new_value(slot, PYHOST_KIND_OBJECT))) {
       char name[256];
+      PY.Py_IncRef(o); /* held before the type name's look-up runs Python code */
+      v->u.obj = o;
       pyhost__type_name((PyObject *)type, name, sizeof name);
       if (!(v->type_name = pyhost__strdup(name))) goto nomem;
-      PY.Py_IncRef(o);
-      v->u.obj = o;
     }
   }
   if (!v) PY.PyErr_NoMemory();
@@ -259,7 +291,8 @@ static PyObject *to_python(pyhost *h, const pyhost_value *v, int depth) {
     return PY._Py_NoneStruct;
   case PYHOST_KIND_BOOL: return PY.PyBool_FromLong(v->u.b);
   case PYHOST_KIND_INT:
-    return v->big ? PY.PyLong_FromString(v->u.s.p, NULL, 10) : PY.PyLong_FromLongLong(v->u.i);
+    /* base 0 reads both forms a big int keeps: decimal (no leading zero) and 0x */
+    return v->big ? PY.PyLong_FromString(v->u.s.p, NULL, 0) : PY.PyLong_FromLongLong(v->u.i);
   case PYHOST_KIND_FLOAT: return PY.PyFloat_FromDouble(v->u.d);
   case PYHOST_KIND_STR:
     /* strict: invalid UTF-8 from C is an error (UnicodeDecodeError names the byte) */

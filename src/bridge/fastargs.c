@@ -59,6 +59,17 @@ static int keep(struct pyhost_args *a, PyObject *o) {
   return rc;
 }
 
+int pyhost__args_own_kwdict(struct pyhost_args *a) {
+  PyObject *copy = PY.PyDict_Copy(a->kwdict);
+  if (!copy || keep(a, copy) < 0) { /* keep steals copy */
+    if (a->keep) PY.Py_DecRef(a->keep);
+    a->keep = NULL;
+    return -1;
+  }
+  a->kwdict = copy; /* held by a->keep until the callback returns */
+  return 0;
+}
+
 /* The UTF-8 text of str o: borrowed from o (3.10+) or from a kept temporary. */
 static int utf8_of(struct pyhost_args *a, PyObject *o, const char **s, size_t *len) {
   Py_ssize_t n = 0;

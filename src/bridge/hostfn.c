@@ -176,8 +176,8 @@ static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *
   if (!can_run(f)) return NULL;
   if (f->ffn) {
     struct pyhost__fast_call v;
-    if (tuple) pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict);
-    else pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
+    if (!tuple) pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
+    else if (pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict) < 0) return NULL;
     return pyhost__run_fast(f->ffn, f->userdata, &v);
   }
   struct pyhost__args a;
@@ -224,7 +224,7 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
 static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
   struct pyhost__fast_call v;
-  pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs);
+  if (pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs) < 0) return NULL;
   return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1);
 }
 

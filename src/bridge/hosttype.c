@@ -313,7 +313,7 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
     struct ctor_call c = {t, payload};
     struct pyhost__fast_call v;
     if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
-    pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs);
+    if (pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs) < 0) return -1;
     PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
@@ -523,7 +523,7 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
   if (m->ffn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
-    pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
+    if (pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs) < 0) return NULL;
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct pyhost__args a;

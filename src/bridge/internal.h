@@ -38,7 +38,9 @@ int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
 /* ---- values (value.c) ---- */
 struct pyhost_value {
   unsigned char kind;    /* pyhost_kind */
-  unsigned char big;     /* an int beyond 64 bits: its decimal digits are in u.s */
+  unsigned char big;     /* an int beyond 64 bits: its digits are in u.s, decimal, or
+                          * [-]0x hex when the decimal form exceeds CPython's integer
+                          * string conversion limit (convert.c) */
   unsigned char in_slab; /* 1: the struct lives in its parent's slab, never freed alone;
                           * 2: a shared constant (pyhost__value_constant), never freed
                           * and never written */
@@ -63,5 +65,8 @@ pyhost_value *pyhost__value_new(pyhost_kind kind);
 pyhost_value *pyhost__value_constant(pyhost_kind kind, int b);
 /* Adds to a list/tuple/dict's item array without kind checks; 0 or -1 (no memory). */
 int pyhost__value_push(pyhost_value *seq, pyhost_value *item);
+/* The decimal text of a big int's stored text p[0..n) (decimal, or [-]0x...; see
+ * big above; int_text.c): own, NUL-terminated, or NULL when out of memory. */
+char *pyhost__int_decimal(const char *p, size_t n, size_t *len);
 
 #endif

@@ -2,6 +2,8 @@
  * values hold a Python reference, dropped under the GIL when they are freed. */
 #include "internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 pyhost_value *pyhost__value_new(pyhost_kind kind) {
@@ -182,6 +184,40 @@ int pyhost_value_to_int(pyhost *h, const pyhost_value *v, int64_t *out) {
   }
   *out = v->u.i;
   return PYHOST_OK;
+}
+
+int pyhost_value_to_int_text(pyhost *h, const pyhost_value *v, char *buf, size_t cap,
+                              size_t *len) {
+  if (!len) {
+    if (h && h->magic == PYHOST__MAGIC)
+      pyhost__set_error(h, PYHOST_MISUSE, "pyhost_value_to_int_text: len is NULL");
+    return PYHOST_MISUSE;
+  }
+  *len = 0;
+  if (!v || v->kind != PYHOST_KIND_INT) return wrong_type(h, v, "int");
+  char small[24];
+  size_t n;
+  char *text = small;
+  if (!v->big) {
+    n = (size_t)snprintf(small, sizeof small, "%" PRId64, v->u.i);
+  } else if (!(text = pyhost__int_decimal(v->u.s.p, v->u.s.len, &n))) {
+    if (h && h->magic == PYHOST__MAGIC)
+      pyhost__set_error(h, PYHOST_NOMEM, "pyhost_value_to_int_text: out of memory");
+    return PYHOST_NOMEM;
+  }
+  *len = n;
+  int rc = PYHOST_OK;
+  if (cap > n && buf) {
+    memcpy(buf, text, n + 1);
+  } else if (h && h->magic == PYHOST__MAGIC) {
+    rc = pyhost__set_error(h, PYHOST_RANGE,
+                           "pyhost_value_to_int_text: the int has %zu characters, the buffer "
+                           "holds %zu (and a NUL)", n, cap ? cap - 1 : 0);
+  } else {
+    rc = PYHOST_RANGE;
+  }
+  if (text != small) pyhost__free(text);
+  return rc;
 }
 
 int pyhost_value_to_float(pyhost *h, const pyhost_value *v, double *out) {

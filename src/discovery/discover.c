@@ -16,6 +16,7 @@
 #include "discovery.h"
 #include "elf.h"
 #include "interp.h"
+#include "tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,7 +204,7 @@ static void examine(struct disc *d, struct cand *c, size_t index) {
     return;
   }
   char checked_why[1024];
-  int checked = pyhost__libcheck_path(c->library, checked_why, sizeof checked_why);
+  int checked = pyhost__libcheck_explained(c->library, checked_why, sizeof checked_why);
   if (checked) {
     reject(c, checked == PYHOST_DAMAGED ? "damaged" : "unreadable", "%s", checked_why);
     return;
@@ -283,7 +284,7 @@ static struct cand *from_interpreter(struct disc *d, const char *source, const c
     return c;
   }
   int rc = pyhost__interp_resolve(path, !d->cfg->no_subprocess, r);
-  static const char *const kinds[] = {"interpreter", "venv", "pyenv shim", "script"};
+  static const char *const kinds[] = {"interpreter", "venv", "pyenv shim", "asdf shim", "mise shim", "script"};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (!strcmp(r->kind, kinds[i])) c->kind = kinds[i];
   pyhost__fmt(c->resolved, sizeof c->resolved, "%s", r->resolved);
@@ -384,6 +385,193 @@ static void registry_entry(void *ctx, const char *company, const char *tag, cons
   from_library(d, "registry", lib, 0);
 }
 
+/* ---- environments and installations made by tools (tools.h) ---- */
+
+/* 1 when an earlier candidate from index `from` on has this library or, for one that
+ * has none, this installation: uv's minor-version links and several names for one
+ * conda root are one candidate. */
+static int seen_from(struct disc *d, size_t from, const char *library, const char *prefix) {
+  for (size_t i = from; i < d->n; i++)
+    if ((library[0] && !strcmp(d->c[i]->library, library)) ||
+        (!library[0] && !d->c[i]->library[0] && !strcmp(d->c[i]->resolved, prefix)))
+      return 1;
+  return 0;
+}
+
+/* One installation or environment prefix, through its own library; a prefix without
+ * one is a candidate with the reason (statically linked, broken).  dedupe_from: skip
+ * it silently when a candidate from that index on is the same (SIZE_MAX: never). */
+static struct cand *from_prefix(struct disc *d, const char *source, const char *kind, const char *prefix,
+                                const char *how, size_t dedupe_from) {
+  char lib[PYHOST__IPATH], real[PYHOST__IPATH], root[PYHOST__IPATH], why[1024];
+  const char *code = "missing";
+  int ok = pyhost__install_library(prefix, lib, sizeof lib, &code, why, sizeof why) == 0;
+  if (!ok) lib[0] = '\0';
+  else if (pyhost__fs_realpath(lib, real, sizeof real) == 0) pyhost__fmt(lib, sizeof lib, "%s", real);
+  if (pyhost__fs_realpath(prefix, root, sizeof root) != 0) pyhost__fmt(root, sizeof root, "%s", prefix);
+  if (dedupe_from != (size_t)-1 && seen_from(d, dedupe_from, lib, root)) return NULL;
+  struct cand *c = ok ? from_library(d, source, lib, 0) : add(d, source, kind);
+  if (!c) return NULL;
+  c->kind = kind;
+  pyhost__fmt(c->resolved, sizeof c->resolved, "%s", root);
+  pyhost__fmt(c->how, sizeof c->how, "%s", how);
+  unsigned major, minor;
+  char flags[8];
+  if (ok && pyhost__sys_lib_name(base_name(lib), &major, &minor, flags, sizeof flags))
+    c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+  if (!ok) {
+    pyhost__fmt(c->interpreter, sizeof c->interpreter, "%s", prefix);
+    reject(c, code, "%s", why);
+  }
+  return c;
+}
+
+/* A conda or pixi environment: a prefix with conda-meta/, run on its own library,
+ * standard library and site-packages (the home is the prefix itself). */
+static void environment(struct disc *d, const char *source, const char *kind, const char *prefix,
+                        const char *named_by) {
+  char how[512];
+  if (!pyhost__is_conda_env(prefix)) {
+    struct cand *c = add(d, source, kind);
+    if (!c) return;
+    pyhost__fmt(c->interpreter, sizeof c->interpreter, "%s", prefix);
+    reject(c, "missing", "%s (%s) is not a conda environment: it has no conda-meta/", prefix, named_by);
+    return;
+  }
+  pyhost__fmt(how, sizeof how, "%s: the environment's own library", named_by);
+  struct cand *c = from_prefix(d, source, kind, prefix, how, (size_t)-1);
+  if (c) pyhost__fmt(c->venv, sizeof c->venv, "%s", prefix);
+}
+
+static int same_path(const char *a, const char *b) {
+  char ra[PYHOST__IPATH], rb[PYHOST__IPATH];
+  return pyhost__fs_realpath(a, ra, sizeof ra) == 0 && pyhost__fs_realpath(b, rb, sizeof rb) == 0 &&
+         !strcmp(ra, rb);
+}
+
+/* pixi (PIXI_PROJECT_ROOT/.pixi/envs/<PIXI_ENVIRONMENT_NAME>, what `pixi run` and
+ * `pixi shell` set), then CONDA_PREFIX unless it is a base installation.  Returns 1
+ * when one of them (or VIRTUAL_ENV) is active; *base gets an active base's prefix. */
+static int active_environments(struct disc *d, char *base, size_t cap) {
+  char prefix[PYHOST__IPATH] = "", named[PYHOST__IPATH];
+  const char *venv = getenv("VIRTUAL_ENV"), *root = getenv("PIXI_PROJECT_ROOT");
+  const char *name = getenv("PIXI_ENVIRONMENT_NAME"), *conda = getenv("CONDA_PREFIX");
+  const char *conda_env = getenv("CONDA_DEFAULT_ENV");
+  int active = venv && venv[0];
+  base[0] = '\0';
+  if (root && pyhost__sys_is_absolute(root)) {
+    pyhost__fmt(prefix, sizeof prefix, "%s%c.pixi%cenvs%c%s", root, pyhost__fs_sep, pyhost__fs_sep,
+                pyhost__fs_sep, name && name[0] ? name : "default");
+    pyhost__fmt(named, sizeof named, "PIXI_PROJECT_ROOT=%s", root);
+    environment(d, "pixi", "pixi env", prefix, named);
+    active = 1;
+  }
+  if (!conda || !pyhost__sys_is_absolute(conda) || (prefix[0] && same_path(prefix, conda))) return active;
+  pyhost__fmt(named, sizeof named, "CONDA_PREFIX=%s", conda);
+  if (strstr(conda, ".pixi")) { /* pixi's environment, activated without its variables */
+    environment(d, "pixi", "pixi env", conda, named);
+    return 1;
+  }
+  if (pyhost__is_conda_base(conda) || (conda_env && !strcmp(conda_env, "base"))) {
+    pyhost__fmt(base, cap, "%s", conda);
+    return active;
+  }
+  environment(d, "CONDA_PREFIX", "conda env", conda, named);
+  return 1;
+}
+
+/* uv's pin (.python-version, as uv reads it), when uv has a folder of managed Pythons:
+ * the newest installed one the pin names. */
+static void uv_pin(struct disc *d) {
+  char dir[PYHOST__IPATH], prefix[PYHOST__IPATH], how[1024];
+  struct pyhost__pin pin;
+  struct pyhost__request r;
+  if (pyhost__sys_tool_dir("uv", dir, sizeof dir) != 0 || pyhost__fs_kind(dir) != PYHOST__FS_DIR ||
+      pyhost__uv_pin(&pin) != 0)
+    return;
+  for (char *cursor = pin.versions, *v; (v = cursor) && *v;) {
+    char *blank = strchr(v, ' ');
+    if (blank) *blank = '\0';
+    cursor = blank ? blank + 1 : v + strlen(v);
+    if (pyhost__parse_request(v, &r) == 0 && pyhost__pick_install(dir, v, 1, prefix, sizeof prefix) == 0) {
+      pyhost__fmt(how, sizeof how, "pin %s (%s): uv's %s", v, pin.origin, base_name(prefix));
+      from_prefix(d, "uv pin", "library", prefix, how, (size_t)-1);
+      continue;
+    }
+    struct cand *c = add(d, "uv pin", "library");
+    if (!c) return;
+    pyhost__fmt(c->interpreter, sizeof c->interpreter, "%s", pin.origin);
+    if (pyhost__parse_request(v, &r) != 0)
+      reject(c, "unresolved", "the uv pin \"%s\" (%s) is not a version pyhost can match; pin one such as 3.12",
+             v, pin.origin);
+    else
+      reject(c, "missing", "the uv pin %s (%s) names no Python uv has installed in %s (`uv python install %s`)",
+             v, pin.origin, dir, v);
+  }
+}
+
+/* conda's base installations, only when no environment is active: an active base
+ * (CONDA_PREFIX), the one CONDA_EXE belongs to, MAMBA_ROOT_PREFIX, the usual folders. */
+struct roots_ctx {
+  struct disc *d;
+  size_t from;
+};
+
+static void conda_root(void *ctx, const char *dir) {
+  struct roots_ctx *r = ctx;
+  if (!pyhost__sys_is_absolute(dir) || !pyhost__is_conda_env(dir)) return;
+  from_prefix(r->d, "conda base", "conda env", dir, "conda's base installation", r->from);
+}
+
+static void conda_bases(struct disc *d, const char *active_base) {
+  struct roots_ctx r = {d, d->n};
+  char root[PYHOST__IPATH];
+  if (active_base[0]) conda_root(&r, active_base);
+  const char *exe = getenv("CONDA_EXE"), *mamba = getenv("MAMBA_ROOT_PREFIX");
+  if (exe && pyhost__sys_is_absolute(exe)) { /* <root>/bin/conda or <root>/condabin/conda */
+    pyhost__fmt(root, sizeof root, "%s", exe);
+    for (int up = 0; up < 2; up++) {
+      char *b = (char *)base_name(root);
+      if (b > root) b[-1] = '\0';
+    }
+    conda_root(&r, root);
+  }
+  if (mamba && mamba[0]) conda_root(&r, mamba);
+  pyhost__sys_conda_roots(conda_root, &r);
+}
+
+/* The installations uv, mise and asdf keep, joining the standard places. */
+struct installs_ctx {
+  struct disc *d;
+  const char *dir, *source;
+  int uv_names;
+};
+
+static void install_entry(void *ctx, const char *name) {
+  struct installs_ctx *t = ctx;
+  unsigned major, minor;
+  int patch, ft, dbg;
+  char prefix[PYHOST__IPATH], how[512];
+  if (pyhost__install_version(name, t->uv_names, &major, &minor, &patch, &ft, &dbg) != 0) return;
+  pyhost__fmt(prefix, sizeof prefix, "%s%c%s", t->dir, pyhost__fs_sep, name);
+  if (pyhost__fs_kind(prefix) != PYHOST__FS_DIR) return;
+  char real[PYHOST__IPATH]; /* uv's minor-version link names its installation */
+  if (pyhost__fs_realpath(prefix, real, sizeof real) != 0) pyhost__fmt(real, sizeof real, "%s", prefix);
+  pyhost__fmt(how, sizeof how, "%s's %s", t->source, base_name(real));
+  struct cand *c = from_prefix(t->d, t->source, "library", prefix, how, t->d->std_start);
+  if (c && !c->hexversion) c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+}
+
+static void tool_installs(struct disc *d, const char *tool, const char *sub) {
+  char dir[PYHOST__IPATH];
+  if (pyhost__sys_tool_dir(tool, dir, sizeof dir) != 0) return;
+  size_t n = strlen(dir);
+  pyhost__fmt(dir + n, sizeof dir - n, "%s", sub);
+  if (!pyhost__sys_is_absolute(dir) || pyhost__fs_kind(dir) != PYHOST__FS_DIR) return;
+  struct installs_ctx t = {d, dir, tool, !strcmp(tool, "uv")};
+  pyhost__sys_list_dir(dir, install_entry, &t);
+}
+
 /* Newest first, stable: the standard places' order breaks ties. */
 static void sort_newest_first(struct disc *d, size_t from) {
   for (size_t i = from + 1; i < d->n; i++) {
@@ -412,8 +600,12 @@ static void gather(struct disc *d) {
                 pyhost__fs_sep == '/' ? "/bin/python" : "\\Scripts\\python.exe");
     from_interpreter(d, "VIRTUAL_ENV", exe, 0);
   }
+  char base[PYHOST__IPATH];
+  int active = active_environments(d, base, sizeof base);
+  uv_pin(d);
   on_path(d, "python3", "PATH python3");
   on_path(d, "python", "PATH python");
+  if (!active) conda_bases(d, base);
   char root[PYHOST__IPATH] = "";
   const char *pyenv = getenv("PYENV_ROOT");
   if (pyenv && pyhost__sys_is_absolute(pyenv)) pyhost__fmt(root, sizeof root, "%s", pyenv);
@@ -424,6 +616,9 @@ static void gather(struct disc *d) {
   }
   d->std_start = d->n;
   pyhost__sys_std_places(root, place, d);
+  tool_installs(d, "uv", "");
+  tool_installs(d, "mise", pyhost__fs_sep == '/' ? "/installs/python" : "\\installs\\python");
+  tool_installs(d, "asdf", "/installs/python");
   sort_newest_first(d, d->std_start);
   pyhost__sys_registry(registry_entry, d);
 }
@@ -438,7 +633,9 @@ static long decide(struct disc *d, int stop_early) {
     if (d->binding && (int)i + 1 != d->binding) {
       if (stop_early) break;
       examine(d, c, i);
-      if (!c->code) reject(c, "acceptable", "#%d is configured", d->binding);
+      if (!c->code)
+        reject(c, "acceptable", "#%d (%s) is binding: only it can be taken", d->binding,
+               d->c[d->binding - 1]->source);
       continue;
     }
     if (taken >= 0 && stop_early && !newest) break;

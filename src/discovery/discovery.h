@@ -16,6 +16,12 @@ int pyhost__choose_home(pyhost *h, unsigned runtime);
 int pyhost__find_home(const char *library, unsigned runtime, char *home, size_t cap, char *tried,
                       size_t tcap);
 
+/* ---- a library file before the loader sees it (interp.c) ---- */
+/* pyhost__libcheck_path (libcheck.h), and when the file is a program, not a library:
+ * if it is a Python interpreter, why goes on to name its library (found from its files,
+ * never by running it) and to say how to give it instead. */
+int pyhost__libcheck_explained(const char *path, char *why, size_t cap);
+
 /* ---- discovery (discover.c) ---- */
 /* Chooses a library when none was configured.  Writes its path into out and a
  * description of where it came from into origin.  PYHOST_OK or NOTFOUND with the

@@ -3,13 +3,14 @@
  * of stopping at the first failure. */
 #include "discovery.h"
 #include "elf.h"
+#include "tools.h"
 
 #include <string.h>
 
 struct info {
   pyhost_library_info pub; /* first: the public pointer is the allocation */
   char message[2048], real[PYHOST__PATH_MAX], version_text[256], arch[64];
-  char missing[8192], home[PYHOST__PATH_MAX], probe[2048];
+  char missing[8192], home[PYHOST__PATH_MAX], probe[2048], tool[PYHOST__PATH_MAX];
 };
 
 static int verdict(struct info *i, int status, const char *fmt, const char *a) {
@@ -46,7 +47,7 @@ static void examine(struct info *i, const char *path) {
   pyhost_library_info *p = &i->pub;
   if (pyhost__fs_has_dir(path)) {
     char why[1024], text[PYHOST__PATH_MAX + 1100];
-    int rc = pyhost__libcheck_path(path, why, sizeof why);
+    int rc = pyhost__libcheck_explained(path, why, sizeof why);
     if (rc) {
       pyhost__fmt(text, sizeof text, "%s: %s%s", path, rc == PYHOST_DAMAGED ? "the file is damaged: " : "", why);
       return (void)verdict(i, rc, "%s", text);
@@ -122,7 +123,9 @@ int pyhost_inspect_library(const char *path, pyhost_library_info **out) {
   p->missing = i->missing;
   p->home = i->home;
   p->home_probe = i->probe;
+  p->tool = i->tool;
   examine(i, path);
+  pyhost__tool_of(i->real[0] ? i->real : path, i->tool, sizeof i->tool);
   *out = p;
   return PYHOST_OK;
 }

@@ -13,9 +13,11 @@
  *      the shared library of the same version (Debian's /usr/bin/python3.11 does).
  * Only when all that says nothing, and the host allows it, the interpreter is asked.
  */
+#include "discovery.h" /* first: Python.h must precede system headers */
 #include "interp.h"
 #include "elf.h"
 #include "platform.h"
+#include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,45 +115,9 @@ int pyhost__prefix_library(const char *prefix, unsigned major, unsigned minor, c
   return s.found ? 0 : -1;
 }
 
-struct anysearch {
-  unsigned major, minor, versions;
-  char *out;
-  size_t cap;
-  const char *dir;
-};
-
-static void any_entry(void *ctx, const char *name) {
-  struct anysearch *s = ctx;
-  unsigned ma, mi;
-  char flags[8];
-  if (!pyhost__sys_lib_name(name, &ma, &mi, flags, sizeof flags) || ma != 3 || flags[0] == 't' ||
-      (flags[0] == 'd' && !flags[1]))
-    return;
-  if (s->versions && mi == s->minor) return;
-  s->versions++;
-  s->minor = mi;
-  s->major = ma;
-  pyhost__fmt(s->out, s->cap, "%s%c%s", s->dir, pyhost__fs_sep, name);
-}
-
-static void any_dir(void *ctx, const char *dir) {
-  struct anysearch *s = ctx;
-  s->dir = dir;
-  pyhost__sys_list_dir(dir, any_entry, s);
-}
-
-/* An interpreter named only python3: its installation's lib directories decide, when
- * they hold the library of exactly one Python 3 version. */
+/* An interpreter named only python3: its installation's lib directories decide. */
 static int prefix_only_library(const char *prefix, struct pyhost__interp *o) {
-  struct anysearch s = {0, 0, 0, o->library, sizeof o->library, NULL};
-  pyhost__sys_prefix_lib_dirs(prefix, any_dir, &s);
-  if (s.versions != 1) {
-    o->library[0] = '\0';
-    return -1;
-  }
-  o->major = s.major;
-  o->minor = s.minor;
-  return 0;
+  return pyhost__prefix_only_library(prefix, o->library, sizeof o->library, &o->major, &o->minor);
 }
 
 /* Looks for the DT_NEEDED name in each absolute DT_RUNPATH entry ($ORIGIN expanded). */
@@ -429,6 +395,76 @@ static int via_pyenv(const char *path, const char *text, int allow_sub, struct p
               path, origin);
 }
 
+/* An asdf shim (a bash script running `asdf exec "python3" "$@"` under `# asdf-plugin:`
+ * comments, asdf's internal/shims) or a mise shim (a symlink to the mise binary, mise's
+ * src/shims.rs): the version the tool would choose is read from its pins, and that
+ * installation's library taken.  Neither tool is run.  The shims folder sits in the
+ * tool's data folder, beside installs/python/<version>. */
+static int via_manager_shim(const char *path, const char *tool, int allow_sub, struct pyhost__interp *o,
+                            int depth) {
+  char shims[PYHOST__IPATH], root[PYHOST__IPATH], installs[PYHOST__IPATH], target[PYHOST__IPATH];
+  char msg[1024];
+  struct pyhost__pin pin;
+  int mise = !strcmp(tool, "mise");
+  dir_name(path, shims, sizeof shims);
+  dir_name(shims, root, sizeof root);
+  pyhost__fmt(o->kind, sizeof o->kind, "%s shim", tool);
+  if ((mise ? pyhost__mise_pin(&pin) : pyhost__asdf_pin(&pin)) != 0)
+    return fail(o, "missing", "%s is a %s shim, but no python version is set for it", path, tool);
+  pyhost__fmt(installs, sizeof installs, "%s%cinstalls%cpython", root, pyhost__fs_sep, pyhost__fs_sep);
+  /* mise's shims may live elsewhere (MISE_SHIMS_DIR): then its data folder decides */
+  if (mise && pyhost__fs_kind(installs) != PYHOST__FS_DIR && pyhost__sys_tool_dir("mise", root, sizeof root) == 0)
+    pyhost__fmt(installs, sizeof installs, "%s%cinstalls%cpython", root, pyhost__fs_sep, pyhost__fs_sep);
+  char *cursor = pin.versions;
+  for (char *v; (v = next_field(&cursor, ' '));) {
+    if (!v[0]) continue;
+    if (!strcmp(v, "system")) {
+      if (pyhost__find_on_path(base_name(path), shims, target, sizeof target) == 0) {
+        pyhost__fmt(msg, sizeof msg, "%s version \"system\" (%s): ", tool, pin.origin);
+        how(o, "%s", msg);
+        return resolve(target, allow_sub, o, depth + 1);
+      }
+      continue;
+    }
+    /* asdf runs exactly the version named; mise also takes "3.12" or "latest" as the
+     * newest installed match */
+    char prefix[PYHOST__IPATH];
+    pyhost__fmt(prefix, sizeof prefix, "%s%c%s", installs, pyhost__fs_sep, v);
+    if (pyhost__fs_kind(prefix) != PYHOST__FS_DIR &&
+        (!mise || pyhost__pick_install(installs, v, 0, prefix, sizeof prefix) != 0))
+      continue;
+    pyhost__fmt(o->resolved, sizeof o->resolved, "%s%cbin%c%s", prefix, pyhost__fs_sep, pyhost__fs_sep,
+                base_name(path));
+    const char *code = "missing";
+    if (pyhost__install_library(prefix, o->library, sizeof o->library, &code, msg, sizeof msg) != 0) {
+      size_t l = strlen(msg);
+      pyhost__fmt(msg + l, sizeof msg - l, " (the %s version from %s)", tool, pin.origin);
+      return fail(o, code, "%s%s", msg, NULL);
+    }
+    unsigned ma, mi;
+    char flags[8];
+    if (pyhost__sys_lib_name(base_name(o->library), &ma, &mi, flags, sizeof flags)) {
+      o->major = ma;
+      o->minor = mi;
+    }
+    pyhost__fmt(msg, sizeof msg, "%s version %s (%s): its installation's library", tool, base_name(prefix),
+                pin.origin);
+    how(o, "%s", msg);
+    return 0;
+  }
+  pyhost__fmt(msg, sizeof msg, "%s is a %s shim, but %s (the python version from %s) is not installed in %s", path,
+              tool, pin.versions, pin.origin, installs);
+  return fail(o, "missing", "%s%s", msg, NULL);
+}
+
+/* A mise shim is a symlink to the mise binary itself. */
+static int is_mise_shim(const char *path) {
+  char real[PYHOST__IPATH];
+  if (pyhost__fs_realpath(path, real, sizeof real) != 0) return 0;
+  const char *b = base_name(real);
+  return !strcmp(b, "mise") || !strcmp(b, "mise.exe");
+}
+
 /* `exec /abs/python3.8 "$@"` or `exec "/abs/python3"`: the program a wrapper runs. */
 static int exec_target(const char *text, char *out, size_t cap) {
   for (const char *p = strstr(text, "exec "); p; p = strstr(p + 1, "exec ")) {
@@ -554,6 +590,12 @@ static int via_executable(const char *path, int allow_sub, struct pyhost__interp
       }
     }
     if (e.is_elf && o->major == 2) return fail(o, "python2", "%s is Python 2%s", real, NULL);
+    /* a python-build-standalone build says why it is static (PYTHON.json, musl) */
+    char why[1024], none[PYHOST__IPATH];
+    const char *code = "missing";
+    if (e.is_elf && pyhost__install_library(prefix, none, sizeof none, &code, why, sizeof why) != 0 &&
+        strstr(why, "python-build-standalone"))
+      return fail(o, "no-shared-library", "%s%s", why, NULL);
     if (e.is_elf && o->major)
       return fail(o, "no-shared-library",
                   "%s is statically linked (built without --enable-shared): it needs no libpython "
@@ -582,6 +624,7 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
     pyhost__free(cfg);
     return rc;
   }
+  if (is_mise_shim(path)) return via_manager_shim(path, "mise", allow_sub, o, depth);
   enum pyhost__fs_kind k = pyhost__fs_kind(path);
   if (k == PYHOST__FS_MISSING) return fail(o, "missing", "%s does not exist%s", path, NULL);
   if (k != PYHOST__FS_FILE) return fail(o, "missing", "%s is not a file%s", path, NULL);
@@ -594,7 +637,9 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
     if (pyhost__fs_read(path, &text, &len, err, sizeof err) != 0)
       return fail(o, "unreadable", "%s cannot be read: %s", path, err);
     int rc;
-    if (strstr(text, "pyenv") && strstr(text, " exec ")) {
+    if (strstr(text, "asdf exec")) {
+      rc = via_manager_shim(path, "asdf", allow_sub, o, depth);
+    } else if (strstr(text, "pyenv") && strstr(text, " exec ")) {
       rc = via_pyenv(path, text, allow_sub, o, depth);
     } else if (exec_target(text, target, sizeof target) == 0) {
       if (!strcmp(o->kind, "interpreter")) pyhost__fmt(o->kind, sizeof o->kind, "script");
@@ -615,8 +660,43 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
   return via_executable(path, allow_sub, o);
 }
 
+int pyhost__libcheck_explained(const char *path, char *why, size_t cap) {
+  int program;
+  int rc = pyhost__libcheck_path_ex(path, why, cap, &program);
+  if (!program) return rc;
+  /* a python where its library was expected: name the library, from its files only
+   * (any other program would be taken for one by its installation's library) */
+  const char *base = path;
+  for (const char *p = path; *p; p++)
+    if (*p == '/' || *p == '\\') base = p + 1;
+  if (strncmp(base, "python", 6) != 0) return rc;
+  struct pyhost__interp *r = pyhost__malloc(sizeof *r);
+  if (!r) return rc;
+  size_t used = strlen(why);
+  if (pyhost__interp_resolve(path, 0, r) == 0 && r->library[0])
+    pyhost__fmt(why + used, cap - used,
+                "; it is a Python interpreter, whose library is %s: give pyhost that library, "
+                "or this program as the interpreter (pyhost --interpreter, PYHOST_PYTHON, "
+                "pyhost_config_set_interpreter)",
+                r->library);
+  else if (r->major)
+    pyhost__fmt(why + used, cap - used, "; it is a Python interpreter: %s", r->reason);
+  pyhost__free(r);
+  return rc;
+}
+
 int pyhost__interp_resolve(const char *path, int allow_subprocess, struct pyhost__interp *out) {
   memset(out, 0, sizeof *out);
   pyhost__fmt(out->kind, sizeof out->kind, "interpreter");
+  if (path[0] && !pyhost__fs_has_dir(path)) {
+    /* a bare name ("python3") has no directory: PATH's, as a shell finds it (never the
+     * current directory); "./python" and "dir/python" stay relative paths, refused */
+    char found[PYHOST__IPATH];
+    if (pyhost__find_on_path(path, NULL, found, sizeof found) != 0)
+      return fail(out, "missing", "%s is not on PATH (a bare name is looked up there, as a shell does)%s",
+                  path, NULL);
+    how(out, "%s on PATH: ", found);
+    return resolve(found, allow_subprocess, out, 0);
+  }
   return resolve(path, allow_subprocess, out, 0);
 }

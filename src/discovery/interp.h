@@ -8,7 +8,8 @@
 #define PYHOST__IPATH 4096
 
 struct pyhost__interp {
-  char kind[32];                   /* "interpreter", "venv", "pyenv shim", "script" */
+  char kind[32];                   /* "interpreter", "venv", "pyenv shim", "asdf shim",
+                                      "mise shim", "script" */
   char resolved[PYHOST__IPATH];    /* the real interpreter after shims, venv and links */
   char venv[PYHOST__IPATH];        /* the virtual environment's prefix, "" when none */
   char program[PYHOST__IPATH];     /* program name for Python (a venv's python), or "" */

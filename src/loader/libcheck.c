@@ -50,7 +50,12 @@ static int file_read(void *ctx, uint64_t off, void *buf, size_t n) {
 }
 
 int pyhost__libcheck_path(const char *path, char *why, size_t cap) {
+  return pyhost__libcheck_path_ex(path, why, cap, NULL);
+}
+
+int pyhost__libcheck_path_ex(const char *path, char *why, size_t cap, int *program) {
   struct pyhost__fs_file f;
+  if (program) *program = 0;
   switch (pyhost__fs_open_regular(path, &f, why, cap)) {
   case PYHOST__FS_FILE: break;
   case PYHOST__FS_DIR: return PYHOST_ISDIR;
@@ -62,5 +67,9 @@ int pyhost__libcheck_path(const char *path, char *why, size_t cap) {
   struct pyhost__libsrc src = {f.size, file_read, &f};
   int verdict = run(pyhost__dl_format, &src, &want, why, cap);
   pyhost__fs_close(&f);
+  if (verdict == PYHOST__LIB_PROGRAM) {
+    if (program) *program = 1;
+    return PYHOST_NOLIB;
+  }
   return verdict == PYHOST__LIB_DAMAGED ? PYHOST_DAMAGED : PYHOST_OK;
 }

@@ -29,7 +29,10 @@ enum pyhost__libcheck_verdict {
   PYHOST__LIB_SOUND = 0,   /* complete and consistent as far as the headers tell */
   PYHOST__LIB_FOREIGN = 1, /* not this format, or built for another machine: the loader
                             * refuses it by its header alone, with its own words */
-  PYHOST__LIB_DAMAGED = 2  /* why says what is wrong */
+  PYHOST__LIB_DAMAGED = 2, /* why says what is wrong */
+  PYHOST__LIB_PROGRAM = 3  /* sound, but a program, not a library: ELF ET_EXEC or a PIE
+                            * (DF_1_PIE), which dlopen refuses; a PE without
+                            * IMAGE_FILE_DLL; a Mach-O MH_EXECUTE.  why says which */
 };
 
 /* What this process can load: files for another class, byte order or machine are
@@ -56,6 +59,10 @@ int pyhost__libcheck_bytes(int format, const void *data, size_t size,
  * is not repeated): NOTFOUND (missing, unreadable, a symlink loop, a path too long),
  * ISDIR, NOLIB (a FIFO, socket or device) or DAMAGED. */
 int pyhost__libcheck_path(const char *path, char *why, size_t cap);
+/* The same, and *program (may be NULL) set to 1 when the file is a program rather than
+ * a library (then NOLIB): a Python interpreter given where its library was expected,
+ * which interp.c can explain (pyhost__libcheck_explained). */
+int pyhost__libcheck_path_ex(const char *path, char *why, size_t cap, int *program);
 
 /* Shared by the parsers.  end = off + len unless that passes 2^64 (then -1). */
 int pyhost__libcheck_end(uint64_t off, uint64_t len, uint64_t *end);

@@ -22,6 +22,7 @@ struct elf {
    * headers or millions of section headers, each a system call otherwise */
   unsigned char block[4096];
   uint64_t block_off, block_len;
+  int pie; /* DT_FLAGS_1 has DF_1_PIE: a program, which dlopen refuses */
 };
 
 struct load { uint64_t vaddr, off, filesz; };
@@ -129,6 +130,7 @@ static int check_dynamic(struct elf *e, uint64_t off, uint64_t filesz, const str
     if (!known_tag(tag))
       return damaged(e, "the dynamic array is garbage: entry %llu has tag %#llx", (ull)i, (ull)tag);
     if (tag == 10) strsz = v;
+    if (tag == 0x6ffffffbull && (v & 0x08000000ull)) e->pie = 1; /* DT_FLAGS_1, DF_1_PIE */
     if ((tag == 1 || tag == 14 || tag == 15 || tag == 29) && nstrings < 64) strings[nstrings++] = v;
     for (int t = 0; t < NT; t++) {
       if (tag == tables[t].tag) have[t] = 1, val[t] = v;
@@ -250,5 +252,11 @@ int pyhost__libcheck_elf(const struct pyhost__libsrc *src, const struct pyhost__
   int rc = check_ident(&e, h, got, want);
   if (rc) return rc;
   if ((rc = check_segments(&e, h))) return rc;
-  return check_sections(&e, h);
+  if ((rc = check_sections(&e, h))) return rc;
+  if (get(&e, h + 16, 2) == 2 || e.pie) { /* ET_EXEC, or a position-independent one */
+    pyhost__fmt(why, cap, "it is a program (%s), not a shared library",
+                e.pie ? "a position-independent executable" : "an executable");
+    return PYHOST__LIB_PROGRAM;
+  }
+  return PYHOST__LIB_SOUND;
 }

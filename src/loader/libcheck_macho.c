@@ -82,6 +82,10 @@ static int check_thin(const struct slice *s, const struct pyhost__libwant *want,
     }
     at += cmdsize;
   }
+  if (pyhost__libcheck_get(h + 12, 4, big) == 2) { /* MH_EXECUTE: dlopen refuses it */
+    pyhost__fmt(why, cap, "it is a program (a Mach-O executable), not a library");
+    return PYHOST__LIB_PROGRAM;
+  }
   return PYHOST__LIB_SOUND;
 }
 

@@ -73,5 +73,11 @@ int pyhost__libcheck_pe(const struct pyhost__libsrc *src, const struct pyhost__l
     return damaged("truncated: the headers (SizeOfHeaders) end at byte %llu, the file has %llu bytes",
                    (ull)headers, (ull)src->size);
   if (nsections == 0) return damaged("no sections");
-  return check_sections(src, opt_off + optsize, nsections, why, cap);
+  int rc = check_sections(src, opt_off + optsize, nsections, why, cap);
+  if (rc) return rc;
+  if (!(le(pe + 22, 2) & 0x2000)) { /* Characteristics without IMAGE_FILE_DLL: an .exe */
+    pyhost__fmt(why, cap, "it is a program (an .exe), not a DLL");
+    return PYHOST__LIB_PROGRAM;
+  }
+  return PYHOST__LIB_SOUND;
 }

@@ -262,6 +262,48 @@ int pyhost__sys_home(char *out, size_t cap) {
   return 0;
 }
 
+/* An absolute variable's value, else `fallback_var`/`sub`, else ~/`home_sub`: the
+ * XDG base-directory rule each tool applies. */
+static int xdg_dir(const char *own_var, const char *xdg_var, const char *sub, const char *home_sub,
+                   char *out, size_t cap) {
+  const char *v = own_var ? getenv(own_var) : NULL;
+  if (v && v[0] == '/') {
+    pyhost__fmt(out, cap, "%s", v);
+    return 0;
+  }
+  v = xdg_var ? getenv(xdg_var) : NULL;
+  if (v && v[0] == '/') {
+    pyhost__fmt(out, cap, "%s/%s", v, sub);
+    return 0;
+  }
+  char home[4096];
+  if (pyhost__sys_home(home, sizeof home) != 0) return -1;
+  pyhost__fmt(out, cap, "%s/%s", home, home_sub);
+  return 0;
+}
+
+int pyhost__sys_tool_dir(const char *tool, char *out, size_t cap) {
+  /* uv: docs.astral.sh/uv/reference/storage (persistent data and user configuration);
+   * mise: mise.jdx.dev/directories; asdf: asdf-vm.com configuration (ASDF_DATA_DIR) */
+  if (!strcmp(tool, "uv")) return xdg_dir("UV_PYTHON_INSTALL_DIR", "XDG_DATA_HOME", "uv/python", ".local/share/uv/python", out, cap);
+  if (!strcmp(tool, "uv-config")) return xdg_dir(NULL, "XDG_CONFIG_HOME", "uv", ".config/uv", out, cap);
+  if (!strcmp(tool, "mise")) return xdg_dir("MISE_DATA_DIR", "XDG_DATA_HOME", "mise", ".local/share/mise", out, cap);
+  if (!strcmp(tool, "mise-config")) return xdg_dir("MISE_CONFIG_DIR", "XDG_CONFIG_HOME", "mise", ".config/mise", out, cap);
+  if (!strcmp(tool, "asdf")) return xdg_dir("ASDF_DATA_DIR", NULL, "", ".asdf", out, cap);
+  return -1;
+}
+
+void pyhost__sys_conda_roots(void (*fn)(void *ctx, const char *dir), void *ctx) {
+  static const char *const names[] = {"miniforge3", "miniconda3", "anaconda3", "mambaforge"};
+  char home[4096], dir[4096];
+  if (pyhost__sys_home(home, sizeof home) == 0)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      pyhost__fmt(dir, sizeof dir, "%s/%s", home, names[i]);
+      fn(ctx, dir);
+    }
+  fn(ctx, "/opt/conda");
+}
+
 int pyhost__sys_cwd(char *out, size_t cap) {
   return getcwd(out, cap) ? 0 : -1;
 }

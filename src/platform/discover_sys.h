@@ -48,6 +48,24 @@ void pyhost__sys_lib_names_for(unsigned major, unsigned minor, char *out, size_t
 void pyhost__sys_std_places(const char *pyenv_root,
                             void (*fn)(void *ctx, const char *dir, const char *kind), void *ctx);
 
+/* Where a Python tool keeps what it installs or reads, as the tool itself computes it
+ * from its variables (docs/discovery.md cites each tool's documentation):
+ *   "uv"          uv's managed Pythons: UV_PYTHON_INSTALL_DIR, else $XDG_DATA_HOME/uv/python
+ *                 or ~/.local/share/uv/python (Windows: %APPDATA%\uv\data\python);
+ *   "uv-config"   uv's user configuration folder, for its global .python-version;
+ *   "mise"        mise's data folder (installs/python, shims): MISE_DATA_DIR, else
+ *                 $XDG_DATA_HOME/mise or ~/.local/share/mise (Windows: %LOCALAPPDATA%\mise);
+ *   "mise-config" mise's global configuration folder: MISE_CONFIG_DIR, else
+ *                 $XDG_CONFIG_HOME/mise or ~/.config/mise;
+ *   "asdf"        asdf's data folder: ASDF_DATA_DIR, else ~/.asdf (none on Windows).
+ * 0, or -1 when this platform or environment has none. */
+int pyhost__sys_tool_dir(const char *tool, char *out, size_t cap);
+
+/* The usual folders of conda installations (each a base environment), for when no
+ * variable names one: ~/miniforge3, ~/miniconda3, ~/anaconda3, ~/mambaforge, /opt/conda
+ * (Windows: the same under %USERPROFILE%, then %ProgramData%).  Calls fn per folder. */
+void pyhost__sys_conda_roots(void (*fn)(void *ctx, const char *dir), void *ctx);
+
 /* The loader configuration std_places reads (POSIX: "/etc/ld.so.conf"); a test seam. */
 extern const char *pyhost__sys_ld_conf;
 

@@ -138,6 +138,41 @@ int pyhost__sys_home(char *out, size_t cap) {
   return 0;
 }
 
+/* %VAR%\sub when VAR is absolute; 0 or -1. */
+static int env_dir(const char *var, const char *sub, char *out, size_t cap) {
+  const char *v = getenv(var);
+  if (!v || !pyhost__sys_is_absolute(v)) return -1;
+  pyhost__fmt(out, cap, "%s%s%s", v, sub[0] ? "\\" : "", sub);
+  return 0;
+}
+
+int pyhost__sys_tool_dir(const char *tool, char *out, size_t cap) {
+  /* uv: docs.astral.sh/uv/reference/storage (FOLDERID_RoamingAppData);
+   * mise: mise.jdx.dev/directories and its env.rs; asdf has no Windows port */
+  if (!strcmp(tool, "uv"))
+    return env_dir("UV_PYTHON_INSTALL_DIR", "", out, cap) == 0 ? 0 : env_dir("APPDATA", "uv\\data\\python", out, cap);
+  if (!strcmp(tool, "uv-config")) return env_dir("APPDATA", "uv", out, cap);
+  /* mise's env.rs: XDG_DATA_HOME, else LOCALAPPDATA; XDG_CONFIG_HOME, else ~/.config */
+  if (!strcmp(tool, "mise"))
+    return env_dir("MISE_DATA_DIR", "", out, cap) == 0 || env_dir("XDG_DATA_HOME", "mise", out, cap) == 0
+               ? 0
+               : env_dir("LOCALAPPDATA", "mise", out, cap);
+  if (!strcmp(tool, "mise-config"))
+    return env_dir("MISE_CONFIG_DIR", "", out, cap) == 0 || env_dir("XDG_CONFIG_HOME", "mise", out, cap) == 0
+               ? 0
+               : env_dir("USERPROFILE", ".config\\mise", out, cap);
+  return -1;
+}
+
+void pyhost__sys_conda_roots(void (*fn)(void *ctx, const char *dir), void *ctx) {
+  static const char *const names[] = {"miniforge3", "miniconda3", "anaconda3", "mambaforge"};
+  static const char *const roots[] = {"USERPROFILE", "ProgramData"};
+  char dir[4096];
+  for (size_t r = 0; r < 2; r++)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (env_dir(roots[r], names[i], dir, sizeof dir) == 0) fn(ctx, dir);
+}
+
 int pyhost__sys_cwd(char *out, size_t cap) {
   wchar_t w[4096];
   DWORD n = GetCurrentDirectoryW(4096, w);

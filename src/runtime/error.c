@@ -9,6 +9,8 @@
 #include <string.h>
 
 void pyhost__type_name(PyObject *type, char *out, size_t cap) {
+  /* held: a metaclass's __getattribute__ may drop the last other reference to type */
+  PY.Py_IncRef(type);
   PyObject *mod = PY.PyObject_GetAttrString(type, "__module__");
   PyObject *qual = PY.PyObject_GetAttrString(type, "__qualname__");
   char *m = mod ? pyhost__utf8_copy(mod, NULL) : NULL;
@@ -20,6 +22,7 @@ void pyhost__type_name(PyObject *type, char *out, size_t cap) {
   pyhost__free(q);
   PY.Py_DecRef(mod);
   PY.Py_DecRef(qual);
+  PY.Py_DecRef(type);
 }
 
 /* traceback.format_exception(type, value, tb) joined; own result or NULL. */
@@ -114,7 +117,12 @@ static int take_exception(pyhost *h, const char *context) {
       status = PYHOST_INTERRUPTED;
       pyhost__strbuf_printf(&sb, "interrupted by pyhost_interrupt; ");
     }
-    if (!(text = format_traceback(type, value, tb, &len))) short_form(type, value, &sb);
+    /* Inside a host callback the exception goes back into Python (the frame keeps it,
+     * traceback and all), so the traceback is formatted once, where the error leaves
+     * pyhost for the host: formatting at every level made unwinding a deep recursion
+     * through host functions quadratic, with interrupts held off. */
+    if (pyhost__thread.frame || !(text = format_traceback(type, value, tb, &len)))
+      short_form(type, value, &sb);
   }
   if (text) {
     size_t total = sb.len + len;

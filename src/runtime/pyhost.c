@@ -62,7 +62,7 @@ static int check_path(pyhost *h, const char *path, const char *origin) {
   if (!path[0]) return pyhost__set_error(h, PYHOST_NOTFOUND, "the Python library path%s is empty", origin);
   if (!pyhost__fs_has_dir(path)) return PYHOST_OK; /* a bare name: the system loader searches */
   char why[1024];
-  int rc = pyhost__libcheck_path(path, why, sizeof why);
+  int rc = pyhost__libcheck_explained(path, why, sizeof why);
   if (rc == PYHOST_ISDIR)
     return pyhost__set_error(h, rc,
                              "cannot load Python library %s%s: it is a directory; name the "
@@ -165,7 +165,9 @@ static int open_and_check(pyhost *h, const char *path, const char *origin, struc
     goto fail;
   }
   pyhost__fmt(h->version_text, sizeof h->version_text, "%s", pr.version_text);
-  if ((rc = check_build(h, path, &pr))) goto fail;
+  char named[PYHOST__PATH_MAX + 256]; /* the path and where it came from, as above */
+  pyhost__fmt(named, sizeof named, "%s%s", path, origin);
+  if ((rc = check_build(h, named, &pr))) goto fail;
   rc = pyhost__pyapi_load(table, pr.hexversion, lookup, lib, err, sizeof err);
   if (rc) {
     pyhost__set_error(h, rc, "cannot use %s%s: %s", path, origin, err);

@@ -2,8 +2,8 @@
  * input is a library file as the ELF, PE and Mach-O parsers see it, through the memory
  * seam (pyhost__libcheck_bytes): no file is written and nothing reaches a system
  * loader.  Each parser runs twice, accepting any machine (every branch) and only
- * x86_64 (the FOREIGN paths).  A verdict is one of the three, the reason is always
- * NUL-terminated, and DAMAGED always says why; ASan/UBSan watch every read. */
+ * x86_64 (the FOREIGN paths).  A verdict is one of the four, the reason is always
+ * NUL-terminated, and DAMAGED and PROGRAM always say why; ASan/UBSan watch every read. */
 #include "libcheck.h"
 
 #include <stdint.h>
@@ -22,9 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       char why[512];
       memset(why, 'x', sizeof why);
       int rc = pyhost__libcheck_bytes(formats[f], data, size, wants[w], why, sizeof why);
-      if (rc != PYHOST__LIB_SOUND && rc != PYHOST__LIB_FOREIGN && rc != PYHOST__LIB_DAMAGED) abort();
+      if (rc != PYHOST__LIB_SOUND && rc != PYHOST__LIB_FOREIGN && rc != PYHOST__LIB_DAMAGED &&
+          rc != PYHOST__LIB_PROGRAM)
+        abort();
       if (!memchr(why, '\0', sizeof why)) abort();
-      if (rc == PYHOST__LIB_DAMAGED && !why[0]) abort();
+      if ((rc == PYHOST__LIB_DAMAGED || rc == PYHOST__LIB_PROGRAM) && !why[0]) abort();
     }
   return 0;
 }
