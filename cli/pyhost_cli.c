@@ -1,21 +1,22 @@
 /* pyhost_cli.c: the `pyhost` command: run Python code on any libpython3.x.
  *
- *   pyhost [--python LIB] [-c CODE | -e EXPR | FILE [ARGS...]]
+ *   pyhost [--python LIB] [-c CODE | -m MODULE | - | -e EXPR | FILE [ARGS...]]
  *   pyhost --version
  *   pyhost [--python LIB] --info
  *
- * Exit status: 0 on success; 1 with the message on stderr on any error; for -c and
- * FILE, SystemExit's code as python itself would exit.
+ * Exit status: 0 on success; 1 with the message on stderr on any error; for -c, -m,
+ * - and FILE, what python itself would exit with (pyrun.c runs them as python does).
  */
 #include "pyhost.h"
 #include "doctor.h"
+#include "pyrun.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *to) {
-  fputs("usage: pyhost [--python LIB] [-c CODE | -e EXPR | FILE [ARGS...]]\n"
+  fputs("usage: pyhost [--python LIB] [-c CODE | -m MODULE | - | -e EXPR | FILE [ARGS...]]\n"
         "       pyhost [--python LIB] --info\n"
         "       pyhost --version\n"
         "       pyhost --list [--json]\n"
@@ -23,9 +24,12 @@ static void usage(FILE *to) {
         "\n"
         "  --python LIB  the libpython3.X shared library to load (default:\n"
         "                $PYHOST_PYTHON_LIBRARY, then discovery)\n"
-        "  -c CODE       run statements\n"
+        "  -c CODE       run statements (sys.argv = ['-c', ARGS...])\n"
+        "  -m MODULE     run a module as __main__, as python -m does\n"
+        "  -             run the script on standard input\n"
         "  -e EXPR       evaluate an expression (sys is imported) and print its repr()\n"
-        "  FILE ARGS     run a script with sys.argv = [FILE, ARGS...]\n"
+        "  FILE ARGS     run a script, or a directory or zip with __main__.py, with\n"
+        "                sys.argv = [FILE, ARGS...]\n"
         "  --info        print the runtime's version, library path and build\n"
         "  --version     print pyhost's version and stable-ABI floor\n"
         "  --list        every Python discovery examines, taken or passed over and why\n"
@@ -40,21 +44,15 @@ static int fail(pyhost *h, int rc) {
   return 1;
 }
 
-/* -c and FILE exit as python does: SystemExit's code, 1 for an exception. */
-static int run_result(pyhost *h, int rc) {
-  if (rc == PYHOST_OK) return 0;
-  if (rc == PYHOST_EXIT) {
-    int code = pyhost_exit_code(h);
-    if (code != 0 && code != 1) return code;
-    if (code == 1 && strstr(pyhost_errmsg(h), "(exit code 1)"))
-      fprintf(stderr, "%s\n", pyhost_errmsg(h) + strlen("SystemExit: "));
-    return code;
-  }
-  return fail(h, rc);
+/* One line naming what is wrong, and where the whole usage is. */
+static int bad_usage(const char *what, const char *arg) {
+  fprintf(stderr, "pyhost: %s%s; pyhost --help lists the options\n", what, arg);
+  return 1;
 }
 
 int main(int argc, char **argv) {
-  const char *lib = NULL, *code = NULL, *expr = NULL, *file = NULL;
+  const char *lib = NULL, *target = NULL, *expr = NULL;
+  enum pyhost_cli_run_kind kind = PYHOST_RUN_PATH;
   int info = 0, list = 0, json = 0, policy_rc, i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -76,8 +74,14 @@ int main(int argc, char **argv) {
       json = 1;
     } else if (!strcmp(a, "--check") && i + 1 < argc) {
       return pyhost_cli_check(argv[i + 1]);
-    } else if (!strcmp(a, "-c") && i + 1 < argc) {
-      code = argv[++i];
+    } else if ((!strcmp(a, "-c") || !strcmp(a, "-m")) && i + 1 < argc) {
+      kind = a[1] == 'c' ? PYHOST_RUN_CODE : PYHOST_RUN_MODULE;
+      target = argv[++i];
+      i++;
+      break;
+    } else if (!strcmp(a, "-")) {
+      kind = PYHOST_RUN_STDIN;
+      target = a;
       i++;
       break;
     } else if (!strcmp(a, "-e") && i + 1 < argc) {
@@ -87,11 +91,12 @@ int main(int argc, char **argv) {
     } else if ((policy_rc = pyhost_cli_policy_arg(argc, argv, &i)) != 0) {
       if (policy_rc < 0) return 1;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "pyhost: unknown or incomplete option %s\n", a);
-      usage(stderr);
-      return 1;
+      int known = !strcmp(a, "-c") || !strcmp(a, "-m") || !strcmp(a, "-e") ||
+                  !strcmp(a, "--python") || !strcmp(a, "--check");
+      return bad_usage(known ? "this option needs a value: " : "unknown option ", a);
     } else {
-      file = a;
+      target = a;
+      i++;
       break;
     }
   }
@@ -103,7 +108,9 @@ int main(int argc, char **argv) {
     pyhost_config_free(lc);
     return st;
   }
-  if (!info && !code && !expr && !file) {
+  if (json) return bad_usage("--json goes with --list", " (pyhost --list --json)");
+  if (!info && !target && !expr) {
+    if (argc > 1) return bad_usage("nothing to run", ": give FILE, -c CODE, -m MODULE or -");
     usage(stderr);
     return 1;
   }
@@ -112,19 +119,18 @@ int main(int argc, char **argv) {
   if (!cfg) return fail(NULL, PYHOST_NOMEM);
   if (lib) pyhost_config_set_library(cfg, lib);
   pyhost_cli_policy_apply(cfg);
-  if (file) pyhost_config_set_argv(cfg, argc - i, (const char *const *)argv + i);
-  else if (code) {
-    /* python -c sets sys.argv[0] to "-c" */
-    const char *args[64];
-    int n = 0;
-    args[n++] = "-c";
-    for (; i < argc && n < 64; i++) args[n++] = argv[i];
-    pyhost_config_set_argv(cfg, n, args);
+  if (target) {
+    pyhost_cli_run_setup(cfg);
+    if (pyhost_cli_run_argv(cfg, kind, target, argc - i, argv + i) != PYHOST_OK) {
+      pyhost_config_free(cfg);
+      return fail(NULL, PYHOST_NOMEM);
+    }
   }
   pyhost *h = NULL;
   int rc = pyhost_init(cfg, &h);
   pyhost_config_free(cfg);
-  int status;
+  int status, interrupted = 0;
+  unsigned long version = 0;
   if (rc != PYHOST_OK) {
     status = fail(h, rc);
   } else if (info) {
@@ -139,12 +145,14 @@ int main(int argc, char **argv) {
     if (repr) printf("%s\n", repr);
     status = repr ? 0 : fail(h, rc ? rc : PYHOST_PYEXC);
     pyhost_value_free(v);
-  } else if (code) {
-    status = run_result(h, pyhost_exec(h, code, "<string>"));
   } else {
-    status = run_result(h, pyhost_exec_file(h, file));
+    version = pyhost_python_version(h);
+    pyhost_cli_run_coerce_locale(h);
+    status = pyhost_cli_run(h, kind, target, &interrupted);
+    /* python exits 120 when finalizing cannot flush stdout (a reader that went away) */
+    if (pyhost_finalize(h) != PYHOST_OK) status = 120;
   }
   fflush(stdout);
   pyhost_free(h);
-  return status;
+  return pyhost_cli_run_exit(version, status, interrupted);
 }

@@ -4,12 +4,7 @@
 #   cmake -DCMD="prog@@arg@@..." -DEXPECTED=file -DEXIT=0 [-DSTDERR="re@@re"]
 #         [-DINPUT=file] [-DENVS="VAR=value@@..."] -P compare_output.cmake
 string(REPLACE "@@" ";" CMD "${CMD}")
-string(REPLACE "@@" ";" ENVS "${ENVS}")
-foreach(kv IN LISTS ENVS)
-  if(kv MATCHES "^([^=]+)=(.*)$")
-    set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../tests/set_envs.cmake)
 set(input)
 if(DEFINED INPUT)
   set(input INPUT_FILE "${INPUT}")

@@ -178,7 +178,14 @@ enum pyhost_init_flag {
   PYHOST_INIT_RTLD_LOCAL = 1u << 1,
   /* Keep the LC_CTYPE locale that Python's initialization sets.  By default pyhost
    * restores the host's LC_CTYPE after Python starts. */
-  PYHOST_INIT_KEEP_LOCALE = 1u << 2
+  PYHOST_INIT_KEEP_LOCALE = 1u << 2,
+  /* Let Python take its default text encoding from the host's LC_CTYPE locale as it
+   * stands (ASCII in the "C" locale of a host that never calls setlocale).  By
+   * default, where `python` would use UTF-8 in the same environment (a C/POSIX or
+   * UTF-8 locale, or PYTHONUTF8=1) but the host's locale is "C", pyhost starts Python
+   * 3.8+ in UTF-8 mode (PEP 540); the host's locale is never changed
+   * (docs/configuration.md).  Since 0.1. */
+  PYHOST_INIT_LOCALE_ENCODING = 1u << 3
 };
 
 /* Sets the init flags (pyhost_init_flag values or-ed).  Since 0.1. */

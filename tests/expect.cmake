@@ -2,12 +2,7 @@
 #   cmake -DCMD="prog;arg;..." -DEXIT=<code> [-DSTDOUT=<regex>] [-DSTDERR=<regex>]
 #         [-DSTDOUT_NOT=<regex>] [-DENVS="VAR=value;..."] -P expect.cmake
 string(REPLACE "@@" ";" CMD "${CMD}")
-string(REPLACE "@@" ";" ENVS "${ENVS}")
-foreach(kv IN LISTS ENVS)
-  if(kv MATCHES "^([^=]+)=(.*)$")
-    set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/set_envs.cmake)
 execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(ok TRUE)
 if(NOT "${rc}" STREQUAL "${EXIT}")

@@ -199,6 +199,7 @@ TEST_CASE(syntax_error) {
   CHECK(p == NULL);
   const char *m = pyhost_errmsg(h);
   CHECK_CONTAINS(m, "loading plugin bad from ");
+  CHECK_CONTAINS(m, "bad.py failed:\n  File "); /* the traceback on lines of its own */
   CHECK_CONTAINS(m, "SyntaxError");
   char want[600];
   snprintf(want, sizeof want, "File \"%s\", line 3", at("bad.py"));

@@ -70,6 +70,7 @@ struct pyhost {
   char version_text[256];
   char home[PYHOST__PATH_MAX];
   wchar_t *w_home, *w_program; /* handed to Py_Set*, kept alive until pyhost_free */
+  int no_executable;           /* no python beside the library: sys.executable is "" */
   unsigned long hexversion;
   const void *init_thread;     /* the thread that called pyhost_init (pyhost.c) */
   int exit_code;

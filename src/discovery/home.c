@@ -60,6 +60,11 @@ static int derive_home(pyhost *h, unsigned runtime, char *tried, size_t tcap) {
   return pyhost__find_home(h->library_path, runtime, h->home, sizeof h->home, tried, tcap);
 }
 
+/* The installation's own interpreter.  Without one (a library copied into an
+ * application's folder with its standard library), Python left to itself would take
+ * whatever `python3` PATH finds, an unrelated interpreter, for sys.executable: it is
+ * given the host program instead, so nothing is searched, and sys.executable is set
+ * to "" after init (pyhost.c), Python's own answer when it has no interpreter. */
 static void choose_program(pyhost *h, unsigned runtime, char *out, size_t cap) {
   static const char *const names[] = {"%s/bin/python%u.%u", "%s/bin/python%u", "%s/python.exe"};
   out[0] = '\0';
@@ -67,7 +72,8 @@ static void choose_program(pyhost *h, unsigned runtime, char *out, size_t cap) {
     pyhost__fmt(out, cap, names[i], h->home, runtime >> 8, runtime & 0xFF);
     if (pyhost__fs_kind(out) == PYHOST__FS_FILE) return;
   }
-  out[0] = '\0';
+  h->no_executable = 1;
+  if (pyhost__dl_program_path(out, cap) != 0) out[0] = '\0';
 }
 
 int pyhost__choose_home(pyhost *h, unsigned runtime) {

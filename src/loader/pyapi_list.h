@@ -25,6 +25,7 @@ PYAPI_FN(int, Py_FinalizeEx, (void), 3, 6, REQ)
 PYAPI_FN(void, Py_SetPythonHome, (const wchar_t *), 3, 2, REQ)
 PYAPI_FN(void, Py_SetProgramName, (const wchar_t *), 3, 2, REQ)
 PYAPI_FN(void, PyEval_InitThreads, (void), 3, 2, REQ)
+PYAPI_DATA(int, Py_UTF8Mode, 3, 8, OPT)
 
 /* ---- threads and the GIL ---- */
 PYAPI_FN(PyThreadState *, PyEval_SaveThread, (void), 3, 2, REQ)

@@ -10,6 +10,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -427,4 +429,15 @@ void pyhost__sys_env_restore(struct pyhost__env_saved *s) {
   }
   pyhost__free(s->entries);
   pyhost__free(s);
+}
+
+int pyhost__sys_env_codeset(char *out, size_t cap) {
+  /* newlocale, not setlocale: the host's locale is the host's */
+  locale_t loc = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+  if (!loc) loc = newlocale(LC_CTYPE_MASK, "C", (locale_t)0);
+  if (!loc) return -1;
+  const char *cs = nl_langinfo_l(CODESET, loc);
+  snprintf(out, cap, "%s", cs ? cs : "");
+  freelocale(loc);
+  return 0;
 }

@@ -95,6 +95,13 @@ int pyhost__sys_cwd(char *out, size_t cap);
 int pyhost__sys_run(const char *const *argv, int timeout_ms, char *out, size_t cap, char *err,
                     size_t errlen);
 
+/* The character set of the locale the environment names for LC_CTYPE (LC_ALL, LC_CTYPE,
+ * LANG), as setlocale(LC_CTYPE, "") would give it, found without changing the
+ * process's locale ("UTF-8", "ANSI_X3.4-1968"; an unknown locale gives the "C"
+ * locale's, as setlocale leaves it).  0, or -1 where the platform has no such notion
+ * (Windows: Python does not take its encoding from the C locale there). */
+int pyhost__sys_env_codeset(char *out, size_t cap);
+
 /* PEP 514: calls fn(ctx, company, tag, install_path, executable) for each registered
  * Python (HKEY_CURRENT_USER first, then HKEY_LOCAL_MACHINE, 64- then 32-bit views).
  * A no-op off Windows. */

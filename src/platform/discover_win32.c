@@ -341,3 +341,9 @@ void pyhost__sys_env_restore(struct pyhost__env_saved *s) {
   pyhost__free(s->entries);
   pyhost__free(s);
 }
+
+int pyhost__sys_env_codeset(char *out, size_t cap) {
+  (void)out;
+  (void)cap;
+  return -1;
+}

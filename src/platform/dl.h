@@ -26,6 +26,10 @@ void *pyhost__dl_sym(void *lib, const char *name);
  * on success, -1 when the system cannot tell. */
 int pyhost__dl_path(void *lib, void *addr, char *out, size_t cap);
 
+/* Writes the file path of the running program (the host's executable) into out
+ * (UTF-8).  0, or -1 when the system cannot tell. */
+int pyhost__dl_program_path(char *out, size_t cap);
+
 /* Drops one reference to lib.  Only ever called for a library Python never ran in. */
 void pyhost__dl_close(void *lib);
 

@@ -26,6 +26,12 @@ int pyhost__dl_path(void *lib, void *addr, char *out, size_t cap) {
   return -1;
 }
 
+int pyhost__dl_program_path(char *out, size_t cap) {
+  (void)out;
+  (void)cap;
+  return -1;
+}
+
 void pyhost__dl_close(void *lib) {
   (void)lib;
 }

@@ -11,7 +11,12 @@
 
 
 #include <dlfcn.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__APPLE__)
+#  include <mach-o/dyld.h>
+#endif
 
 #if defined(__APPLE__)
 const int pyhost__dl_format = PYHOST__FMT_MACHO;
@@ -39,6 +44,22 @@ int pyhost__dl_path(void *lib, void *addr, char *out, size_t cap) {
   if (!addr || !dladdr(addr, &info) || !info.dli_fname || !info.dli_fname[0]) return -1;
   pyhost__fmt(out, cap, "%s", info.dli_fname);
   return 0;
+}
+
+int pyhost__dl_program_path(char *out, size_t cap) {
+#if defined(__APPLE__)
+  uint32_t size = (uint32_t)cap;
+  return cap <= UINT32_MAX && _NSGetExecutablePath(out, &size) == 0 ? 0 : -1;
+#elif defined(__linux__)
+  ssize_t n = readlink("/proc/self/exe", out, cap);
+  if (n <= 0 || (size_t)n >= cap) return -1;
+  out[n] = '\0';
+  return 0;
+#else
+  (void)out;
+  (void)cap;
+  return -1;
+#endif
 }
 
 void pyhost__dl_close(void *lib) {

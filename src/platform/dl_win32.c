@@ -82,6 +82,10 @@ int pyhost__dl_path(void *lib, void *addr, char *out, size_t cap) {
   return 0;
 }
 
+int pyhost__dl_program_path(char *out, size_t cap) {
+  return pyhost__dl_path(NULL, NULL, out, cap); /* the module NULL is the program */
+}
+
 void pyhost__dl_close(void *lib) {
   if (lib) FreeLibrary((HMODULE)lib);
 }

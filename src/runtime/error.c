@@ -106,6 +106,7 @@ static int take_exception(pyhost *h, const char *context) {
   struct pyhost__strbuf sb;
   pyhost__strbuf_init(&sb, head, sizeof head);
   if (context) pyhost__strbuf_printf(&sb, "%s: ", context);
+  size_t context_end = sb.len;
   int status = PYHOST_PYEXC;
   char *text = NULL;
   size_t len = 0;
@@ -124,6 +125,10 @@ static int take_exception(pyhost *h, const char *context) {
     if (pyhost__thread.frame || !(text = format_traceback(type, value, tb, &len)))
       short_form(type, value, &sb);
   }
+  /* a SyntaxError's '  File "...", line N' (no "Traceback" line above it) starts on a
+   * line of its own, not run onto the context's */
+  if (text && context && context_end >= 2 && context_end <= sb.len && text[0] == ' ')
+    head[context_end - 1] = '\n';
   if (text) {
     size_t total = sb.len + len;
     char *all = pyhost__malloc(total + 1);

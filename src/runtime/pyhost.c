@@ -226,6 +226,17 @@ static int prepend_sys_path(pyhost *h) {
   return 0;
 }
 
+/* No interpreter beside the library (home.c): sys.executable says so, as Python does
+ * when it finds none, rather than naming the host program.  0/-1. */
+static int forget_executable(pyhost *h) {
+  if (!h->no_executable) return 0;
+  PyObject *empty = PY.PyUnicode_FromString("");
+  int rc = empty ? PY.PySys_SetObject("executable", empty) : -1;
+  if (rc == 0 && PY.PySys_GetObject("_base_executable")) rc = PY.PySys_SetObject("_base_executable", empty);
+  PY.Py_DecRef(empty);
+  return rc;
+}
+
 /* Takes pyhost's own references to __main__ and its dict (see internal.h).  0/-1. */
 static int keep_main(pyhost *h) {
   PyObject *main = PY.PyImport_AddModule("__main__"); /* borrowed */
@@ -285,6 +296,8 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
 
   if (h->w_home) PY.Py_SetPythonHome(h->w_home);
   if (h->w_program) PY.Py_SetProgramName(h->w_program);
+  int utf8_mode = pyhost__utf8_mode_choice(h);
+  if (utf8_mode >= 0) *PY.Py_UTF8Mode = utf8_mode;
   PY.Py_InitializeEx((h->cfg.flags & PYHOST_INIT_SIGNALS) ? 1 : 0);
   int isolated_rc = h->cfg.isolated ? pyhost__isolate_finish(h, env) : PYHOST_OK;
   if (!(h->cfg.flags & PYHOST_INIT_KEEP_LOCALE)) setlocale(LC_CTYPE, saved_ctype);
@@ -295,7 +308,7 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   if (!pyhost__runtime_at_least(3, 7)) PY.PyEval_InitThreads();
 
   int rc = isolated_rc;
-  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 ||
+  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || forget_executable(h) < 0 ||
       pyhost__inflight_open() < 0 ||
       (!(h->cfg.flags & PYHOST_INIT_SIGNALS) && keep_host_sigint() < 0))
     rc = pyhost__take_exception(h, "setting up the interpreter failed");

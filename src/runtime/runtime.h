@@ -130,6 +130,12 @@ void pyhost__teardown_add(struct pyhost__teardown *t);
 /* Runs the hooks of phase, in the order they were added. */
 void pyhost__teardown_run(int phase);
 
+/* ---- the default text encoding (textenc.c) ---- */
+/* Before Py_InitializeEx, what to set Py_UTF8Mode to: 1 where `python` would have
+ * UTF-8 in this environment and the host's C locale would give ASCII; -1 to leave
+ * Python's own default. */
+int pyhost__utf8_mode_choice(const pyhost *h);
+
 /* ---- isolated init (isolate.c) ---- */
 struct pyhost__env_saved;
 /* Before Py_InitializeEx: hides PYTHON* variables (see isolate.c).  PYHOST_OK/NOMEM. */

@@ -1,0 +1,1 @@
+NAME = "the helper beside main.py"
