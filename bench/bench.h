@@ -26,6 +26,8 @@
 #define BENCH_SETUP_PY                                                           \
   "def f():\n"                                                                    \
   "    return None\n"                                                             \
+  "def f2(a, b):\n"                                                               \
+  "    return a + b\n"                                                            \
   "x = 20\n"                                                                      \
   "s = '0123456789abcdef' * 65536\n"                                              \
   "l = list(range(100000))\n"                                                     \

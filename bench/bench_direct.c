@@ -176,6 +176,26 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(r != NULL, "f()");
       Py_DECREF(r);
     }
+  } else if (!strcmp(mode, "call2")) {
+    /* (b2): f2(a, b) with two C ints, the int result read: what a host must do */
+    PyObject *f = get("f2");
+    for (unsigned long i = 0; i < n; i++) {
+      PyObject *args[2] = {PyLong_FromLong((long)(i & 0xffff)), PyLong_FromLong(2)};
+      check(args[0] && args[1], "f2 arguments");
+#if PY_VERSION_HEX >= 0x03090000
+      PyObject *r = PyObject_Vectorcall(f, args, 2, NULL);
+#elif PY_VERSION_HEX >= 0x03080000
+      PyObject *r = _PyObject_Vectorcall(f, args, 2, NULL);
+#else
+      PyObject *r = PyObject_CallFunctionObjArgs(f, args[0], args[1], NULL);
+#endif
+      Py_DECREF(args[0]);
+      Py_DECREF(args[1]);
+      check(r != NULL, "f2()");
+      long v = PyLong_AsLong(r);
+      Py_DECREF(r);
+      check(v == (long)(i & 0xffff) + 2, "f2() result");
+    }
   } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "hostfn2")) {

@@ -27,6 +27,10 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     for (unsigned long i = 0; i < n; i++) f();
   } else if (!strcmp(mode, "hostfn")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
+  } else if (!strcmp(mode, "call2")) {
+    py::function f2 = main_dict["f2"];
+    for (unsigned long i = 0; i < n; i++)
+      if (f2((int)(i & 0xffff), 2).cast<int>() != (int)(i & 0xffff) + 2) bench_die("f2", "wrong");
   } else if (!strcmp(mode, "hostfn2")) {
     run_loop(BENCH_LOOP_ARGS_PY, n);
   } else if (!strcmp(mode, "hostfn2_kw")) {

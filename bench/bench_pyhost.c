@@ -14,6 +14,7 @@ static PyObject *str_obj, *list_obj;
 static pyhost_value *str_val, *list_val;
 static pyhost_value *fn;       /* (b): the Python function f, resolved once */
 static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
+static pyhost_callable *pfn2;  /* (b2): f2(a, b) prepared */
 static pyhost_module *module;
 static pyhost_type *type;
 
@@ -125,6 +126,13 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   char expr[64];
   if (!strcmp(mode, "call") || !strcmp(mode, "call_noscope")) {
     for (unsigned long i = 0; i < n; i++) check(pyhost_prepared_call(h, pfn, NULL, 0), "f()");
+  } else if (!strcmp(mode, "call2")) {
+    /* (b2): two C ints in, an int out, in one line: the fastest public route */
+    for (unsigned long i = 0; i < n; i++) {
+      int r = 0;
+      check(pyhost_prepared_callf(h, pfn2, "ii>i", (int)(i & 0xffff), 2, &r), "f2()");
+      if (r != (int)(i & 0xffff) + 2) bench_die("f2()", "wrong result");
+    }
   } else if (!strcmp(mode, "callv")) {
     for (unsigned long i = 0; i < n; i++) {
       pyhost_value *r = NULL;
@@ -326,12 +334,13 @@ int main(int argc, char **argv) {
   if (!strncmp(mode, "call", 4)) {
     check(pyhost_get_global(h, "f", &fn), "f");
     check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
+    check(pyhost_prepare_name(h, "f2", &pfn2), "pyhost_prepare_name");
   }
   if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
+               !strcmp(mode, "call") || !strcmp(mode, "call2") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
@@ -344,6 +353,7 @@ int main(int argc, char **argv) {
   pyhost_value_free(list_val);
   pyhost_value_free(fn);
   pyhost_callable_free(pfn);
+  pyhost_callable_free(pfn2);
   if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
   pyhost_type_free(h, type);
   pyhost_module_free(h, module);

@@ -206,6 +206,15 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op(b.d("call", n)))
     add("b", "C->Python: pyhost_prepared_call(f) in a GIL scope vs direct vectorcall", pairs,
         call_target, "", ir, key="b: C->Python call")
+    # (b2) f(a, b): two C ints in, an int out, in one line (pyhost_prepared_callf)
+    ir = None
+    if cg:
+        ir = (instructions(b.p("call2", cg), cg), instructions(b.d("call2", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op(b.d("call2", n)))
+    add("b2", "C->Python: f(a, b) two ints in, an int out: pyhost_prepared_callf(\"ii>i\") in a GIL "
+        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None,
+        "" if minor >= 12 else "before 3.12 the stable ABI has no vectorcall: an argument tuple per call",
+        ir, key="b2: C->Python f(a, b)")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -318,6 +327,12 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                         net([pb, "hostfn", str(n)], [pb, "loop_empty", str(n)]))
         add("g", "Python->C: pyhost fast host function vs pybind11 m.def (net of the loop)", pairs,
             None, "", ir, key="g: pybind11 Python->C")
+        ir = None
+        if cg:
+            ir = (instructions(b.p("call2", cg), cg), instructions([pb, "call2", str(cg)], cg))
+        pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op([pb, "call2", str(n)]))
+        add("g", "b2 vs pybind11: pyhost_prepared_callf(\"ii>i\") vs f2(i, 2).cast<int>()", pairs, None,
+            "", ir, key="g: pybind11 b2")
         for rid, mode in (("c2", "hostfn2"), ("c3", "hostfn2_kw")):
             ir = None
             if cg:

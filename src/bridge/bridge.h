@@ -369,22 +369,24 @@ static inline int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *
 
 /* ---- calls in one line (callf.c) ---- */
 #define PYHOST__CALLF_MAX 16 /* arguments of one call */
-/* The tuple of keyword names a prepared callable keeps from its last call with
- * keywords (3.12+), keyed by that part of the format's text. */
-struct pyhost__kwcache {
-  char *key;         /* own copy of the format's keyword part */
-  size_t span;
-  PyObject *kwnames; /* strong, or NULL */
+/* A format read (see pyhost_prepared_callf): a prepared callable keeps its last one,
+ * with its keyword names as the tuple vectorcall takes (3.12+), so a loop of calls
+ * with one format reads it and makes the names once. */
+struct pyhost__callf_plan {
+  char *text;        /* own copy of the format: the key; NULL while nothing is kept */
+  PyObject *kwnames; /* strong, or NULL (no keywords, or before 3.12) */
+  const char *kwname[PYHOST__CALLF_MAX]; /* into text (or the caller's format) */
+  size_t kwlen[PYHOST__CALLF_MAX];
+  char letter[PYHOST__CALLF_MAX];
+  size_t n, npos; /* arguments; the positional ones come first */
+  char rtype;     /* the result's letter, 0 when it is discarded */
 };
 /* With the GIL: calls fn as the format fmt and the varargs ap say and reads the result
- * (fname names the public function in messages); cache may be NULL.  A status with
- * h's message set. */
+ * (fname names the public function in messages); cache (may be NULL) keeps the plan.
+ * A status with h's message set. */
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__kwcache *cache);
-/* Replaces the cache's names with kwnames (a new reference, taken). */
-void pyhost__kwcache_keep(struct pyhost__kwcache *c, const char *key, size_t span,
-                          PyObject *kwnames);
-/* With the GIL: drops the cached names. */
-void pyhost__kwcache_clear(struct pyhost__kwcache *c);
+                  struct pyhost__callf_plan *cache);
+/* With the GIL: drops what the plan keeps. */
+void pyhost__callf_plan_clear(struct pyhost__callf_plan *p);
 
 #endif

@@ -13,105 +13,65 @@
 
 #define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1)) /* see prepared.c */
 
-/* One call's arguments, read from the format and the varargs. */
-struct callf_args {
-  pyhost_arg argv[PYHOST__CALLF_MAX];
-  const char *kwname[PYHOST__CALLF_MAX]; /* into fmt; the keywords are argv[npos..] */
-  size_t kwlen[PYHOST__CALLF_MAX];
-  size_t n, npos;
-  char rtype;     /* 0: the result is discarded */
-  void *rout;     /* where it goes */
-  const char *kw; /* the keywords' part of fmt, up to '>' or its end: the cache's key */
-  size_t kwspan;
-};
-
+/* A format read: what each argument's letter is, which are keywords, the result's
+ * letter.  A prepared callable keeps the last one it read (struct pyhost__callf_plan
+ * in bridge.h), so a loop of calls with one format reads it once. */
 static int bad_format(pyhost *h, const char *fn, const char *fmt, const char *at,
                       const char *why) {
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: format \"%s\": %s at column %d", fn, fmt, why,
                            (int)(at - fmt) + 1);
 }
 
-/* One argument of type letter t from ap. */
-static int read_arg(char t, va_list *ap, pyhost_arg *a) {
-  switch (t) {
-  case 'i': *a = pyhost_arg_int(va_arg(*ap, int)); return 0;
-  case 'L': *a = pyhost_arg_int(va_arg(*ap, int64_t)); return 0;
-  case 'd': *a = pyhost_arg_float(va_arg(*ap, double)); return 0;
-  case 'b': *a = pyhost_arg_bool(va_arg(*ap, int)); return 0;
-  case 'n': *a = pyhost_arg_none(); return 0;
-  case 's': *a = pyhost_arg_str(va_arg(*ap, const char *), PYHOST_STRLEN); return 0;
-  case 'z': {
-    const char *s = va_arg(*ap, const char *);
-    *a = pyhost_arg_str(s, va_arg(*ap, size_t));
-    return 0;
-  }
-  case 'y': {
-    const void *p = va_arg(*ap, const void *);
-    *a = pyhost_arg_bytes(p, va_arg(*ap, size_t));
-    return 0;
-  }
-  case 'O': *a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); return 0;
-  default: return -1;
-  }
-}
-
 static int is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Reads fmt and the varargs into *a: PYHOST_OK or PYHOST_MISUSE naming the fault. */
-static int read_format(pyhost *h, const char *fn, const char *fmt, va_list *ap,
-                       struct callf_args *a) {
+static int is_arg_letter(char c) { return c && strchr("iLdbnszyO", c) != NULL; }
+
+/* Reads fmt into *p (names point into fmt): PYHOST_OK or PYHOST_MISUSE naming the
+ * fault and its column. */
+static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost__callf_plan *p) {
   if (!fmt) return pyhost__set_error(h, PYHOST_MISUSE, "%s: format is NULL", fn);
-  const char *p = fmt;
-  a->n = a->npos = 0;
-  a->rtype = 0;
-  a->rout = NULL;
-  a->kw = NULL;
-  a->kwspan = 0;
-  for (; *p && *p != '>'; p++) {
-    if (*p == ' ') continue;
+  const char *c = fmt;
+  p->n = p->npos = 0;
+  p->rtype = 0;
+  p->text = NULL;
+  p->kwnames = NULL;
+  for (; *c && *c != '>'; c++) {
+    if (*c == ' ') continue;
     const char *name = NULL;
-    size_t len = 0;
-    if (*p == ',') {
-      p++;
-      while (*p == ' ') p++;
-      name = p;
-      while (is_name_char(*p)) p++;
-      len = (size_t)(p - name);
-      if (!len || *p != '=') return bad_format(h, fn, fmt, p, "expected name=type after ','");
-      if (!a->kw) a->kw = name - 1;
-      p++;
-    } else if (a->kw) {
-      return bad_format(h, fn, fmt, p, "a positional argument after a keyword");
+    if (*c == ',') {
+      c++;
+      while (*c == ' ') c++;
+      name = c;
+      while (is_name_char(*c)) c++;
+      if (c == name || *c != '=') return bad_format(h, fn, fmt, c, "expected name=type after ','");
+      p->kwname[p->n] = name;
+      p->kwlen[p->n] = (size_t)(c - name);
+      c++;
+    } else if (p->n > p->npos) {
+      return bad_format(h, fn, fmt, c, "a positional argument after a keyword");
     }
-    if (a->n == PYHOST__CALLF_MAX)
-      return bad_format(h, fn, fmt, p, "more arguments than pyhost takes (16)");
-    if (read_arg(*p, ap, &a->argv[a->n]) < 0)
-      return bad_format(h, fn, fmt, p, "unknown type (i L d b n s z y O)");
-    a->kwname[a->n] = name;
-    a->kwlen[a->n] = len;
-    if (!name) a->npos++;
-    a->n++;
+    if (p->n == PYHOST__CALLF_MAX)
+      return bad_format(h, fn, fmt, c, "more arguments than pyhost takes (16)");
+    if (!is_arg_letter(*c)) return bad_format(h, fn, fmt, c, "unknown type (i L d b n s z y O)");
+    p->letter[p->n++] = *c;
+    if (!name) p->npos++;
   }
-  if (a->kw) a->kwspan = (size_t)(p - a->kw);
-  if (*p == '>') {
-    a->rtype = p[1];
-    if (!a->rtype || !strchr("iLdbO", a->rtype) || p[2])
-      return bad_format(h, fn, fmt, p + 1, "expected one result type (i L d b O) after '>'");
-    if (!(a->rout = va_arg(*ap, void *)))
-      return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fn);
-    if (a->rtype == 'O') *(pyhost_value **)a->rout = NULL;
+  if (*c == '>') {
+    p->rtype = c[1];
+    if (!p->rtype || !strchr("iLdbO", p->rtype) || c[2])
+      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O) after '>'");
   }
   return PYHOST_OK;
 }
 
-/* The keyword names of a as a tuple (new reference), or NULL with the exception set. */
-static PyObject *kwnames_of(const struct callf_args *a) {
-  PyObject *t = PY.PyTuple_New((Py_ssize_t)(a->n - a->npos));
-  for (size_t i = a->npos; t && i < a->n; i++) {
-    PyObject *s = PY.PyUnicode_DecodeUTF8(a->kwname[i], (Py_ssize_t)a->kwlen[i], NULL);
-    if (!s || PY.PyTuple_SetItem(t, (Py_ssize_t)(i - a->npos), s) < 0) {
+/* The keyword names of p as a tuple (new reference), or NULL with the exception set. */
+static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
+  PyObject *t = PY.PyTuple_New((Py_ssize_t)(p->n - p->npos));
+  for (size_t i = p->npos; t && i < p->n; i++) {
+    PyObject *s = PY.PyUnicode_DecodeUTF8(p->kwname[i], (Py_ssize_t)p->kwlen[i], NULL);
+    if (!s || PY.PyTuple_SetItem(t, (Py_ssize_t)(i - p->npos), s) < 0) {
       PY.Py_DecRef(t);
       return NULL;
     }
@@ -119,53 +79,73 @@ static PyObject *kwnames_of(const struct callf_args *a) {
   return t;
 }
 
+/* Argument i of the call, of letter t, from ap: a new reference, or NULL with the
+ * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
+static PyObject *read_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+  pyhost_arg a;
+  switch (t) {
+  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
+  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
+  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  case 'b': a = pyhost_arg_bool(va_arg(*ap, int)); break;
+  case 'n': a = pyhost_arg_none(); break;
+  case 's': a = pyhost_arg_str(va_arg(*ap, const char *), PYHOST_STRLEN); break;
+  case 'z': {
+    const char *s = va_arg(*ap, const char *);
+    a = pyhost_arg_str(s, va_arg(*ap, size_t));
+    break;
+  }
+  case 'y': {
+    const void *p = va_arg(*ap, const void *);
+    a = pyhost_arg_bytes(p, va_arg(*ap, size_t));
+    break;
+  }
+  default: a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); break; /* 'O' */
+  }
+  return pyhost__arg_to_python(h, &a, i, fn);
+}
+
 /* fn(*args, **kwargs) the stable ABI's way before 3.12: a tuple and a dict. */
-static PyObject *call_tuple(pyhost *h, PyObject *fn, PyObject *const *objs,
-                            const struct callf_args *a) {
-  PyObject *args = PY.PyTuple_New((Py_ssize_t)a->npos), *kw = NULL, *r = NULL;
-  for (size_t i = 0; args && i < a->npos; i++) {
+static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
+                            const struct pyhost__callf_plan *p) {
+  PyObject *args = PY.PyTuple_New((Py_ssize_t)p->npos), *kw = NULL, *r = NULL;
+  for (size_t i = 0; args && i < p->npos; i++) {
     PY.Py_IncRef(objs[i]);
     PY.PyTuple_SetItem(args, (Py_ssize_t)i, objs[i]); /* steals; cannot fail here */
   }
-  if (args && a->n > a->npos && (kw = PY.PyDict_New())) {
-    for (size_t i = a->npos; kw && i < a->n; i++) {
-      PyObject *k = PY.PyUnicode_DecodeUTF8(a->kwname[i], (Py_ssize_t)a->kwlen[i], NULL);
-      if (!k || PY.PyDict_SetItem(kw, k, objs[i]) < 0) {
-        PY.Py_DecRef(kw);
-        kw = NULL;
-      }
-      PY.Py_DecRef(k);
-    }
-    if (!kw) {
-      PY.Py_DecRef(args);
-      return NULL;
+  int ok = args != NULL;
+  if (ok && p->n > p->npos) {
+    ok = (kw = PY.PyDict_New()) != NULL;
+    for (size_t i = p->npos; ok && i < p->n; i++) {
+      PyObject *k = PY.PyUnicode_DecodeUTF8(p->kwname[i], (Py_ssize_t)p->kwlen[i], NULL);
+      ok = k && PY.PyDict_SetItem(kw, k, objs[i]) == 0;
+      if (k) PY.Py_DecRef(k);
     }
   }
-  (void)h;
-  if (args && (a->n == a->npos || kw)) r = PY.PyObject_Call(fn, args, kw);
-  PY.Py_DecRef(kw);
-  PY.Py_DecRef(args);
+  if (ok) r = PY.PyObject_Call(fn, args, kw);
+  if (kw) PY.Py_DecRef(kw);
+  if (args) PY.Py_DecRef(args);
   return r;
 }
 
-/* Reads the result r (a new reference, dropped here) as a's result type. */
-static int read_result(pyhost *h, PyObject *r, const struct callf_args *a, const char *fn) {
+/* Reads the result r (a new reference, dropped here) as letter t into out. */
+static int read_result(pyhost *h, PyObject *r, char t, void *out, const char *fn) {
   int rc = PYHOST_OK;
   int64_t i = 0;
-  switch (a->rtype) {
+  switch (t) {
   case 'i':
     if (!(rc = pyhost__read_int(h, r, fn, &i))) {
       if (i < INT_MIN || i > INT_MAX)
         rc = pyhost__set_error(h, PYHOST_RANGE, "%s: the result %lld does not fit in an int", fn,
                                (long long)i);
-      else *(int *)a->rout = (int)i;
+      else *(int *)out = (int)i;
     }
     break;
-  case 'L': rc = pyhost__read_int(h, r, fn, (int64_t *)a->rout); break;
-  case 'd': rc = pyhost__read_float(h, r, fn, (double *)a->rout); break;
-  case 'b': rc = pyhost__read_bool(h, r, fn, (int *)a->rout); break;
+  case 'L': rc = pyhost__read_int(h, r, fn, (int64_t *)out); break;
+  case 'd': rc = pyhost__read_float(h, r, fn, (double *)out); break;
+  case 'b': rc = pyhost__read_bool(h, r, fn, (int *)out); break;
   case 'O':
-    if (!(*(pyhost_value **)a->rout = pyhost__from_python(h, r)))
+    if (!(*(pyhost_value **)out = pyhost__from_python(h, r)))
       rc = pyhost__take_exception(h, "converting the result failed");
     break;
   default: break;
@@ -174,55 +154,77 @@ static int read_result(pyhost *h, PyObject *r, const struct callf_args *a, const
   return rc;
 }
 
-int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__kwcache *cache) {
-  struct callf_args a;
-  int rc = read_format(h, fname, fmt, ap, &a);
-  if (rc) return rc;
-  PyObject *stack[PYHOST__CALLF_MAX + 1];
-  size_t done = 0;
-  while (done < a.n && (stack[done + 1] = pyhost__arg_to_python(h, &a.argv[done], done, fname)))
-    done++;
-  PyObject *r = NULL, *kwnames = NULL;
-  if (done == a.n) {
-    if (!pyhost__runtime_at_least(3, 12)) {
-      r = call_tuple(h, fn, stack + 1, &a);
-    } else if (a.n == a.npos) {
-      r = PY.PyObject_Vectorcall(fn, stack + 1, a.n | ARGS_OFFSET, NULL);
-    } else if (cache && cache->kwnames && cache->span == a.kwspan &&
-               memcmp(cache->key, a.kw, a.kwspan) == 0) {
-      r = PY.PyObject_Vectorcall(fn, stack + 1, a.npos | ARGS_OFFSET, cache->kwnames);
-    } else if ((kwnames = kwnames_of(&a))) {
-      r = PY.PyObject_Vectorcall(fn, stack + 1, a.npos | ARGS_OFFSET, kwnames);
-      if (cache) pyhost__kwcache_keep(cache, a.kw, a.kwspan, kwnames); /* takes kwnames */
-      else PY.Py_DecRef(kwnames);
-    }
-  }
-  while (done) PY.Py_DecRef(stack[done--]);
-  if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
-  return read_result(h, r, &a, fname);
-}
-
-void pyhost__kwcache_keep(struct pyhost__kwcache *c, const char *key, size_t span,
-                          PyObject *kwnames) {
-  char *copy = pyhost__malloc(span ? span : 1);
-  if (!copy) { /* no cache then: the next call makes the names again */
-    PY.Py_DecRef(kwnames);
+/* cache holds fmt's plan: read from a copy of the text, its keyword names made (3.12+
+ * only: before, a call builds its dict anyway).  Nothing kept when memory runs out:
+ * the next call reads the format again. */
+static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
+  pyhost__callf_plan_clear(cache);
+  size_t len = strlen(fmt);
+  char *text = pyhost__malloc(len + 1);
+  if (!text) return;
+  memcpy(text, fmt, len + 1);
+  struct pyhost__callf_plan p;
+  if (read_format(NULL, "", text, &p) != PYHOST_OK) { /* cannot fail: fmt was read */
+    pyhost__free(text);
     return;
   }
-  memcpy(copy, key, span);
-  pyhost__kwcache_clear(c);
-  c->key = copy;
-  c->span = span;
-  c->kwnames = kwnames;
+  p.text = text;
+  p.kwnames = NULL;
+  if (p.n > p.npos && pyhost__runtime_at_least(3, 12) && !(p.kwnames = kwnames_of(&p))) {
+    PY.PyErr_Clear();
+    pyhost__free(text);
+    return;
+  }
+  *cache = p;
 }
 
-void pyhost__kwcache_clear(struct pyhost__kwcache *c) {
-  if (c->kwnames) PY.Py_DecRef(c->kwnames);
-  pyhost__free(c->key);
-  c->kwnames = NULL;
-  c->key = NULL;
-  c->span = 0;
+int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
+                  struct pyhost__callf_plan *cache) {
+  struct pyhost__callf_plan read;
+  const struct pyhost__callf_plan *p = &read;
+  if (cache && cache->text && fmt && strcmp(cache->text, fmt) == 0) {
+    p = cache;
+  } else {
+    int rc = read_format(h, fname, fmt, &read);
+    if (rc) return rc;
+    if (cache) {
+      keep_plan(cache, fmt);
+      if (cache->text) p = cache;
+    }
+  }
+  PyObject *stack[PYHOST__CALLF_MAX + 1];
+  size_t done = 0;
+  while (done < p->n && (stack[done + 1] = read_arg(h, p->letter[done], ap, done, fname))) done++;
+  void *out = p->rtype ? va_arg(*ap, void *) : NULL;
+  PyObject *r = NULL;
+  if (done < p->n) {
+    /* an argument failed: its exception (or MISUSE message) is the answer */
+  } else if (p->rtype && !out) {
+    while (done) pyhost__drop(stack[done--]);
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname);
+  } else if (!pyhost__runtime_at_least(3, 12)) {
+    r = call_tuple(fn, stack + 1, p);
+  } else if (p->n == p->npos) {
+    r = PY.PyObject_Vectorcall(fn, stack + 1, p->n | ARGS_OFFSET, NULL);
+  } else if (p->kwnames) {
+    r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | ARGS_OFFSET, p->kwnames);
+  } else {
+    PyObject *kwnames = kwnames_of(p);
+    if (kwnames) {
+      r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | ARGS_OFFSET, kwnames);
+      PY.Py_DecRef(kwnames);
+    }
+  }
+  while (done) pyhost__drop(stack[done--]);
+  if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
+  return read_result(h, r, p->rtype, out, fname);
+}
+
+void pyhost__callf_plan_clear(struct pyhost__callf_plan *p) {
+  if (p->kwnames) PY.Py_DecRef(p->kwnames);
+  pyhost__free(p->text);
+  p->kwnames = NULL;
+  p->text = NULL;
 }
 
 int pyhost_call_namef(pyhost *h, const char *dotted, const char *fmt, ...) {

@@ -27,13 +27,13 @@ struct pyhost_callable {
   /* calls of it on the C stack (GIL held), plus DOOMED once freed while running: the
    * last call out then frees it.  One word, so a call's way out tests it once. */
   int busy;
-  struct pyhost__kwcache kw; /* the keyword names of pyhost_prepared_callf (3.12+) */
+  struct pyhost__callf_plan plan; /* pyhost_prepared_callf's last format */
 };
 
 static PyObject *call0_tuple(PyObject *f) { return PY.PyObject_CallObject(f, NULL); }
 
 static void destroy(pyhost_callable *c) {
-  pyhost__kwcache_clear(&c->kw);
+  pyhost__callf_plan_clear(&c->plan);
   PY.Py_DecRef(c->fn);
   pyhost__free(c);
 }
@@ -251,7 +251,7 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     c->busy++;
-    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->kw);
+    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan);
     if (--c->busy == DOOMED) destroy(c);
     va_end(ap);
   }
