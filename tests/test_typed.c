@@ -208,6 +208,14 @@ static int typed_clear_then_read(pyhost *h, void *ud, const pyhost_arg *argv, py
   return pyhost_ret_str(h, ret, argv[0].u.s, argv[0].len);
 }
 
+static int typed_clear_then_read_bytes(pyhost *h, void *ud, const pyhost_arg *argv,
+                                       pyhost_ret *ret) {
+  (void)ud;
+  int rc = pyhost_exec(h, "d.clear(); import gc; gc.collect()", NULL);
+  if (rc) return rc;
+  return pyhost_ret_bytes(h, ret, argv[0].u.p, argv[0].len);
+}
+
 static int typed_recurse(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
   (void)ud, (void)ret;
   pyhost_value *r = NULL;
@@ -226,6 +234,9 @@ TEST_CASE(typed_hostile_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);
   CHECK_RC(pyhost_module_add_typed_function(h, m, "keep(s: str)", typed_clear_then_read, NULL, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "keepb(b: bytes)", typed_clear_then_read_bytes,
+                                            NULL, NULL),
            PYHOST_OK);
   CHECK_RC(pyhost_module_add_typed_function(h, m, "rec(n: int)", typed_recurse, NULL, NULL),
            PYHOST_OK);
@@ -252,6 +263,8 @@ TEST_CASE(typed_hostile_python) {
   /* the keyword dict emptied by the callback while it holds a str from it */
   CHECK_RC(pyhost_exec(h, "d = {'s': ''.join(['x'] * 1000)}", NULL), PYHOST_OK);
   expect_py(h, "len(tm.keep(**d))", "1000");
+  CHECK_RC(pyhost_exec(h, "d = {'b': bytes(range(200)) * 5}", NULL), PYHOST_OK);
+  expect_py(h, "tm.keepb(**d) == bytes(range(200)) * 5", "True");
   /* endless recursion through the host: RecursionError, no crash */
   expect_raise(h, "tm.rec(0)", "RecursionError");
   /* removed by its own call: the call finishes, the next raises */

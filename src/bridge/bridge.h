@@ -113,10 +113,13 @@ int pyhost__args_own_kwdict(struct pyhost_args *a);
  * callback): PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE with nothing raised; PYHOST_PYEXC
  * with the exception taken into the callback's frame (fastargs.c). */
 int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out);
-/* 0, or -1 with the Python exception set (the view holds nothing then). */
-static inline int pyhost__args_tuple(struct pyhost_args *a,
-                                     const struct pyhost__callee *callee, PyObject *tuple,
-                                     size_t skip, PyObject *kwdict) {
+/* 0, or -1 with the Python exception set (the view holds nothing then).  own_kw: copy
+ * a caller's keyword dict before 3.9 (above); a caller that takes nothing from the
+ * dict past its own conversions (a typed function without bytes parameters: its str
+ * arguments are copies before 3.10) passes 0. */
+static inline int pyhost__args_tuple_as(struct pyhost_args *a,
+                                        const struct pyhost__callee *callee, PyObject *tuple,
+                                        size_t skip, PyObject *kwdict, int own_kw) {
   /* tuple is the one the runtime made for the call: an exact tuple, whose size is in
    * its PyVarObject header (stable layout) */
   Py_ssize_t n = tuple ? ((PyVarObject *)tuple)->ob_size : 0;
@@ -130,8 +133,13 @@ static inline int pyhost__args_tuple(struct pyhost_args *a,
   a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
   a->nkw = nk > 0 ? (size_t)nk : 0;
   a->skip = skip;
-  if (nk > 0 && !pyhost__runtime_at_least(3, 9)) return pyhost__args_own_kwdict(a);
+  if (own_kw && nk > 0 && !pyhost__runtime_at_least(3, 9)) return pyhost__args_own_kwdict(a);
   return 0;
+}
+static inline int pyhost__args_tuple(struct pyhost_args *a,
+                                     const struct pyhost__callee *callee, PyObject *tuple,
+                                     size_t skip, PyObject *kwdict) {
+  return pyhost__args_tuple_as(a, callee, tuple, skip, kwdict, 1);
 }
 
 /* A callback's result (own) as a new reference: NULL means None.  NULL with a Python
@@ -309,6 +317,7 @@ struct pyhost__sig {
   const char *name;         /* the function's name */
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
+  int borrows_bytes;        /* a bytes parameter: its argument is read in place */
   struct pyhost__param p[PYHOST__SIG_MAX];
 };
 /* Reads the signature text (see signature.c) into *out (own): PYHOST_OK, or

@@ -252,7 +252,10 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
 static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
   struct pyhost__fast_call v;
-  if (pyhost__args_tuple(&v.args, &f->callee, args, 0, kwargs) < 0) return NULL;
+  /* a typed function converts its arguments before its callback runs: only a bytes
+   * argument is still read from the caller's objects then */
+  int own_kw = !f->sig || f->sig->borrows_bytes;
+  if (pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, own_kw) < 0) return NULL;
   return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, 1, 1, 0);
 }
 

@@ -139,6 +139,7 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
       if (!star && defaults && !p->has_default)
         return fail(r, "a parameter without a default follows one with a default");
       defaults |= p->has_default;
+      s->borrows_bytes |= p->kind == PYHOST_ARG_BYTES;
       p->kwonly = (unsigned char)star;
       s->n++;
     }
