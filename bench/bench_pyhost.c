@@ -133,6 +133,14 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(pyhost_prepared_callf(h, pfn2, "ii>i", (int)(i & 0xffff), 2, &r), "f2()");
       if (r != (int)(i & 0xffff) + 2) bench_die("f2()", "wrong result");
     }
+  } else if (!strcmp(mode, "call2_args")) {
+    /* (b2) the same with a pyhost_arg array and pyhost_prepared_call_int */
+    for (unsigned long i = 0; i < n; i++) {
+      int64_t r = 0;
+      pyhost_arg argv[2] = {pyhost_arg_int((int64_t)(i & 0xffff)), pyhost_arg_int(2)};
+      check(pyhost_prepared_call_int(h, pfn2, argv, 2, &r), "f2()");
+      if (r != (int64_t)(i & 0xffff) + 2) bench_die("f2()", "wrong result");
+    }
   } else if (!strcmp(mode, "callv")) {
     for (unsigned long i = 0; i < n; i++) {
       pyhost_value *r = NULL;
@@ -340,7 +348,7 @@ int main(int argc, char **argv) {
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strcmp(mode, "call2") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
+               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();

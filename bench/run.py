@@ -206,15 +206,20 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op(b.d("call", n)))
     add("b", "C->Python: pyhost_prepared_call(f) in a GIL scope vs direct vectorcall", pairs,
         call_target, "", ir, key="b: C->Python call")
-    # (b2) f(a, b): two C ints in, an int out, in one line (pyhost_prepared_callf)
-    ir = None
+    # (b2) f(a, b): two C ints in, an int out; the fastest public route
+    # (pyhost_prepared_call_int with a pyhost_arg array), and the one-line form
+    ir = ir_line = None
     if cg:
-        ir = (instructions(b.p("call2", cg), cg), instructions(b.d("call2", cg), cg))
+        ir = (instructions(b.p("call2_args", cg), cg), instructions(b.d("call2", cg), cg))
+        ir_line = (instructions(b.p("call2", cg), cg), ir[1])
+    abi = "" if minor >= 12 else "before 3.12 the stable ABI has no vectorcall: an argument tuple per call"
+    pairs = b.pairs(lambda: ns_per_op(b.p("call2_args", n)), lambda: ns_per_op(b.d("call2", n)))
+    add("b2", "C->Python: f(a, b) two ints in, an int out: pyhost_prepared_call_int in a GIL "
+        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None, abi, ir,
+        key="b2: C->Python f(a, b)")
     pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op(b.d("call2", n)))
-    add("b2", "C->Python: f(a, b) two ints in, an int out: pyhost_prepared_callf(\"ii>i\") in a GIL "
-        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None,
-        "" if minor >= 12 else "before 3.12 the stable ABI has no vectorcall: an argument tuple per call",
-        ir, key="b2: C->Python f(a, b)")
+    add("b2", "the same in one line: pyhost_prepared_callf(\"ii>i\")", pairs, None,
+        "for reference", ir_line, key="b2: one line (callf)")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -329,9 +334,9 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
             None, "", ir, key="g: pybind11 Python->C")
         ir = None
         if cg:
-            ir = (instructions(b.p("call2", cg), cg), instructions([pb, "call2", str(cg)], cg))
-        pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op([pb, "call2", str(n)]))
-        add("g", "b2 vs pybind11: pyhost_prepared_callf(\"ii>i\") vs f2(i, 2).cast<int>()", pairs, None,
+            ir = (instructions(b.p("call2_args", cg), cg), instructions([pb, "call2", str(cg)], cg))
+        pairs = b.pairs(lambda: ns_per_op(b.p("call2_args", n)), lambda: ns_per_op([pb, "call2", str(n)]))
+        add("g", "b2 vs pybind11: pyhost_prepared_call_int vs f2(i, 2).cast<int>()", pairs, None,
             "", ir, key="g: pybind11 b2")
         for rid, mode in (("c2", "hostfn2"), ("c3", "hostfn2_kw")):
             ir = None
