@@ -506,6 +506,18 @@ PYHOST_API int pyhost_prepare(pyhost *h, const pyhost_value *callable, pyhost_ca
  * name is looked up once, here.  Since 0.1. */
 PYHOST_API int pyhost_prepare_name(pyhost *h, const char *dotted, pyhost_callable **out);
 
+/* Prepares an expression with named inputs: "x * 2 + y" with inputs "x, y" becomes a
+ * callable taking x and y, positional or by keyword, for every pyhost_prepared_call*
+ * form (pyhost_prepared_call_int(h, c, argv, 2, &n), pyhost_prepared_callf(h, c,
+ * "ii>i", 20, 1, &n)).  It is compiled once, here, as `lambda x, y: (x * 2 + y)`
+ * whose globals are its own, holding only the builtins: evaluating it never reads or
+ * writes __main__, and one evaluation leaves nothing for the next.  inputs is names
+ * separated by commas ("" for none: PYHOST_MISUSE otherwise); expr must be one
+ * expression (a SyntaxError is PYHOST_PYEXC).  Free with pyhost_callable_free.
+ * Since 0.1. */
+PYHOST_API int pyhost_prepare_expression(pyhost *h, const char *inputs, const char *expr,
+                                         pyhost_callable **out);
+
 /* Frees c and drops its reference (taking the GIL for it; after pyhost_finalize it
  * only frees the memory).  NULL is ignored.  Freeing a callable while a call of it is
  * running (from a host function it called, or on another thread) is safe: the call

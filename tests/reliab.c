@@ -228,6 +228,12 @@ int reliab_callback_step(pyhost *h, int thread, int i) {
     if (!rc && scoped) rc = pyhost_gil_enter(h);
     for (int k = 0; !rc && k < 3; k++)
       if (!(rc = pyhost_prepared_call_int(h, c, argv, 2, &got)) && got != want) rc = PYHOST_ERROR;
+    /* an expression with inputs */
+    pyhost_callable *e = NULL;
+    if (!rc && !(rc = pyhost_prepare_expression(h, "a, b", "a + b", &e)) &&
+        !(rc = pyhost_prepared_callf(h, e, "L,b=i>L", (int64_t)thread * 7, i, &got)) && got != want)
+      rc = PYHOST_ERROR;
+    pyhost_callable_free(e);
     /* in one line, the typed form by name, the second argument by keyword */
     if (!rc && !(rc = pyhost_call_namef(h, "reliab.tadd", "L,b=i>L", (int64_t)thread * 7, i, &got)) &&
         got != want)

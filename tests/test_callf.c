@@ -195,3 +195,57 @@ TEST_CASE(callf_hostile) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* Expressions with inputs (issue 24, item 4): compiled once, evaluated with arguments,
+ * never touching __main__. */
+TEST_CASE(prepared_expressions) {
+  pyhost *h = start();
+  pyhost_callable *e = NULL, *k = NULL, *none = NULL;
+  CHECK_RC(pyhost_prepare_expression(h, "x, y", "x * 2 + y  # a comment", &e), PYHOST_OK);
+  int r = 0;
+  CHECK_RC(pyhost_prepared_callf(h, e, "ii>i", 20, 1, &r), PYHOST_OK);
+  CHECK(r == 41);
+  int64_t l = 0;
+  pyhost_arg argv[2] = {pyhost_arg_int(5), pyhost_arg_int(-1)};
+  CHECK_RC(pyhost_prepared_call_int(h, e, argv, 2, &l), PYHOST_OK);
+  CHECK(l == 9);
+  CHECK_RC(pyhost_prepared_callf(h, e, "i,y=i>i", 1, 2, &r), PYHOST_OK); /* by keyword */
+  CHECK(r == 4);
+  /* no trace in __main__, and none left from one evaluation to the next */
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "[n for n in ('x', 'y') if n in globals()]", &v), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v), "[]");
+  pyhost_value_free(v);
+  CHECK_RC(pyhost_prepare_expression(h, "s", "len(s) + abs(-1)", &k), PYHOST_OK); /* builtins */
+  CHECK_RC(pyhost_prepared_callf(h, k, "s>i", "abc", &r), PYHOST_OK);
+  CHECK(r == 4);
+  CHECK_RC(pyhost_prepare_expression(h, "", "__import__('math').floor(2.5)", &none), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, none, ">i", &r), PYHOST_OK);
+  CHECK(r == 2);
+  /* a global of __main__ is not seen: the expression's globals are its own */
+  CHECK_RC(pyhost_exec(h, "z = 1", NULL), PYHOST_OK);
+  pyhost_callable *z = NULL;
+  CHECK_RC(pyhost_prepare_expression(h, "", "z", &z), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, z, ">i", &r), PYHOST_PYEXC);
+  CHECK(strstr(pyhost_errmsg(h), "NameError") != NULL);
+  pyhost_callable_free(z);
+  /* what cannot make an expression */
+  pyhost_callable *bad = (pyhost_callable *)1;
+  CHECK_RC(pyhost_prepare_expression(h, "x", "1), print('escaped'", &bad), PYHOST_PYEXC);
+  CHECK(bad == NULL && strstr(pyhost_errmsg(h), "SyntaxError") != NULL);
+  CHECK_RC(pyhost_prepare_expression(h, "x", "x = 1", &bad), PYHOST_PYEXC);
+  CHECK_RC(pyhost_prepare_expression(h, "x): 0 or (lambda: 0", "1", &bad), PYHOST_MISUSE);
+  CHECK(strstr(pyhost_errmsg(h), "must be names separated by commas") != NULL);
+  CHECK_RC(pyhost_prepare_expression(h, "x,", "1", &bad), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepare_expression(h, "x y", "1", &bad), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepare_expression(h, "x, x", "1", &bad), PYHOST_PYEXC); /* duplicate */
+  CHECK_RC(pyhost_prepare_expression(h, NULL, "1", &bad), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepare_expression(h, "x", NULL, &bad), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepare_expression(h, "x", "1", NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(h, e, "i>i", 1, &r), PYHOST_PYEXC); /* y missing */
+  CHECK(strstr(pyhost_errmsg(h), "TypeError") != NULL);
+  pyhost_callable_free(e);
+  pyhost_callable_free(k);
+  pyhost_callable_free(none);
+  pyhost_free(h);
+}

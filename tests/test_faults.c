@@ -497,6 +497,11 @@ static int op_callf(pyhost *h, void *ctx) {
   if (rc != PYHOST_OK && v) rc = -2;
   pyhost_value_free(v);
   pyhost_callable_free(c);
+  c = NULL; /* an expression with inputs */
+  if (!rc) rc = pyhost_prepare_expression(h, "x, y", "x * 2 + y", &c);
+  if (!rc) rc = pyhost_prepared_callf(h, c, "L,y=i>L", (int64_t)20, 2, &got);
+  if (!rc && got != 42) rc = -1;
+  pyhost_callable_free(c);
   return rc;
 }
 

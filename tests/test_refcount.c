@@ -382,6 +382,13 @@ static void op_callf(pyhost *h, void *ctx) {
   CHECK_RC(pyhost_prepared_callf(h, c, "s,b=s>L", "a", "b", &l), PYHOST_TYPE);
   CHECK_RC(pyhost_prepared_callf(h, c, "n,b=i"), PYHOST_PYEXC);
   CHECK_RC(pyhost_call_namef(h, "rcf", "L,b=L>L", (int64_t)1, (int64_t)2, &l), PYHOST_OK);
+  pyhost_callable *e = NULL;
+  CHECK_RC(pyhost_prepare_expression(h, "x, s", "[x * 2 + 1, s]", &e), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, e, "L,s=s>O", (int64_t)20, "t", &v), PYHOST_OK);
+  pyhost_value_free(v);
+  CHECK_RC(pyhost_prepared_callf(h, e, "L>L", (int64_t)20, &l), PYHOST_PYEXC);
+  pyhost_callable_free(e);
+  CHECK_RC(pyhost_prepare_expression(h, "x", "x +", &e), PYHOST_PYEXC);
 }
 
 TEST_CASE(fast_forms) {

@@ -398,4 +398,11 @@ int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, v
 /* With the GIL: drops what the plan keeps. */
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p);
 
+/* ---- expressions with inputs (exprfn.c) ---- */
+/* With the GIL: `lambda <inputs>: (<expr>)` with globals of its own (builtins only), a
+ * new reference; NULL with *rc set (PYHOST_MISUSE for NULL or bad inputs, PYHOST_PYEXC
+ * with the SyntaxError, PYHOST_NOMEM).  fn names the public function. */
+PyObject *pyhost__expression_function(pyhost *h, const char *inputs, const char *expr,
+                                      const char *fn, int *rc);
+
 #endif

@@ -40,23 +40,37 @@ static void destroy(pyhost_callable *c) {
 
 /* ---- preparing ---- */
 
-static int prepare(pyhost *h, const pyhost_value *callable, const char *dotted, int by_name,
-                   const char *fn, pyhost_callable **out) {
+enum source { BY_VALUE, BY_NAME, BY_EXPRESSION }; /* what a callable is prepared from */
+
+/* The object to prepare (new reference), or NULL with rc set. */
+static PyObject *source_object(pyhost *h, enum source from, const pyhost_value *callable,
+                               const char *text, const char *inputs, const char *fn, int *rc) {
+  PyObject *f = NULL;
+  if (from == BY_EXPRESSION) return pyhost__expression_function(h, inputs, text, fn, rc);
+  if (from == BY_NAME ? !text : !callable) {
+    *rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn,
+                            from == BY_NAME ? "dotted" : "callable");
+    return NULL;
+  }
+  f = from == BY_NAME ? pyhost__resolve(h, text) : pyhost__to_python(h, callable);
+  if (!f) *rc = pyhost__take_exception(h, NULL);
+  return f;
+}
+
+static int prepare(pyhost *h, enum source from, const pyhost_value *callable, const char *text,
+                   const char *inputs, const char *fn, pyhost_callable **out) {
   PyGILState_STATE gil;
   if (out) *out = NULL;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
   if (!out) {
     rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", fn);
-  } else if (by_name ? !dotted : !callable) {
-    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, by_name ? "dotted" : "callable");
   } else {
     pyhost_callable *c = pyhost__calloc(1, sizeof *c);
-    PyObject *f = !c ? NULL : by_name ? pyhost__resolve(h, dotted) : pyhost__to_python(h, callable);
+    PyObject *f = c ? source_object(h, from, callable, text, inputs, fn, &rc) : NULL;
     if (!c) {
       rc = pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fn);
     } else if (!f) {
-      rc = pyhost__take_exception(h, NULL);
       pyhost__free(c);
     } else {
       c->h = h;
@@ -75,11 +89,16 @@ static int prepare(pyhost *h, const pyhost_value *callable, const char *dotted, 
 }
 
 int pyhost_prepare(pyhost *h, const pyhost_value *callable, pyhost_callable **out) {
-  return prepare(h, callable, NULL, 0, "pyhost_prepare", out);
+  return prepare(h, BY_VALUE, callable, NULL, NULL, "pyhost_prepare", out);
 }
 
 int pyhost_prepare_name(pyhost *h, const char *dotted, pyhost_callable **out) {
-  return prepare(h, NULL, dotted, 1, "pyhost_prepare_name", out);
+  return prepare(h, BY_NAME, NULL, dotted, NULL, "pyhost_prepare_name", out);
+}
+
+int pyhost_prepare_expression(pyhost *h, const char *inputs, const char *expr,
+                              pyhost_callable **out) {
+  return prepare(h, BY_EXPRESSION, NULL, expr, inputs, "pyhost_prepare_expression", out);
 }
 
 void pyhost_callable_free(pyhost_callable *c) {
