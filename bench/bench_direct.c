@@ -211,6 +211,26 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     static PyObject *code;
     if (!code) check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
     for (unsigned long i = 0; i < n; i++) Py_DECREF(eval_expr(code));
+  } else if (!strcmp(mode, "expr_inputs")) {
+    /* (d2): the expression compiled once, evaluated with x = i in a dict of its own
+     * (PyEval_EvalCode), the int read */
+    static PyObject *code, *globals;
+    if (!code) {
+      check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
+      check((globals = PyDict_New()) != NULL &&
+                PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) == 0,
+            "globals");
+    }
+    for (unsigned long i = 0; i < n; i++) {
+      PyObject *x = PyLong_FromLong((long)(i & 0xffff));
+      check(x && PyDict_SetItemString(globals, "x", x) == 0, "x");
+      Py_DECREF(x);
+      PyObject *r = PyEval_EvalCode(code, globals, globals);
+      check(r != NULL, "eval");
+      long v = PyLong_AsLong(r);
+      Py_DECREF(r);
+      check(v == (long)(i & 0xffff) * 2 + 1, "result");
+    }
   } else if (!strcmp(mode, "eval_compile")) {
     /* what pyhost_eval did before its cache: compile, then evaluate, every time */
     for (unsigned long i = 0; i < n; i++) {

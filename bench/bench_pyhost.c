@@ -15,6 +15,7 @@ static pyhost_value *str_val, *list_val;
 static pyhost_value *fn;       /* (b): the Python function f, resolved once */
 static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_callable *pfn2;  /* (b2): f2(a, b) prepared */
+static pyhost_callable *pexpr; /* (d2): BENCH_EXPR with input x */
 static pyhost_module *module;
 static pyhost_type *type;
 
@@ -140,6 +141,14 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       pyhost_arg argv[2] = {pyhost_arg_int((int64_t)(i & 0xffff)), pyhost_arg_int(2)};
       check(pyhost_prepared_call_int(h, pfn2, argv, 2, &r), "f2()");
       if (r != (int64_t)(i & 0xffff) + 2) bench_die("f2()", "wrong result");
+    }
+  } else if (!strcmp(mode, "expr_inputs")) {
+    /* (d2): x * 2 + 1 for x = i, an int out: an expression with inputs */
+    for (unsigned long i = 0; i < n; i++) {
+      int64_t r = 0;
+      pyhost_arg x = pyhost_arg_int((int64_t)(i & 0xffff));
+      check(pyhost_prepared_call_int(h, pexpr, &x, 1, &r), "expression");
+      if (r != (int64_t)(i & 0xffff) * 2 + 1) bench_die("expression", "wrong result");
     }
   } else if (!strcmp(mode, "callv")) {
     for (unsigned long i = 0; i < n; i++) {
@@ -345,10 +354,12 @@ int main(int argc, char **argv) {
     check(pyhost_prepare_name(h, "f2", &pfn2), "pyhost_prepare_name");
   }
   if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
+  if (!strcmp(mode, "expr_inputs"))
+    check(pyhost_prepare_expression(h, "x", BENCH_EXPR, &pexpr), "pyhost_prepare_expression");
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
+               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "expr_inputs") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
@@ -362,6 +373,7 @@ int main(int argc, char **argv) {
   pyhost_value_free(fn);
   pyhost_callable_free(pfn);
   pyhost_callable_free(pfn2);
+  pyhost_callable_free(pexpr);
   if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
   pyhost_type_free(h, type);
   pyhost_module_free(h, module);

@@ -287,6 +287,16 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     add("d", "pyhost_eval cached (scope) vs direct PyEval_EvalCode of compiled code", pairs, None,
         "includes converting the result", key="d: eval vs direct code")
 
+    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs a direct
+    # PyEval_EvalCode of the compiled expression with x set in its dict
+    ir = None
+    if cg:
+        ir = (instructions(b.p("expr_inputs", cg), cg), instructions(b.d("expr_inputs", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_inputs", ne)))
+    add("d2", "expression with an input: pyhost_prepare_expression + pyhost_prepared_call_int vs "
+        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None, "", ir,
+        key="d2: expression with inputs")
+
     # (e) host-type instances, net of the loop
     ir = None
     if cg:
