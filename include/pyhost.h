@@ -568,6 +568,15 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   n  None (no C argument)  s  const char * (UTF-8, NUL-terminated)
  *   z  const char *, size_t (UTF-8 of that length)     y  const void *, size_t (bytes)
  *   O  const pyhost_value * (as pyhost_arg_value) / pyhost_value ** (own)
+ *   results only, borrowed (pyhost_prepared_callf only; the other forms refuse them
+ *   with PYHOST_MISUSE):
+ *   s  const char **, size_t *: a str's UTF-8, NUL-terminated, read in place
+ *   y  const void **, size_t *: a bytes object's data, read in place
+ *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
+ *   callable has returned (so it may be that call's argument) or the callable is
+ *   freed; the callable holds it, so any thread may read it meanwhile, without the
+ *   GIL.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
+ *   into a bytes object the callable holds instead.
  *
  * Arguments are read in place and kept by nothing; results follow the rules of
  * pyhost_prepared_call_int and friends (i: PYHOST_RANGE beyond an int; a result of

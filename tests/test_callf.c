@@ -90,7 +90,7 @@ TEST_CASE(callf_errors) {
       {",k=i,i", "expected name=type after ',' at column 7"},
       {",k=ii", "a positional argument after a keyword at column 5"},
       {",=i", "expected name=type after ',' at column 2"},
-      {"i>", "expected one result type (i L d b O) after '>' at column 3"},
+      {"i>", "expected one result type (i L d b O s y) after '>' at column 3"},
       {"i>ii", "expected one result type"},
       {"i>x", "expected one result type"},
       {"iiiiiiiiiiiiiiiii", "more arguments than pyhost takes (16) at column 17"},
@@ -247,5 +247,57 @@ TEST_CASE(prepared_expressions) {
   pyhost_callable_free(e);
   pyhost_callable_free(k);
   pyhost_callable_free(none);
+  pyhost_free(h);
+}
+
+/* Borrowed results (issue 24, item 3): a str or bytes result read in place, valid
+ * until the callable's next call returns, which may take it as its argument. */
+TEST_CASE(callf_borrowed_results) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def up(s):\n    return s.upper()\n"
+                          "def rev(b):\n    return b[::-1]\n"
+                          "def same(x):\n    return x\n", NULL),
+           PYHOST_OK);
+  pyhost_callable *up = NULL, *rev = NULL, *same = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "up", &up), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "rev", &rev), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "same", &same), PYHOST_OK);
+  const char *s = NULL;
+  size_t n = 0;
+  CHECK_RC(pyhost_prepared_callf(h, up, "s>s", "h\xc3\xa9llo", &s, &n), PYHOST_OK);
+  CHECK(n == 6 && memcmp(s, "H\xc3\x89LLO", 7) == 0); /* NUL-terminated */
+  /* the result as the next call's argument, 50 times: each stays valid through it */
+  char big[10001];
+  memset(big, 'a', 10000);
+  big[10000] = 0;
+  CHECK_RC(pyhost_prepared_callf(h, same, "z>s", big, (size_t)10000, &s, &n), PYHOST_OK);
+  for (int i = 0; i < 50; i++) CHECK_RC(pyhost_prepared_callf(h, same, "z>s", s, n, &s, &n), PYHOST_OK);
+  CHECK(n == 10000 && s[0] == 'a' && s[9999] == 'a' && s[10000] == 0);
+  const void *b = NULL;
+  CHECK_RC(pyhost_prepared_callf(h, rev, "y>y", "\x01\x00\x02", (size_t)3, &b, &n), PYHOST_OK);
+  CHECK(n == 3 && memcmp(b, "\x02\x00\x01", 3) == 0);
+  /* readable outside the GIL and after other calls of other callables */
+  CHECK_RC(pyhost_prepared_callf(h, up, "s>s", "x", &s, &n), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, "[0] * 1000", NULL), PYHOST_MISUSE); /* NULL result: refused */
+  CHECK_RC(pyhost_exec(h, "import gc; gc.collect()", NULL), PYHOST_OK);
+  CHECK(n == 1 && strcmp(s, "X") == 0);
+  /* wrong types, and the forms that have no callable to hold the result */
+  CHECK_RC(pyhost_prepared_callf(h, same, "i>s", 1, &s, &n), PYHOST_TYPE);
+  CHECK(strstr(pyhost_errmsg(h), "expected str, got int") != NULL);
+  CHECK_RC(pyhost_prepared_callf(h, same, "s>y", "t", &b, &n), PYHOST_TYPE);
+  CHECK_RC(pyhost_prepared_callf(h, same, "s>s", "t", &s, (size_t *)NULL), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_callf(h, same, "z>s", "\xed\xb2\x80", (size_t)3, &s, &n), PYHOST_PYEXC);
+  CHECK_RC(pyhost_call_namef(h, "up", "s>s", "t", &s, &n), PYHOST_MISUSE);
+  CHECK(strstr(pyhost_errmsg(h), "needs a prepared callable") != NULL);
+  /* a str with a lone surrogate has no UTF-8 */
+  CHECK_RC(pyhost_exec(h, "def lone():\n    return '\\udcff'\n", NULL), PYHOST_OK);
+  pyhost_callable *lone = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "lone", &lone), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, lone, ">s", &s, &n), PYHOST_PYEXC);
+  CHECK(strstr(pyhost_errmsg(h), "UnicodeEncodeError") != NULL);
+  pyhost_callable_free(lone);
+  pyhost_callable_free(up);
+  pyhost_callable_free(rev);
+  pyhost_callable_free(same);
   pyhost_free(h);
 }

@@ -497,6 +497,13 @@ static int op_callf(pyhost *h, void *ctx) {
   if (rc != PYHOST_OK && v) rc = -2;
   pyhost_value_free(v);
   pyhost_callable_free(c);
+  c = NULL; /* a borrowed str result, kept by its callable */
+  const char *s = NULL;
+  size_t n = 0;
+  if (!rc) rc = pyhost_prepare_expression(h, "t", "t * 3", &c);
+  if (!rc) rc = pyhost_prepared_callf(h, c, "s>s", "ab\xc3\xa9", &s, &n);
+  if (!rc && (n != 12 || memcmp(s, "ab\xc3\xa9" "ab", 6) != 0)) rc = -1;
+  pyhost_callable_free(c);
   c = NULL; /* an expression with inputs */
   if (!rc) rc = pyhost_prepare_expression(h, "x, y", "x * 2 + y", &c);
   if (!rc) rc = pyhost_prepared_callf(h, c, "L,y=i>L", (int64_t)20, 2, &got);

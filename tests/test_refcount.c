@@ -389,6 +389,13 @@ static void op_callf(pyhost *h, void *ctx) {
   CHECK_RC(pyhost_prepared_callf(h, e, "L>L", (int64_t)20, &l), PYHOST_PYEXC);
   pyhost_callable_free(e);
   CHECK_RC(pyhost_prepare_expression(h, "x", "x +", &e), PYHOST_PYEXC);
+  const char *s = NULL;
+  size_t n = 0;
+  CHECK_RC(pyhost_prepare_expression(h, "t", "t * 2", &e), PYHOST_OK);
+  for (int k = 0; k < 3; k++) CHECK_RC(pyhost_prepared_callf(h, e, "z>s", "ab", (size_t)2, &s, &n), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, e, "y>y", "ab", (size_t)2, &s, &n), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, e, "i>s", 1, &s, &n), PYHOST_TYPE);
+  pyhost_callable_free(e);
 }
 
 TEST_CASE(fast_forms) {

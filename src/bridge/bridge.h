@@ -391,10 +391,12 @@ struct pyhost__callf_plan {
   char rtype;     /* the result's letter, 0 when it is discarded */
 };
 /* With the GIL: calls fn as the format fmt and the varargs ap say and reads the result
- * (fname names the public function in messages); cache (may be NULL) keeps the plan.
+ * (fname names the public function in messages); cache (may be NULL) keeps the plan;
+ * keep (may be NULL: then >s and >y are refused) holds a borrowed result, replacing
+ * (and dropping) the one it held once the call is over.
  * A status with h's message set. */
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache);
+                  struct pyhost__callf_plan *cache, PyObject **keep);
 /* With the GIL: drops what the plan keeps. */
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p);
 

@@ -60,8 +60,8 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
   }
   if (*c == '>') {
     p->rtype = c[1];
-    if (!p->rtype || !strchr("iLdbO", p->rtype) || c[2])
-      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O) after '>'");
+    if (!p->rtype || !strchr("iLdbOsy", p->rtype) || c[2])
+      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O s y) after '>'");
   }
   return PYHOST_OK;
 }
@@ -128,6 +128,38 @@ static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
   return r;
 }
 
+/* A borrowed str or bytes result r (a new reference, taken): its text in *out and
+ * *len, and in *kept what holds it (r, or before 3.10 the bytes of its UTF-8). */
+static int read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+                         PyObject **kept, const char *fn) {
+  unsigned long flags = PY.PyType_GetFlags(Py_TYPE(r));
+  char *p = NULL;
+  Py_ssize_t n = 0;
+  int rc = PYHOST_OK;
+  if (t == 'y') {
+    if (!(flags & Py_TPFLAGS_BYTES_SUBCLASS)) rc = pyhost__read_type_error(h, r, fn, "bytes");
+    else if (PY.PyBytes_AsStringAndSize(r, &p, &n) < 0) rc = pyhost__take_exception(h, NULL);
+  } else if (!(flags & Py_TPFLAGS_UNICODE_SUBCLASS)) {
+    rc = pyhost__read_type_error(h, r, fn, "str");
+  } else if (pyhost__runtime_at_least(3, 10)) {
+    const char *u = PY.PyUnicode_AsUTF8AndSize(r, &n); /* cached in r: lives with it */
+    if (!u) rc = pyhost__take_exception(h, NULL);
+    p = (char *)u;
+  } else { /* no UTF-8 view before 3.10: the bytes of one hold it */
+    PyObject *b = PY.PyUnicode_AsUTF8String(r);
+    pyhost__drop(r);
+    if (!(r = b) || PY.PyBytes_AsStringAndSize(b, &p, &n) < 0) rc = pyhost__take_exception(h, NULL);
+  }
+  if (rc) {
+    if (r) pyhost__drop(r);
+    return rc;
+  }
+  *(const char **)out = p;
+  *len = (size_t)n;
+  *kept = r;
+  return PYHOST_OK;
+}
+
 /* Reads the result r (a new reference, dropped here) as letter t into out. */
 static int read_result(pyhost *h, PyObject *r, char t, void *out, const char *fn) {
   int rc = PYHOST_OK;
@@ -179,7 +211,7 @@ static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
 }
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache) {
+                  struct pyhost__callf_plan *cache, PyObject **keep) {
   struct pyhost__callf_plan read;
   const struct pyhost__callf_plan *p = &read;
   if (cache && cache->text && fmt && strcmp(cache->text, fmt) == 0) {
@@ -195,11 +227,18 @@ int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, v
   PyObject *stack[PYHOST__CALLF_MAX + 1];
   size_t done = 0;
   while (done < p->n && (stack[done + 1] = read_arg(h, p->letter[done], ap, done, fname))) done++;
+  int borrowed = p->rtype == 's' || p->rtype == 'y';
   void *out = p->rtype ? va_arg(*ap, void *) : NULL;
+  size_t *out_len = borrowed ? va_arg(*ap, size_t *) : NULL;
   PyObject *r = NULL;
   if (done < p->n) {
     /* an argument failed: its exception (or MISUSE message) is the answer */
-  } else if (p->rtype && !out) {
+  } else if (borrowed && !keep) {
+    while (done) pyhost__drop(stack[done--]);
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "%s: a borrowed result (>s, >y) needs a prepared callable: "
+                             "pyhost_prepared_callf", fname);
+  } else if (p->rtype && (!out || (borrowed && !out_len))) {
     while (done) pyhost__drop(stack[done--]);
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname);
   } else if (!pyhost__runtime_at_least(3, 12)) {
@@ -217,7 +256,13 @@ int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, v
   }
   while (done) pyhost__drop(stack[done--]);
   if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
-  return read_result(h, r, p->rtype, out, fname);
+  if (!borrowed) return read_result(h, r, p->rtype, out, fname);
+  PyObject *kept = NULL, *old = *keep;
+  int rc = read_borrowed(h, r, p->rtype, out, out_len, &kept, fname);
+  if (rc) return rc;
+  *keep = kept; /* the previous result lived until now: an argument may have been it */
+  if (old) pyhost__drop(old);
+  return PYHOST_OK;
 }
 
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p) {
@@ -236,7 +281,7 @@ int pyhost_call_namef(pyhost *h, const char *dotted, const char *fmt, ...) {
   PyObject *fn = NULL;
   if (!dotted) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_call_namef: dotted is NULL");
   else if (!(fn = pyhost__resolve(h, dotted))) rc = pyhost__take_exception(h, NULL);
-  else rc = pyhost__callf(h, fn, "pyhost_call_namef", fmt, &ap, NULL);
+  else rc = pyhost__callf(h, fn, "pyhost_call_namef", fmt, &ap, NULL, NULL);
   va_end(ap);
   if (fn) PY.Py_DecRef(fn);
   pyhost__leave(h, gil);

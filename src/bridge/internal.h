@@ -54,6 +54,8 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
 int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out);
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out);
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
+/* PYHOST_TYPE with h's message "<fn>: the result: expected <expected>, got <type>". */
+int pyhost__read_type_error(pyhost *h, PyObject *o, const char *fn, const char *expected);
 
 /* ---- values (value.c) ---- */
 struct pyhost_value {

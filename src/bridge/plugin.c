@@ -427,7 +427,7 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   if (fn) {
     va_list ap;
     va_start(ap, fmt);
-    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL);
+    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL, NULL);
     va_end(ap);
     PY.Py_DecRef(fn);
   }

@@ -28,12 +28,14 @@ struct pyhost_callable {
    * last call out then frees it.  One word, so a call's way out tests it once. */
   int busy;
   struct pyhost__callf_plan plan; /* pyhost_prepared_callf's last format */
+  PyObject *kept; /* its last borrowed result (>s, >y), held until the next one */
 };
 
 static PyObject *call0_tuple(PyObject *f) { return PY.PyObject_CallObject(f, NULL); }
 
 static void destroy(pyhost_callable *c) {
   pyhost__callf_plan_clear(&c->plan);
+  if (c->kept) PY.Py_DecRef(c->kept);
   PY.Py_DecRef(c->fn);
   pyhost__free(c);
 }
@@ -270,8 +272,15 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     c->busy++;
-    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan);
-    if (--c->busy == DOOMED) destroy(c);
+    PyObject *kept = c->kept;
+    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept);
+    if (--c->busy == DOOMED) {
+      int lost = rc == PYHOST_OK && c->kept != kept; /* a borrowed result went with c */
+      destroy(c);
+      if (lost)
+        rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_prepared_callf: the callable was freed "
+                               "during its own call, and its borrowed result with it");
+    }
     va_end(ap);
   }
   pyhost__leave(h, gil);

@@ -40,7 +40,7 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
   return NULL;
 }
 
-static int wrong_type(pyhost *h, PyObject *o, const char *fn, const char *expected) {
+int pyhost__read_type_error(pyhost *h, PyObject *o, const char *fn, const char *expected) {
   char name[256];
   pyhost__type_name((PyObject *)Py_TYPE(o), name, sizeof name);
   return pyhost__set_error(h, PYHOST_TYPE, "%s: the result: expected %s, got %s", fn, expected,
@@ -48,7 +48,7 @@ static int wrong_type(pyhost *h, PyObject *o, const char *fn, const char *expect
 }
 
 int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
-  if (!pyhost__is_int(o)) return wrong_type(h, o, fn, "int");
+  if (!pyhost__is_int(o)) return pyhost__read_type_error(h, o, fn, "int");
   int overflow = 0;
   long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow)
@@ -59,7 +59,7 @@ int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
 }
 
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
-  if (!pyhost__accepts_float(o)) return wrong_type(h, o, fn, "float");
+  if (!pyhost__accepts_float(o)) return pyhost__read_type_error(h, o, fn, "float");
   double d = PY.PyFloat_AsDouble(o); /* an int too big for a double raises OverflowError */
   if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
   *out = d;
@@ -67,7 +67,7 @@ int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
 }
 
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out) {
-  if (!pyhost__is_bool(o)) return wrong_type(h, o, fn, "bool");
+  if (!pyhost__is_bool(o)) return pyhost__read_type_error(h, o, fn, "bool");
   *out = PY.PyObject_IsTrue(o);
   return PYHOST_OK;
 }
