@@ -28,6 +28,8 @@
   "    return None\n"                                                             \
   "def f2(a, b):\n"                                                               \
   "    return a + b\n"                                                            \
+  "def ident(x):\n"                                                               \
+  "    return x\n"                                                                \
   "x = 20\n"                                                                      \
   "s = '0123456789abcdef' * 65536\n"                                              \
   "l = list(range(100000))\n"                                                     \
@@ -51,6 +53,8 @@
 #define BENCH_EXPR_FMT "x * 2 + %lu"
 
 #define BENCH_STR_BYTES (16u * 65536u)
+#define BENCH_TRIP_STR 10000u           /* (f2): a 10 000-character str C->Python->C */
+#define BENCH_TRIP_BYTES (1024u * 1024u) /* (f3): 1 MiB of bytes C->Python->C */
 #define BENCH_LIST_LEN 100000u
 
 static inline double bench_now(void) {

@@ -231,6 +231,36 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       Py_DECREF(r);
       check(v == (long)(i & 0xffff) * 2 + 1, "result");
     }
+  } else if (!strcmp(mode, "str_trip") || !strcmp(mode, "bytes_trip")) {
+    /* (f2, f3): C data to Python and back, read in place: a str from UTF-8 and its
+     * UTF-8 view, or bytes and their buffer */
+    int str = mode[0] == 's';
+    size_t len = str ? BENCH_TRIP_STR : BENCH_TRIP_BYTES;
+    PyObject *f = get("ident");
+    for (unsigned long i = 0; i < n; i++) {
+      PyObject *arg = str ? PyUnicode_FromStringAndSize(str_data, (Py_ssize_t)len)
+                          : PyBytes_FromStringAndSize(str_data, (Py_ssize_t)len);
+      check(arg != NULL, "argument");
+#if PY_VERSION_HEX >= 0x03090000
+      PyObject *r = PyObject_Vectorcall(f, &arg, 1, NULL);
+#elif PY_VERSION_HEX >= 0x03080000
+      PyObject *r = _PyObject_Vectorcall(f, &arg, 1, NULL);
+#else
+      PyObject *r = PyObject_CallFunctionObjArgs(f, arg, NULL);
+#endif
+      Py_DECREF(arg);
+      check(r != NULL, "ident()");
+      Py_ssize_t got = 0;
+      const char *back;
+      if (str) {
+        back = PyUnicode_AsUTF8AndSize(r, &got);
+      } else {
+        char *p = NULL;
+        back = PyBytes_AsStringAndSize(r, &p, &got) == 0 ? p : NULL;
+      }
+      check(back && (size_t)got == len && back[len - 1] == str_data[len - 1], "result");
+      Py_DECREF(r);
+    }
   } else if (!strcmp(mode, "eval_compile")) {
     /* what pyhost_eval did before its cache: compile, then evaluate, every time */
     for (unsigned long i = 0; i < n; i++) {

@@ -16,6 +16,8 @@ static pyhost_value *fn;       /* (b): the Python function f, resolved once */
 static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_callable *pfn2;  /* (b2): f2(a, b) prepared */
 static pyhost_callable *pexpr; /* (d2): BENCH_EXPR with input x */
+static pyhost_callable *pident; /* (f2, f3): ident(x), prepared */
+static char *trip;             /* (f2, f3): the C data sent */
 static pyhost_module *module;
 static pyhost_type *type;
 
@@ -149,6 +151,17 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       pyhost_arg x = pyhost_arg_int((int64_t)(i & 0xffff));
       check(pyhost_prepared_call_int(h, pexpr, &x, 1, &r), "expression");
       if (r != (int64_t)(i & 0xffff) * 2 + 1) bench_die("expression", "wrong result");
+    }
+  } else if (!strcmp(mode, "str_trip") || !strcmp(mode, "bytes_trip")) {
+    /* (f2, f3): C data to Python and back, the result read in place (borrowed) */
+    int str = mode[0] == 's';
+    size_t len = str ? BENCH_TRIP_STR : BENCH_TRIP_BYTES;
+    for (unsigned long i = 0; i < n; i++) {
+      const char *back = NULL;
+      size_t got = 0;
+      check(pyhost_prepared_callf(h, pident, str ? "z>s" : "y>y", trip, len, &back, &got),
+            "ident()");
+      if (got != len || back[len - 1] != trip[len - 1]) bench_die("ident()", "wrong result");
     }
   } else if (!strcmp(mode, "callv")) {
     for (unsigned long i = 0; i < n; i++) {
@@ -354,12 +367,18 @@ int main(int argc, char **argv) {
     check(pyhost_prepare_name(h, "f2", &pfn2), "pyhost_prepare_name");
   }
   if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
+  if (strstr(mode, "_trip")) {
+    check(pyhost_prepare_name(h, "ident", &pident), "pyhost_prepare_name");
+    trip = malloc(BENCH_TRIP_BYTES);
+    if (!trip) bench_die("malloc", NULL);
+    for (unsigned i = 0; i < BENCH_TRIP_BYTES; i++) trip[i] = "0123456789abcdef"[i % 16];
+  }
   if (!strcmp(mode, "expr_inputs"))
     check(pyhost_prepare_expression(h, "x", BENCH_EXPR, &pexpr), "pyhost_prepare_expression");
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "expr_inputs") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
+               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "expr_inputs") || strstr(mode, "_trip") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5)) make_values();
@@ -374,6 +393,8 @@ int main(int argc, char **argv) {
   pyhost_callable_free(pfn);
   pyhost_callable_free(pfn2);
   pyhost_callable_free(pexpr);
+  pyhost_callable_free(pident);
+  free(trip);
   if (scoped) check(pyhost_gil_leave(h), "pyhost_gil_leave");
   pyhost_type_free(h, type);
   pyhost_module_free(h, module);

@@ -325,6 +325,20 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         add("f", what, pairs, 1.10, "baseline: typed C data (char buffer, int64_t array)",
             key="f: " + what)
 
+    # (f2, f3) round trips through the public route, results read in place
+    for rid, mode, reps, what in (("f2", "str_trip", CALLS // 10, "10 000-character str C->Python->C "
+                                   "(pyhost_prepared_callf \"z>s\", borrowed result)"),
+                                  ("f3", "bytes_trip", STR_REPS * 10, "1 MiB bytes C->Python->C "
+                                   "(pyhost_prepared_callf \"y>y\", borrowed result)")):
+        r = b.n(reps)
+        ir = None
+        if cg:
+            k = max(1, min(r, cg // 10))
+            ir = (instructions(b.p(mode, k), k), instructions(b.d(mode, k), k))
+        pairs = b.pairs(lambda: ns_per_op(b.p(mode, r)), lambda: ns_per_op(b.d(mode, r)))
+        add(rid, what, pairs, 1.05 if minor >= 12 else None,
+            "baseline: the same objects made and read in place", ir, key=f"{rid}: {mode}")
+
     # (g) pybind11 on Debian's 3.11
     if pybind11:
         pb = cfg["pybind11"]
