@@ -18,6 +18,7 @@
 #include "pyhost.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -33,6 +34,13 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+// A host's own globals (say `h`) must not make -Wshadow warn about this header's
+// parameters.
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wshadow"
+#endif
 
 namespace pyh {
 
@@ -552,7 +560,7 @@ struct callable_traits<R (C::*)(A...) const noexcept> : callable_traits<R (*)(A.
 // getter that raised (TypeError / OverflowError set in the callback's frame).
 template <class T> struct arg_reader {
   using D = std::decay_t<T>;
-  static int read(pyhost *h, const pyhost_args *args, size_t i, std::optional<D> &out) {
+  static int read(pyhost *h, const pyhost_args *args, size_t i, D &out) {
     if constexpr (std::is_same<D, bool>::value) {
       int b;
       int rc = pyhost_args_bool(h, args, i, &b);
@@ -592,9 +600,9 @@ template <class T> struct arg_reader {
         out = D();
         return PYHOST_OK;
       }
-      std::optional<typename D::value_type> inner;
+      std::decay_t<typename D::value_type> inner{};
       int rc = arg_reader<typename D::value_type>::read(h, args, i, inner);
-      if (rc == PYHOST_OK) out = D(std::move(*inner));
+      if (rc == PYHOST_OK) out = D(std::move(inner));
       return rc;
     } else {
       pyhost_value *v = nullptr;
@@ -687,15 +695,15 @@ template <class... A> struct invoker<std::tuple<A...>> {
   static int run_seq(pyhost *h, const pyhost_args *args, pyhost_ret *ret, F &&fn, std::index_sequence<I...>,
                      P &&...prefix) {
     (void)h, (void)args;  // unused for a function without parameters
-    std::tuple<std::optional<std::decay_t<A>>...> vals;
+    std::tuple<std::decay_t<A>...> vals;  // every parameter type converted to is default-constructible
     int rc = PYHOST_OK;
     ((rc == PYHOST_OK ? (rc = arg_reader<A>::read(h, args, I, std::get<I>(vals))) : 0), ...);
     if (rc != PYHOST_OK) return rc;
     if constexpr (std::is_void<R>::value) {
-      fn(std::forward<P>(prefix)..., static_cast<A>(*std::get<I>(vals))...);
+      fn(std::forward<P>(prefix)..., static_cast<A>(std::get<I>(vals))...);
       return PYHOST_OK;
     } else {
-      return set_result<R>(h, ret, fn(std::forward<P>(prefix)..., static_cast<A>(*std::get<I>(vals))...));
+      return set_result<R>(h, ret, fn(std::forward<P>(prefix)..., static_cast<A>(std::get<I>(vals))...));
     }
   }
 };
@@ -752,7 +760,12 @@ struct type_state_base : holder_base {
   std::vector<std::unique_ptr<member_base>> methods;
   std::vector<std::unique_ptr<getter_base>> properties;
   bool inline_payload = true;
-  virtual void *object(void *payload) = 0;  // the T* of a payload, or nullptr
+  size_t live_offset = 0;  // of inline_slot<T>::live
+  // The T* of a payload, or nullptr when its T was never made or is gone.
+  void *object(void *payload) const noexcept {
+    if (!payload || !inline_payload) return payload;
+    return *(static_cast<const bool *>(payload) + live_offset) ? payload : nullptr;
+  }
 };
 
 constexpr size_t max_members = 32;
@@ -798,15 +811,9 @@ template <size_t... I> constexpr std::array<pyhost_fast_setter, sizeof...(I)> se
 }
 
 template <class T> struct type_state : type_state_base {
-  std::string ctor_name;
-  int (*construct)(type_state *, pyhost *, const pyhost_args *, T *) = nullptr;
-  std::unique_ptr<holder_base> ctor_fn;  // the constructor's argument reader
-  void *object(void *payload) override {
-    if (!payload) return nullptr;
-    if (!inline_payload) return payload;
-    auto *slot = static_cast<inline_slot<T> *>(payload);
-    return slot->live ? slot->get() : nullptr;
-  }
+  std::string ctor_name;  // "module.Type", for argument errors
+  pyhost_fast_constructor constructor = nullptr;  // construct<A...>, set by init<A...>()
+  type_state() { live_offset = offsetof(inline_slot<T>, live); }
   static void destroy(void *payload, void *ud) noexcept {
     auto *st = static_cast<type_state *>(ud);
     if (!payload) return;
@@ -820,23 +827,28 @@ template <class T> struct type_state : type_state_base {
       delete static_cast<T *>(payload);
     }
   }
-  static int constructor(pyhost *h, void *ud, const pyhost_args *args, void **payload) noexcept {
+  // The fast constructor of a type whose Python constructor takes A...: T(A...) built
+  // in the inline payload, or in memory of its own the payload then points to.
+  template <class... A> static int construct(pyhost *h, void *ud, const pyhost_args *args, void **payload) noexcept {
     auto *st = static_cast<type_state *>(ud);
-    if (st->inline_payload) {
-      auto *slot = static_cast<inline_slot<T> *>(*payload);
-      int rc = st->construct(st, h, args, slot->get());
-      if (rc == PYHOST_OK) slot->live = true;
+    try {
+      if (st->inline_payload) {
+        auto *slot = static_cast<inline_slot<T> *>(*payload);
+        int rc = invoker<std::tuple<A...>>::template run<void>(
+            h, args, nullptr, st->ctor_name.c_str(),
+            [slot](auto &&...a) { ::new (static_cast<void *>(slot->storage)) T(std::forward<decltype(a)>(a)...); });
+        if (rc == PYHOST_OK) slot->live = true;  // a throwing T constructor leaves it not live
+        return rc;
+      }
+      T *made = nullptr;
+      int rc = invoker<std::tuple<A...>>::template run<void>(
+          h, args, nullptr, st->ctor_name.c_str(),
+          [&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
+      if (rc == PYHOST_OK) *payload = made;
       return rc;
+    } catch (...) {
+      return exception_to_python(h);
     }
-    void *mem = ::operator new(sizeof(T), std::nothrow);
-    if (!mem) return pyhost_raise(h, PYHOST_EXC_MEMORY_ERROR, "out of memory");
-    int rc = st->construct(st, h, args, static_cast<T *>(mem));
-    if (rc != PYHOST_OK) {
-      ::operator delete(mem);
-      return rc;
-    }
-    *payload = mem;
-    return PYHOST_OK;
   }
 };
 
@@ -873,9 +885,9 @@ template <class T, class M> struct member_property : getter_base {
     return set_result<M>(h, ret, static_cast<T *>(self)->*member);
   }
   int set(pyhost *h, void *self, const pyhost_args *value) override {
-    std::optional<M> v;
+    M v{};
     int rc = arg_reader<M>::read(h, value, 0, v);
-    if (rc == PYHOST_OK) static_cast<T *>(self)->*member = std::move(*v);
+    if (rc == PYHOST_OK) static_cast<T *>(self)->*member = std::move(v);
     return rc;
   }
 };
@@ -897,11 +909,11 @@ template <class T, class G, class S> struct accessor_property : getter_base {
       T &obj = *static_cast<T *>(self);
       using A = std::decay_t<std::tuple_element_t<std::is_member_function_pointer<S>::value ? 0 : 1,
                                                   typename callable_traits<S>::args>>;
-      std::optional<A> v;
+      A v{};
       int rc = arg_reader<A>::read(h, value, 0, v);
       if (rc != PYHOST_OK) return rc;
-      if constexpr (std::is_member_function_pointer<S>::value) (obj.*setter)(std::move(*v));
-      else setter(obj, std::move(*v));
+      if constexpr (std::is_member_function_pointer<S>::value) (obj.*setter)(std::move(v));
+      else setter(obj, std::move(v));
       return PYHOST_OK;
     }
   }
@@ -1051,15 +1063,7 @@ template <class T> class class_builder {
   }
   // Python may call the class as Type(a...): T(a...) is built in place.
   template <class... A> class_builder &init() {
-    st_->construct = [](detail::type_state<T> *st, pyhost *h, const pyhost_args *args, T *at) -> int {
-      try {
-        return detail::invoker<std::tuple<A...>>::template run<void>(
-            h, args, nullptr, st->ctor_name.c_str(),
-            [at](auto &&...a) { ::new (static_cast<void *>(at)) T(std::forward<decltype(a)>(a)...); });
-      } catch (...) {
-        return detail::exception_to_python(h);
-      }
-    };
+    st_->constructor = &detail::type_state<T>::template construct<A...>;
     return *this;
   }
   // A method from a member function pointer, or a callable taking T& first.
@@ -1105,7 +1109,7 @@ template <class T> class class_builder {
     spec.n_fast_methods = md.size();
     spec.fast_properties = pd.data();
     spec.n_fast_properties = pd.size();
-    if (st_->construct) spec.fast_constructor = &detail::type_state<T>::constructor;
+    spec.fast_constructor = st_->constructor;
     spec.destructor = &detail::type_state<T>::destroy;
     spec.userdata = st_.get();
     spec.payload_size = st_->inline_payload ? sizeof(detail::inline_slot<T>) : 0;
@@ -1359,5 +1363,9 @@ class thread_attachment {
 };
 
 }  // namespace pyh
+
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
 
 #endif
