@@ -508,8 +508,9 @@ PYHOST_API int pyhost_prepare_name(pyhost *h, const char *dotted, pyhost_callabl
 
 /* Frees c and drops its reference (taking the GIL for it; after pyhost_finalize it
  * only frees the memory).  NULL is ignored.  Freeing a callable while a call of it is
- * running (from a host function it called) is safe: the call finishes, then the
- * callable is freed.  Since 0.1. */
+ * running (from a host function it called, or on another thread) is safe: the call
+ * finishes, then the callable is freed; once finalize has begun on another thread,
+ * the free waits for the calls finalize waits for.  Since 0.1. */
 PYHOST_API void pyhost_callable_free(pyhost_callable *c);
 
 /* Calls c with nargs positional arguments read from argv (NULL when nargs is 0) and
@@ -554,7 +555,7 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  * A scope belongs to the thread that opened it: leave on the same thread.  Close every
  * scope before pyhost_finalize (which answers PYHOST_MISUSE inside one) or
  * pyhost_free.  Returns PYHOST_OK, or PYHOST_MISUSE for a NULL, failed or finalized
- * handle.  Since 0.1. */
+ * handle (also nested inside an open scope once finalize has begun).  Since 0.1. */
 PYHOST_API int pyhost_gil_enter(pyhost *h);
 
 /* Closes the innermost pyhost_gil_enter scope of this thread; the outermost releases
@@ -789,7 +790,8 @@ PYHOST_API int pyhost_module_value(pyhost *h, pyhost_module *m, pyhost_value **m
  * module from sys.modules and frees the handle (own parameter).  Host types created in
  * it stay usable until pyhost_type_free.  Python code that still holds the module
  * object keeps its non-function attributes.  After pyhost_finalize it frees only C
- * memory.  NULL m is a no-op.  Since 0.1. */
+ * memory; once finalize has begun on another thread, it waits for the calls finalize
+ * waits for.  NULL m is a no-op.  Since 0.1. */
 PYHOST_API void pyhost_module_free(pyhost *h, pyhost_module *m);
 
 /* ======================================================================
@@ -971,8 +973,9 @@ PYHOST_API int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhos
 
 /* The payload of an instance of t (or of a Python subclass of it) into *payload.
  * PYHOST_TYPE (naming the expected and actual type) when obj is something else;
- * PYHOST_MISUSE ("... was invalidated by the host") when it was invalidated.  Needs no
- * GIL.  Since 0.1. */
+ * PYHOST_MISUSE ("... was invalidated by the host") when it was invalidated, and once
+ * finalize has begun (the instance dies with the interpreter).  Needs no GIL.
+ * Since 0.1. */
 PYHOST_API int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_type *t,
                                      void **payload);
 
@@ -1057,7 +1060,11 @@ PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
 /* Removes the plugin's modules from sys.modules, drops pyhost's reference and frees
  * p (own parameter).  Calls no hook.  Objects Python still holds (a callback the
  * plugin registered) stay alive.  After pyhost_finalize only the C memory is freed;
- * unload plugins before pyhost_free.  NULL is a no-op.  Since 0.1. */
+ * unload plugins before pyhost_free.  Unloading a plugin whose hook is running (from
+ * a host function the hook called) is safe: the hook's call frees p as it returns,
+ * and any other call on p meanwhile answers PYHOST_MISUSE.  Once finalize has begun on
+ * another thread, it waits for the calls finalize waits for.  NULL is a no-op.
+ * Since 0.1. */
 PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
 
 /* ======================================================================

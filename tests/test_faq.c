@@ -1,7 +1,12 @@
 /* test_faq.c: the behaviours docs/faq.md answers with, one case each, on every Python
  * of the matrix.  Arguments: CASE LIB VERSION. */
+#define _GNU_SOURCE
 #include "pyhost.h"
 #include "check.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static pyhost *start_flags(unsigned flags) {
   pyhost_config *c = pyhost_config_new();
@@ -53,5 +58,52 @@ TEST_CASE(rtld_local_breaks_c_extensions) {
   } else {
     CHECK_RC(rc, PYHOST_OK); /* 3.6 and 3.7 link their extensions to libpython */
   }
+  pyhost_free(h);
+}
+
+/* FAQ "Ctrl-C does nothing, or kills my application": a host that leaves SIGINT at
+ * SIG_DFL keeps it after Python code imports signal (asyncio, subprocess and many
+ * libraries do): SIGINT still ends the process.  In a child, which dies of it. */
+TEST_CASE(default_sigint_survives_import_signal) {
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    pyhost *h = start_flags(0);
+    if (pyhost_exec(h, "import signal\nassert signal.getsignal(signal.SIGINT) == signal.SIG_DFL",
+                    NULL) != PYHOST_OK) {
+      fprintf(stderr, "%s\n", pyhost_errmsg(h));
+      _exit(3);
+    }
+    struct sigaction now;
+    sigaction(SIGINT, NULL, &now);
+    if (now.sa_handler != SIG_DFL) _exit(4);
+    raise(SIGINT);
+    pyhost_value *v = NULL;
+    int rc = pyhost_eval(h, "1 + 1", &v); /* reached only when SIGINT did not end us */
+    fprintf(stderr, "survived SIGINT; the next eval answered %s: %s\n", pyhost_status_name(rc),
+            pyhost_errmsg(h));
+    _exit(5);
+  }
+  int st = 0;
+  CHECK(waitpid(pid, &st, 0) == pid);
+  if (!WIFSIGNALED(st)) fprintf(stderr, "the child exited with %d\n", WEXITSTATUS(st));
+  CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+}
+
+/* The same for a host that ignores SIGINT: it stays ignored, no KeyboardInterrupt. */
+TEST_CASE(ignored_sigint_survives_import_signal) {
+  signal(SIGINT, SIG_IGN);
+  pyhost *h = start_flags(0);
+  CHECK_RC(pyhost_exec(h, "import signal\nassert signal.getsignal(signal.SIGINT) == signal.SIG_IGN",
+                       NULL), PYHOST_OK);
+  struct sigaction now;
+  sigaction(SIGINT, NULL, &now);
+  CHECK(now.sa_handler == SIG_IGN);
+  raise(SIGINT);
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "1 + 1", &v), PYHOST_OK);
+  pyhost_value_free(v);
   pyhost_free(h);
 }

@@ -594,3 +594,63 @@ TEST_CASE(random_removals) {
   finish(h);
   tmp_remove();
 }
+
+/* ---- issue 22: handles freed while a call of them runs, handles after finalize ---- */
+
+/* unloader.unload_me(): unloads the plugin in userdata, from inside its own hook, then
+ * reuses the small blocks the unload freed (as a host's next allocations would). */
+static int fn_unload_me(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                        const pyhost_value *kwargs, pyhost_value **result) {
+  (void)args, (void)nargs, (void)kwargs;
+  pyhost_plugin_unload(*(pyhost_plugin **)ud);
+  char *reuse[8];
+  for (int i = 0; i < 8; i++)
+    if ((reuse[i] = malloc(8))) memcpy(reuse[i], "XXXXXXX", 8);
+  for (int i = 0; i < 8; i++) free(reuse[i]);
+  (void)h;
+  *result = pyhost_value_none();
+  return *result ? PYHOST_OK : PYHOST_NOMEM;
+}
+
+TEST_CASE(plugin_unloaded_by_its_running_hook) {
+  tmp_make();
+  pyhost *h = reliab_start();
+  static pyhost_plugin *p;
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "unloader", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "unload_me", fn_unload_me, &p, NULL), PYHOST_OK);
+  p = load_plugin(h, write_file("gone.py",
+                                "import unloader\n"
+                                "def leave():\n"
+                                "    unloader.unload_me()\n"
+                                "    raise ValueError('raised after the unload')\n"));
+  /* the running call still names its plugin; the plugin is freed on its way out */
+  CHECK_RC(pyhost_plugin_call(h, p, "leave", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "plugin gone: hook leave raised");
+  CHECK_CONTAINS(pyhost_errmsg(h), "raised after the unload");
+  churn(h, 200);
+  pyhost_module_free(h, m);
+  finish(h);
+  tmp_remove();
+}
+
+/* pyhost_object_payload after finalize: MISUSE like every later call (the instance died
+ * with the interpreter), not a read of freed memory. */
+TEST_CASE(object_payload_after_finalize) {
+  pyhost *h = reliab_start();
+  struct hostmod hm = hostmod_new(h);
+  pyhost_value *obj = NULL;
+  static int64_t n = 5; /* the destructor never runs: the host's value keeps the instance */
+  CHECK_RC(pyhost_object_new(h, hm.t, NULL, &obj), PYHOST_OK);
+  void *payload = &n;
+  CHECK_RC(pyhost_object_payload(h, obj, hm.t, &payload), PYHOST_OK);
+  CHECK(payload == NULL);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  payload = &n;
+  CHECK_RC(pyhost_object_payload(h, obj, hm.t, &payload), PYHOST_MISUSE);
+  CHECK(payload == NULL);
+  CHECK_CONTAINS(pyhost_errmsg(h), "finalized");
+  pyhost_value_free(obj);
+  hostmod_free(h, &hm);
+  pyhost_free(h);
+}

@@ -7,6 +7,8 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- stress: many threads, many mixed calls ---- */
@@ -367,14 +369,21 @@ static void *looper_main(void *arg) {
   return NULL;
 }
 
+/* Runs fn(arg) on a thread, finalizes once `flag` is true in __main__, joins it. */
+static void finalize_while_running(pyhost *h, void *(*fn)(void *), void *arg, const char *flag) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, fn, arg) == 0);
+  char expr[128];
+  snprintf(expr, sizeof expr, "globals().get('%s', False)", flag);
+  reliab_wait_true(h, expr, NULL);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pthread_join(t, NULL);
+}
+
 TEST_CASE(finalize_interrupts_and_waits_for_running_calls) {
   pyhost *h = reliab_start();
   struct looper l = {h, -1};
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, looper_main, &l) == 0);
-  reliab_wait_true(h, "globals().get('looping', False)", NULL);
-  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
-  pthread_join(t, NULL);
+  finalize_while_running(h, looper_main, &l, "looping");
   CHECK_RC(l.rc, PYHOST_INTERRUPTED);
   pyhost_value *v = NULL;
   CHECK_RC(pyhost_eval(h, "1", &v), PYHOST_MISUSE);
@@ -559,5 +568,235 @@ TEST_CASE(finalize_from_another_thread_is_refused) {
   CHECK(run_on_thread(h, attach_and_finalize_here) == 0);
   reliab_expect_int(h, "2 + 2", 4);
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pyhost_free(h);
+}
+
+/* ---- issue 22: late interrupts in a scope, frees and finalize, fork ---- */
+
+/* A thread in a GIL scope calls time.sleep through a prepared call until the main
+ * thread's pyhost_interrupt has returned; the interrupt lands mid-sleep, which runs no
+ * bytecode to raise it.  Its next, unrelated call in the same scope must not see it. */
+struct sleeper {
+  pyhost *h;
+  int hot;                  /* the call without arguments (the hot path) */
+  _Atomic int started, interrupt_returned;
+  int bad_rc, after_rc;
+  int64_t after;
+  char why[512];
+};
+
+static void *sleeper_main(void *arg) {
+  struct sleeper *s = arg;
+  pyhost_callable *sleep = NULL;
+  pyhost_value *partial = NULL;
+  pyhost_arg a = pyhost_arg_float(0.02);
+  int rc = s->hot ? pyhost_eval(s->h, "__import__('functools').partial(__import__('time').sleep, 0.02)",
+                                &partial)
+                  : PYHOST_OK;
+  if (!rc) rc = s->hot ? pyhost_prepare(s->h, partial, &sleep) : pyhost_prepare_name(s->h, "time.sleep", &sleep);
+  pyhost_value_free(partial);
+  if (!rc) rc = pyhost_gil_enter(s->h);
+  atomic_store(&s->started, 1);
+  if (rc) {
+    s->bad_rc = rc;
+    snprintf(s->why, sizeof s->why, "setup: %s", pyhost_errmsg(s->h));
+    return NULL;
+  }
+  while (!atomic_load(&s->interrupt_returned)) {
+    rc = pyhost_prepared_call(s->h, sleep, s->hot ? NULL : &a, s->hot ? 0 : 1);
+    if (rc != PYHOST_OK && rc != PYHOST_INTERRUPTED && !s->bad_rc) {
+      s->bad_rc = rc;
+      snprintf(s->why, sizeof s->why, "sleep: %s", pyhost_errmsg(s->h));
+    }
+  }
+  pyhost_value *v = NULL;
+  s->after_rc = pyhost_eval(s->h, "6 * 7", &v);
+  if (s->after_rc) snprintf(s->why, sizeof s->why, "%s", pyhost_errmsg(s->h));
+  else pyhost_value_to_int(s->h, v, &s->after);
+  pyhost_value_free(v);
+  pyhost_gil_leave(s->h);
+  pyhost_callable_free(sleep);
+  return NULL;
+}
+
+static int sleeper_started(void *arg) {
+  return atomic_load(&((struct sleeper *)arg)->started);
+}
+
+static void late_interrupt_in_scope(int hot) {
+  pyhost *h = reliab_start();
+  struct sleeper s = {.h = h, .hot = hot};
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, sleeper_main, &s) == 0);
+  reliab_wait(sleeper_started, &s, "the sleeper's scope");
+  /* takes the GIL, which the scope gives up only inside time.sleep */
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  atomic_store(&s.interrupt_returned, 1);
+  pthread_join(t, NULL);
+  if (s.bad_rc || s.after_rc) fprintf(stderr, "%s\n", s.why);
+  CHECK_RC(s.bad_rc, PYHOST_OK);
+  CHECK_RC(s.after_rc, PYHOST_OK);
+  CHECK(s.after == 42);
+  pyhost_free(h);
+}
+
+TEST_CASE(late_interrupt_in_scope_does_not_hit_the_next_call) {
+  late_interrupt_in_scope(0);
+}
+
+TEST_CASE(late_interrupt_in_scope_hot_path) {
+  late_interrupt_in_scope(1);
+}
+
+/* pyhost_callable_free of a callable whose call is running as finalize begins: the
+ * free must not return (nor free) before the call has left; the call outlives the
+ * interrupt finalize sends by a second. */
+struct freer {
+  pyhost *h;
+  pyhost_callable *c;
+  int caught[2];    /* the call writes a byte into it when finalize's interrupt reached it */
+  int pipe[2];      /* the call writes a byte into it as its Python code ends */
+  int ended_before_free; /* whether that byte was there when the free returned */
+  int call_rc;
+};
+
+static void *finalize_caller_main(void *arg) {
+  struct freer *f = arg;
+  f->call_rc = pyhost_prepared_call(f->h, f->c, NULL, 0);
+  return NULL;
+}
+
+static void *freer_main(void *arg) {
+  struct freer *f = arg;
+  char b;
+  /* finalize closes the gate and interrupts in one GIL hold: it no longer takes calls */
+  if (read(f->caught[0], &b, 1) != 1) return NULL; /* blocking */
+  pyhost_callable_free(f->c);
+  f->ended_before_free = read(f->pipe[0], &b, 1) == 1; /* non-blocking */
+  return NULL;
+}
+
+TEST_CASE(callable_freed_while_running_as_finalize_begins) {
+  pyhost *h = reliab_start();
+  struct freer f = {.h = h};
+  CHECK(pipe(f.pipe) == 0 && pipe(f.caught) == 0);
+  CHECK(fcntl(f.pipe[0], F_SETFL, O_NONBLOCK) == 0);
+  char code[512];
+  snprintf(code, sizeof code,
+           "import os, time\n"
+           "def lingering():\n"
+           "    global started\n"
+           "    started = True\n"
+           "    try:\n"
+           "        while True: time.sleep(0.0005)\n" /* 3.11 and 3.12 do not catch an async */
+           "    except BaseException:\n"           /* exception raised at `while True: pass` */
+           "        os.write(%d, b'i')\n"
+           "        time.sleep(1)\n"
+           "        os.write(%d, b'x')\n",
+           f.caught[1], f.pipe[1]);
+  CHECK_RC(pyhost_exec(h, code, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "lingering", &f.c), PYHOST_OK);
+  pthread_t caller, freer;
+  CHECK(pthread_create(&caller, NULL, finalize_caller_main, &f) == 0);
+  reliab_wait_true(h, "globals().get('started', False)", NULL);
+  CHECK(pthread_create(&freer, NULL, freer_main, &f) == 0);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pthread_join(caller, NULL);
+  close(f.caught[1]); /* a call that never caught the interrupt: the freer reads EOF */
+  pthread_join(freer, NULL);
+  CHECK_RC(f.call_rc, PYHOST_OK); /* the code swallowed the interrupt */
+  CHECK(f.ended_before_free == 1);
+  close(f.pipe[0]);
+  close(f.pipe[1]);
+  close(f.caught[0]);
+  pyhost_free(h);
+}
+
+/* A nested pyhost_gil_enter once finalize has begun answers MISUSE like every call. */
+struct scoped {
+  pyhost *h;
+  int exec_rc, nested_rc, leave_rc;
+  char msg[512];
+};
+
+static void *scoped_main(void *arg) {
+  struct scoped *s = arg;
+  if (pyhost_gil_enter(s->h)) return NULL;
+  s->exec_rc = pyhost_exec(s->h, "spinning = True\nwhile True: pass\n", NULL);
+  s->nested_rc = pyhost_gil_enter(s->h); /* finalize has begun: it interrupted the loop */
+  snprintf(s->msg, sizeof s->msg, "%s", pyhost_errmsg(s->h));
+  if (s->nested_rc == PYHOST_OK) pyhost_gil_leave(s->h);
+  s->leave_rc = pyhost_gil_leave(s->h);
+  return NULL;
+}
+
+TEST_CASE(nested_gil_enter_after_finalize_began) {
+  pyhost *h = reliab_start();
+  struct scoped s = {.h = h, .exec_rc = -1, .nested_rc = -1, .leave_rc = -1};
+  finalize_while_running(h, scoped_main, &s, "spinning");
+  CHECK_RC(s.exec_rc, PYHOST_INTERRUPTED);
+  CHECK_RC(s.nested_rc, PYHOST_MISUSE);
+  CHECK_CONTAINS(s.msg, "finaliz");
+  CHECK_RC(s.leave_rc, PYHOST_OK);
+  pyhost_free(h);
+}
+
+/* fork() while another thread is inside a pyhost call: in the child that thread does
+ * not exist.  Calls answer MISUSE naming the fork, and finalize and free return. */
+TEST_CASE(fork_while_another_thread_calls) {
+  pyhost *h = reliab_start();
+  struct spinner sp = {.h = h, .code = "import time\nsleeping = True\nwhile True: time.sleep(0.001)\n"};
+  pthread_t t;
+  spin_up(&sp, &t, "sleeping");
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    alarm(60); /* a hang ends the child with SIGALRM, which the parent reports */
+    pyhost_value *v = NULL;
+    int rc = pyhost_eval(h, "1 + 1", &v);
+    if (rc != PYHOST_MISUSE || !strstr(pyhost_errmsg(h), "forked")) {
+      fprintf(stderr, "child: eval answered %s: %s\n", pyhost_status_name(rc), pyhost_errmsg(h));
+      _exit(3);
+    }
+    if ((rc = pyhost_finalize(h)) != PYHOST_OK) {
+      fprintf(stderr, "child: finalize answered %s: %s\n", pyhost_status_name(rc), pyhost_errmsg(h));
+      _exit(4);
+    }
+    pyhost_free(h);
+    _exit(0);
+  }
+  int st = 0;
+  CHECK(waitpid(pid, &st, 0) == pid);
+  if (WIFSIGNALED(st)) fprintf(stderr, "the child died of signal %d\n", WTERMSIG(st));
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  /* the parent goes on as before */
+  reliab_expect_int(h, "6 * 7", 42);
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  pthread_join(t, NULL);
+  pyhost_free(h);
+}
+
+/* A child forked while no other thread was inside a call keeps a usable Python and
+ * finalizes it. */
+TEST_CASE(fork_while_idle_child_keeps_python) {
+  pyhost *h = reliab_start();
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    alarm(60);
+    pyhost_value *v = NULL;
+    int64_t i = 0;
+    if (pyhost_eval(h, "6 * 7", &v) || pyhost_value_to_int(h, v, &i) || i != 42) _exit(3);
+    pyhost_value_free(v);
+    if (pyhost_finalize(h) != PYHOST_OK) _exit(4);
+    pyhost_free(h);
+    _exit(0);
+  }
+  int st = 0;
+  CHECK(waitpid(pid, &st, 0) == pid);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  reliab_expect_int(h, "6 * 7", 42);
   pyhost_free(h);
 }

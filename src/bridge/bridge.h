@@ -175,17 +175,20 @@ typedef int (*pyhost__value_entry)(pyhost *h, void *ctx, pyhost_value **result);
 static PYHOST__HOT_INLINE int pyhost__run_value(pyhost *h, const char *who,
                                                 pyhost__value_entry entry, void *ctx,
                                                 PyObject **out) {
-  if (pyhost__recursion_enter(pyhost__thread.frame) < 0) return -1;
   struct pyhost__frame frame;
   pyhost_value *result = NULL;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
+  if (pyhost__recursion_enter(outer_frame) < 0) {
+    pyhost__frame_pop(outer_frame);
+    return -1;
+  }
   int rc = entry(h, ctx, &result);
   PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
   pyhost__frame_pop(outer_frame);
+  pyhost__recursion_leave(outer_frame);
   rc = pyhost__frame_finish(h, &frame, rc, who);
   if (rc < 0 || !out) pyhost_value_free(result);
   else if (!(*out = pyhost__result_to_python(h, result))) rc = -1;
-  pyhost__recursion_leave(outer_frame);
   return rc;
 }
 

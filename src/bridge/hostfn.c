@@ -559,14 +559,16 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
     pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_free: the module belongs to another pyhost");
     return;
   }
-  if (pyhost__enter(h, &gil) == PYHOST_OK) {
+  /* free_begin waits for the calls in flight once finalize has begun: a function of m
+   * may still be running on another thread, interrupted, on its way out. */
+  if (pyhost__inflight_free_begin(&gil)) {
     unregister_all(m);
     PyObject *modules = PY.PyImport_GetModuleDict();
     if (PY.PyDict_GetItemString(modules, m->name) == m->mod)
       PY.PyDict_DelItemString(modules, m->name);
     PY.PyErr_Clear();
     PY.Py_DecRef(m->mod);
-    pyhost__leave(h, gil);
+    pyhost__inflight_free_end(gil);
   } else if (!pyhost__python_running()) {
     /* Python is gone: no self object is freed any more, so the records are ours. */
     for (size_t i = 0; i < m->nbuckets; i++)

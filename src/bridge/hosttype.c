@@ -1046,6 +1046,14 @@ static hostobj *instance_of(pyhost *h, const pyhost_value *obj, pyhost_type *t, 
 int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_type *t, void **payload) {
   int rc = PYHOST_OK;
   if (payload) *payload = NULL;
+  /* the instance died with the interpreter: finalize answers MISUSE to later calls */
+  if (!pyhost__python_running()) {
+    if (h && h->magic == PYHOST__MAGIC)
+      pyhost__set_error(h, PYHOST_MISUSE,
+                        "pyhost_object_payload: Python was finalized (or is being finalized); "
+                        "its instances are gone");
+    return PYHOST_MISUSE;
+  }
   hostobj *o = instance_of(h, obj, t, "pyhost_object_payload", &rc);
   if (!o) return rc;
   if (!o->valid) {

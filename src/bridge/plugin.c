@@ -101,7 +101,11 @@ struct pyhost_plugin {
   char *path;        /* absolute */
   char *top;         /* "_pyhost_plugin_<name>_<n>": everything under it is the plugin's */
   char *module_name; /* the plugin's own module (top, or top.<name> for a file) */
-  PyObject *module;  /* strong reference */
+  PyObject *module;  /* strong reference; NULL once unloaded while a hook of it ran */
+  /* Calls of its hooks on the C stack (GIL held).  pyhost_plugin_unload from inside a
+   * hook (a host function the hook reached) sets doomed, and the last call out frees
+   * the record: the call still names the plugin in its messages. */
+  int busy, doomed;
 };
 
 /* The loader's module: made and run once, kept by this strong reference until
@@ -290,8 +294,10 @@ done:
  * another handle cannot be passed: only one pyhost runs per process.) */
 static int enter_plugin(pyhost *h, pyhost_plugin *p, const char *fn, PyGILState_STATE *gil) {
   int rc = pyhost__enter(h, gil);
-  if (rc || p) return rc;
+  if (rc || (p && !p->doomed)) return rc;
   pyhost__leave(h, *gil);
+  if (p) /* unloaded from inside one of its hooks, which is still running */
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin %s was unloaded", fn, p->name);
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin is NULL", fn);
 }
 
@@ -388,6 +394,7 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
   if (rc) return rc;
   PyObject *fn = NULL, *pargs = NULL, *pkw = NULL, *r = NULL;
   char context[512];
+  p->busy++;
   if (kwargs && pyhost_value_kind(kwargs) != PYHOST_KIND_DICT) {
     rc = pyhost__set_error(h, PYHOST_TYPE, "plugin %s: the keyword arguments must be a dict, not %s",
                            p->name, pyhost_value_type_name(kwargs));
@@ -407,6 +414,7 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
   PY.Py_DecRef(pkw);
   PY.Py_DecRef(pargs);
   PY.Py_DecRef(fn);
+  if (--p->busy == 0 && p->doomed) plugin_free(p); /* unloaded by the hook */
   pyhost__leave(h, gil);
   return rc;
 }
@@ -417,8 +425,13 @@ int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module) {
   int rc = enter_plugin(h, p, "pyhost_plugin_module", &gil);
   if (rc) return rc;
   if (!module) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_module: module is NULL");
-  else if (!(*module = pyhost__from_python(h, p->module)))
-    rc = pyhost__take_exception(h, "pyhost_plugin_module");
+  else {
+    /* converting runs Python code, which may unload the plugin: hold the module */
+    PyObject *m = p->module;
+    PY.Py_IncRef(m);
+    if (!(*module = pyhost__from_python(h, m))) rc = pyhost__take_exception(h, "pyhost_plugin_module");
+    PY.Py_DecRef(m);
+  }
   pyhost__leave(h, gil);
   return rc;
 }
@@ -449,11 +462,19 @@ const char *pyhost_plugin_module_name(const pyhost_plugin *p) { return p ? p->mo
 void pyhost_plugin_unload(pyhost_plugin *p) {
   if (!p) return;
   PyGILState_STATE gil;
-  /* After finalize the modules died with the interpreter: free only our memory. */
-  if (pyhost__python_running() && pyhost__enter(p->h, &gil) == PYHOST_OK) {
+  /* Once finalize has begun the modules die with the interpreter: free only our memory
+   * (free_begin waits for the hooks still running). */
+  if (!pyhost__inflight_free_begin(&gil)) {
+    plugin_free(p);
+    return;
+  }
+  int running = p->busy > 0;
+  if (!p->doomed) {
     forget(p);
     PY.Py_DecRef(p->module);
-    pyhost__leave(p->h, gil);
+    p->module = NULL;
+    p->doomed = running;
   }
-  plugin_free(p);
+  pyhost__inflight_free_end(gil);
+  if (!running) plugin_free(p);
 }

@@ -83,14 +83,15 @@ int pyhost_prepare_name(pyhost *h, const char *dotted, pyhost_callable **out) {
 void pyhost_callable_free(pyhost_callable *c) {
   if (!c) return;
   PyGILState_STATE g;
-  /* After finalize the object died with the interpreter: free only our memory. */
-  if (!pyhost__python_running() || pyhost__inflight_begin(&g) != 0) {
+  /* Once finalize has begun the object dies with the interpreter: free only our memory,
+   * after the calls of c still running have returned (free_begin waits for them). */
+  if (!pyhost__inflight_free_begin(&g)) {
     pyhost__free(c);
     return;
   }
   if (c->busy) c->busy |= DOOMED;
   else destroy(c);
-  pyhost__inflight_end(g);
+  pyhost__inflight_free_end(g);
 }
 
 /* ---- calling ---- */
@@ -189,6 +190,7 @@ static PYHOST__COLD int end_doomed(pyhost_callable *c, PyObject *r) {
 static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
   c->busy++;
   PyObject *r = c->call0(c->fn);
+  if (pyhost__thread.interrupted) pyhost__inflight_scoped_end(); /* see pyhost__leave */
   if (--c->busy < 0) return end_doomed(c, r);
   if (!r) return failed(c->h);
   pyhost__drop(r);

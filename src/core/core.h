@@ -118,6 +118,8 @@ struct pyhost__thread {
                             * costs a look-up, never a stale message. */
   struct pyhost__frame *frame; /* the innermost host callback running (runtime.h) */
   unsigned long nesting;   /* entries from Python that pyhost guards (bridge.h), nested */
+  int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
+                    * its current outermost call (inflight.c; GIL-protected) */
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;

@@ -6,7 +6,7 @@
 const char pyhost__no_scope;
 
 /* One scope per thread: CPython runs one interpreter per process, so one handle. */
-_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL, 0};
+_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL, 0, 0};
 
 /* The process (core.h): CPython is process-global, at most one Python started by
  * pyhost per process. */

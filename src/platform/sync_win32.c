@@ -6,3 +6,7 @@
 void pyhost__sleep_ms(unsigned ms) {
   Sleep(ms);
 }
+
+void pyhost__on_fork_child(void (*fn)(void)) {
+  (void)fn; /* Windows processes do not fork */
+}

@@ -10,6 +10,11 @@
 
 int pyhost_gil_enter(pyhost *h) {
   if (pyhost__gil_scoped(h)) {
+    /* the outer scope holds the GIL, but finalize answers MISUSE to every later call */
+    if (atomic_load(&h->state) != PYHOST__RUNNING)
+      return pyhost__set_error(h, PYHOST_MISUSE,
+                               "pyhost_gil_enter: this pyhost is being finalized; Python no "
+                               "longer takes calls (leave the open scope)");
     pyhost__thread.depth++;
     pyhost__clear_message(h);
     return PYHOST_OK;

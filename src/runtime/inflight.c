@@ -14,7 +14,9 @@
  *    pyhost.Interrupted in each thread (PyThreadState_SetAsyncExc, the stable ABI's only
  *    way to reach a thread other than the main one: PyErr_SetInterrupt works only
  *    there).  An interrupt that arrives after the code finished is cleared when the
- *    outermost call leaves, so it never leaks into the thread's next call.
+ *    outermost call leaves, so it never leaks into the thread's next call.  Inside a
+ *    pyhost_gil_enter scope the scope is the thread's outermost entry, so each call
+ *    made in it with no host callback running on the thread counts as outermost.
  * An asynchronous exception may land in any bytecode, also inside importlib while it
  * holds an import lock, which then stays held for good.  So pyhost never interrupts
  * its own Python work (formatting a traceback, importing traceback for it): a thread
@@ -27,7 +29,7 @@
 struct running_thread {
   unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
   int depth;            /* nested calls (host function callbacks calling pyhost) */
-  int interrupted;      /* an async exception was sent during the outermost call */
+  struct pyhost__thread *thread; /* its interrupted flag: an async exception was sent */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
   struct running_thread *prev, *next;
 };
@@ -37,12 +39,35 @@ static struct running_thread *running;     /* GIL-protected */
 static _Atomic long in_flight;
 static _Atomic int gate_open;
 static PyObject *interrupted_type;         /* pyhost.Interrupted, strong reference */
+/* This process is a child forked while other threads were inside pyhost calls: those
+ * threads do not exist here, and one of them may have held the GIL for good. */
+static _Atomic int forked_amid_calls;
+
+/* In the child after fork(): only the forking thread exists, so only its own calls are
+ * in flight (each of its entries counted once; a scope is one).  With another thread's
+ * call cut off, Python's state may be held by a thread that is gone: the gate closes,
+ * and finalize (pyhost.c) leaves Python alone. */
+static void after_fork_child(void) {
+  long own = self.depth;
+  if (atomic_load(&in_flight) > own) {
+    atomic_store(&gate_open, 0);
+    atomic_store(&forked_amid_calls, 1);
+  }
+  atomic_store(&in_flight, own);
+  running = own ? &self : NULL;
+  self.prev = self.next = NULL;
+}
 
 int pyhost__inflight_open(void) {
   interrupted_type = PY.PyErr_NewException("pyhost.Interrupted", *PY.PyExc_BaseException, NULL);
   if (!interrupted_type) return -1;
+  pyhost__on_fork_child(after_fork_child); /* Python starts once per process: once */
   atomic_store(&gate_open, 1);
   return 0;
+}
+
+int pyhost__inflight_forked_amid_calls(void) {
+  return atomic_load(&forked_amid_calls);
 }
 
 int pyhost__inflight_begin(PyGILState_STATE *gil) {
@@ -57,7 +82,8 @@ int pyhost__inflight_begin(PyGILState_STATE *gil) {
   }
   if (self.depth++ == 0) {
     self.ident = PY.PyThread_get_thread_ident();
-    self.interrupted = 0;
+    self.thread = &pyhost__thread;
+    pyhost__thread.interrupted = 0;
     self.prev = NULL;
     self.next = running;
     if (running) running->prev = &self;
@@ -75,10 +101,36 @@ void pyhost__inflight_end(PyGILState_STATE gil) {
     else running = self.next;
     if (self.next) self.next->prev = self.prev;
     /* An interrupt that came too late to be raised must not hit the next call. */
-    if (self.interrupted) PY.PyThreadState_SetAsyncExc(self.ident, NULL);
+    if (pyhost__thread.interrupted) PY.PyThreadState_SetAsyncExc(self.ident, NULL);
   }
   PY.PyGILState_Release(gil);
   atomic_fetch_sub(&in_flight, 1);
+}
+
+void pyhost__inflight_scoped_end(void) {
+  /* a call below a host callback leaves the interrupt to stop the call around it */
+  if (pyhost__thread.frame) return;
+  pyhost__thread.interrupted = 0;
+  PY.PyThreadState_SetAsyncExc(self.ident, NULL);
+}
+
+int pyhost__inflight_free_begin(PyGILState_STATE *gil) {
+  if (pyhost__inflight_begin(gil) == 0) return 1;
+  /* Finalize has begun.  A thread inside a call (a scope, a host callback, also one
+   * that Python code on a thread of its own called) holds the GIL: Python still runs
+   * under it, and waiting here would keep the calls finalize waits for from the GIL. */
+  if (self.depth > 0 || pyhost__thread.frame) {
+    *gil = PYHOST__GIL_SCOPED;
+    return 1;
+  }
+  /* Elsewhere a call of what is freed may still run (interrupted, on its way out):
+   * finalize waits for it, and so does the free. */
+  pyhost__inflight_drain();
+  return 0;
+}
+
+void pyhost__inflight_free_end(PyGILState_STATE gil) {
+  if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
 }
 
 int pyhost__inflight_depth(void) {
@@ -92,7 +144,8 @@ void pyhost__inflight_protect(int on) {
   }
   /* An interrupt sent but not raised yet would fire inside pyhost's own work; the
    * call is ending with an error anyway, so it has done its job. */
-  if (self.protected++ == 0 && self.interrupted) PY.PyThreadState_SetAsyncExc(self.ident, NULL);
+  if (self.protected++ == 0 && pyhost__thread.interrupted)
+    PY.PyThreadState_SetAsyncExc(self.ident, NULL);
 }
 
 /* GIL held.  The caller's own thread is skipped when its only call is this one. */
@@ -100,7 +153,7 @@ static int interrupt_all(void) {
   int n = 0;
   for (struct running_thread *r = running; r; r = r->next) {
     if ((r == &self && self.depth == 1) || r->protected) continue;
-    r->interrupted = 1;
+    r->thread->interrupted = 1;
     n += PY.PyThreadState_SetAsyncExc(r->ident, interrupted_type) > 0;
   }
   return n;
@@ -157,7 +210,11 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
   else if (pyhost__inflight_begin(gil) != 0)
     return pyhost__set_error(h, PYHOST_MISUSE,
-                             "this pyhost is being finalized; Python no longer takes calls");
+                             forked_amid_calls
+                                 ? "this process was forked while other threads were inside "
+                                   "pyhost calls; in the child only pyhost_finalize and "
+                                   "pyhost_free may be called (docs/threads.md)"
+                                 : "this pyhost is being finalized; Python no longer takes calls");
   pyhost__clear_message(h);
   return PYHOST_OK;
 }

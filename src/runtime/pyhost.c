@@ -258,6 +258,34 @@ static void drop_kept(pyhost *h) {
   PY.Py_DecRef(main);
 }
 
+/* Without PYHOST_INIT_SIGNALS the host's SIGINT disposition stays in force.  Python
+ * started without its handlers installs none, but the signal module's initialisation
+ * (every version, also for `import signal` by asyncio or subprocess) puts its own
+ * SIGINT handler in place when the disposition is SIG_DFL.  So pyhost initialises the
+ * module now and, when it took SIGINT over, gives it back through the module itself:
+ * Python's view (signal.getsignal) and the process's agree, and the module is not
+ * initialised again.  SIG_IGN and a host handler are left alone by the module.  0/-1. */
+static int keep_host_sigint(void) {
+  PyObject *sig = PY.PyImport_ImportModule("_signal");
+  PyObject *num = sig ? PY.PyObject_GetAttrString(sig, "SIGINT") : NULL;
+  PyObject *get = sig ? PY.PyObject_GetAttrString(sig, "getsignal") : NULL;
+  PyObject *now = get && num ? PY.PyObject_CallFunctionObjArgs(get, num, NULL) : NULL;
+  PyObject *python = now ? PY.PyObject_GetAttrString(sig, "default_int_handler") : NULL;
+  PyObject *dfl = python ? PY.PyObject_GetAttrString(sig, "SIG_DFL") : NULL;
+  PyObject *set = dfl && now == python ? PY.PyObject_GetAttrString(sig, "signal") : NULL;
+  PyObject *old = set ? PY.PyObject_CallFunctionObjArgs(set, num, dfl, NULL) : NULL;
+  int ok = dfl && (now != python || old);
+  PY.Py_DecRef(old);
+  PY.Py_DecRef(set);
+  PY.Py_DecRef(dfl);
+  PY.Py_DecRef(python);
+  PY.Py_DecRef(now);
+  PY.Py_DecRef(get);
+  PY.Py_DecRef(num);
+  PY.Py_DecRef(sig);
+  return ok ? 0 : -1;
+}
+
 /* env: the environment saved by pyhost__isolate_begin (isolated mode), or NULL. */
 static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   char saved_ctype[256];
@@ -279,7 +307,8 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
 
   int rc = isolated_rc;
   if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || forget_executable(h) < 0 ||
-      pyhost__inflight_open() < 0)
+      pyhost__inflight_open() < 0 ||
+      (!(h->cfg.flags & PYHOST_INIT_SIGNALS) && keep_host_sigint() < 0))
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
   (void)PY.PyEval_SaveThread(); /* the thread state stays this thread's (PyGILState finds it) */
   return rc;
@@ -386,7 +415,8 @@ int pyhost_finalize(pyhost *h) {
   if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
   /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
    * forever for the main thread's state to go, and debug builds of 3.14+ abort. */
-  if (h->init_thread != &init_thread_marker && atomic_load(&h->state) == PYHOST__RUNNING)
+  if (h->init_thread != &init_thread_marker && atomic_load(&h->state) == PYHOST__RUNNING &&
+      !pyhost__inflight_forked_amid_calls())
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_finalize called on another thread than pyhost_init's; "
                              "CPython is finalized on the thread that started it");
@@ -408,6 +438,12 @@ static int finalize(pyhost *h) {
                              expected == PYHOST__FINALIZED ? "this pyhost was already finalized"
                                                            : "this pyhost never started Python");
   atomic_store(&pyhost__process.state, PYHOST__PROCESS_DONE);
+  /* The threads that were inside calls when this child was forked are gone, and may
+   * have held the GIL: Python's memory is left to the process's exit. */
+  if (pyhost__inflight_forked_amid_calls()) {
+    pyhost__clear_message(h);
+    return PYHOST_OK;
+  }
   /* Refuse new calls and interrupt running ones (one GIL hold, see inflight.c), then
    * wait without the GIL until every call in flight on another thread has returned:
    * Python must not be finalized under a thread that is about to use it.  The GIL is

@@ -42,9 +42,14 @@ static inline int pyhost__entry_is_free(const pyhost *h) {
          atomic_load_explicit(&h->state, memory_order_relaxed) == PYHOST__RUNNING;
 }
 
+/* The end of a call made inside this thread's scope that an interrupt reached
+ * (inflight.c): a late interrupt is dropped once no outer call is left to stop. */
+void pyhost__inflight_scoped_end(void);
+
 static inline void pyhost__leave(pyhost *h, PyGILState_STATE gil) {
   (void)h;
   if (gil != PYHOST__GIL_SCOPED) pyhost__inflight_end(gil);
+  else if (pyhost__thread.interrupted) pyhost__inflight_scoped_end();
 }
 /* Test seam: the library's symbol look-up answers NULL for name (NULL: off). */
 void pyhost__fail_symbol(const char *name);
@@ -56,6 +61,15 @@ int pyhost__inflight_open(void);
 /* Counts a call and takes the GIL: 0, or -1 (nothing held) once finalize has begun.
  * pyhost__enter's core; value_free uses it directly (it has no handle). */
 int pyhost__inflight_begin(PyGILState_STATE *gil);
+/* For freeing a handle a call may be using (a callable, a plugin, a module) without
+ * racing finalize: 1 with the GIL held (end with pyhost__inflight_free_end) while
+ * Python takes calls or this thread is inside one; else 0, once every call in flight
+ * has returned (it waits for them): then only the handle's memory may be freed. */
+int pyhost__inflight_free_begin(PyGILState_STATE *gil);
+void pyhost__inflight_free_end(PyGILState_STATE gil);
+/* 1 in a child forked while other threads were inside pyhost calls: Python no longer
+ * takes calls there, and finalize leaves it alone (docs/threads.md). */
+int pyhost__inflight_forked_amid_calls(void);
 /* How many pyhost calls this thread is inside (0 outside any). */
 int pyhost__inflight_depth(void);
 /* With the GIL: refuses new calls and interrupts the running ones; returns how many. */

@@ -31,8 +31,7 @@ void fuzz_watch(int on) {
   atomic_store(&watched, on ? ++generation : 0);
 }
 
-pyhost *fuzz_python(void) {
-  if (py) return py;
+static void start(void) {
   const char *lib = getenv("PYHOST_FUZZ_PYTHON");
   if (!lib || !lib[0]) lib = PYHOST_FUZZ_DEFAULT_PYTHON;
   pyhost_config *c = pyhost_config_new();
@@ -43,7 +42,20 @@ pyhost *fuzz_python(void) {
     fprintf(stderr, "fuzz: cannot start Python %s: %s\n", lib, pyhost_errmsg(py));
     abort();
   }
-  rc = pyhost_exec(py,
+  pthread_t t;
+  pthread_create(&t, NULL, watchdog, NULL);
+  pthread_detach(t);
+}
+
+pyhost *fuzz_python_full(void) {
+  if (!py) start();
+  return py;
+}
+
+pyhost *fuzz_python(void) {
+  if (py) return py;
+  start();
+  int rc = pyhost_exec(py,
                    "import traceback\n" /* pyhost's message formatting, imported once */
                    "__builtins__ = {k: getattr(__builtins__, k) for k in (\n"
                    "    'len', 'str', 'int', 'float', 'bytes', 'bytearray', 'list', 'tuple',\n"
@@ -56,8 +68,5 @@ pyhost *fuzz_python(void) {
     fprintf(stderr, "fuzz: setup: %s\n", pyhost_errmsg(py));
     abort();
   }
-  pthread_t t;
-  pthread_create(&t, NULL, watchdog, NULL);
-  pthread_detach(t);
   return py;
 }
