@@ -1336,31 +1336,28 @@ class interpreter {
 
 // ---- threads -----------------------------------------------------------------
 
-// Holds the GIL for a scope (pyhost_gil_enter / pyhost_gil_leave): the pyhost calls
-// inside skip taking it.  Neither copyable nor movable: a scope belongs to its thread.
-class gil_guard {
+namespace detail {
+// A per-thread scope opened by enter and closed by leave on the same thread: neither
+// copyable nor movable.
+template <int (*Enter)(pyhost *), int (*Leave)(pyhost *)> class thread_scope {
  public:
-  explicit gil_guard(pyhost *h) : h_(h) { detail::check(h_, pyhost_gil_enter(h_)); }
-  gil_guard(const gil_guard &) = delete;
-  gil_guard &operator=(const gil_guard &) = delete;
-  ~gil_guard() { pyhost_gil_leave(h_); }
+  explicit thread_scope(pyhost *h) : h_(h) { check(h_, Enter(h_)); }
+  thread_scope(const thread_scope &) = delete;
+  thread_scope &operator=(const thread_scope &) = delete;
+  ~thread_scope() { Leave(h_); }
 
  private:
   pyhost *h_;
 };
+}  // namespace detail
+
+// Holds the GIL for a scope (pyhost_gil_enter / pyhost_gil_leave): the pyhost calls
+// inside skip taking it.  A scope belongs to its thread.
+using gil_guard = detail::thread_scope<&pyhost_gil_enter, &pyhost_gil_leave>;
 
 // Keeps a Python thread state for this host thread for a scope (pyhost_thread_attach /
 // pyhost_thread_detach): a worker that calls in a loop attaches once.
-class thread_attachment {
- public:
-  explicit thread_attachment(pyhost *h) : h_(h) { detail::check(h_, pyhost_thread_attach(h_)); }
-  thread_attachment(const thread_attachment &) = delete;
-  thread_attachment &operator=(const thread_attachment &) = delete;
-  ~thread_attachment() { pyhost_thread_detach(h_); }
-
- private:
-  pyhost *h_;
-};
+using thread_attachment = detail::thread_scope<&pyhost_thread_attach, &pyhost_thread_detach>;
 
 }  // namespace pyh
 

@@ -14,6 +14,13 @@ using namespace pyh::literals;
 
 static pyh::interpreter start() { return pyh::interpreter(check_lib); }
 
+// err(f, *a, **k): "Type: message" of what f(*a, **k) raises, for the cases that check
+// what Python sees.
+static const char *const err_helper =
+    "def err(f, *a, **k):\n"
+    "    try: f(*a, **k)\n"
+    "    except BaseException as e: return type(e).__name__ + ': ' + str(e)\n";
+
 // Runs f, which must throw pyh::error (or a subclass E) with status and a message and
 // type name holding the fragments given.
 template <class E = pyh::error, class F>
@@ -296,10 +303,8 @@ TEST_CASE(hostfn_bad_arguments_raise_type_errors) {
   auto m = py.module("hb");
   m.def("add", [](int a, double b) { return a + b; }).def("small", [](uint8_t x) { return x; });
   m.def("total", [](const std::vector<int> &v) { return v.size(); });
-  py.exec("import hb\n"
-          "def err(f, *a, **k):\n"
-          "    try: f(*a, **k)\n"
-          "    except Exception as e: return type(e).__name__ + ': ' + str(e)\n");
+  py.exec(err_helper);
+  py.exec("import hb");
   CHECK_HAS(py.eval<std::string>("err(hb.add, 'x', 1)"), "TypeError");
   CHECK_HAS(py.eval<std::string>("err(hb.add, 1)"), "TypeError");
   CHECK_HAS(py.eval<std::string>("err(hb.add, 1, 2, 3)"), "TypeError: hb.add() takes 2 arguments (3 given)");
@@ -319,10 +324,8 @@ TEST_CASE(hostfn_exceptions_become_python_exceptions) {
       .def("other", []() -> int { throw 42; })
       .def("inner", [ip]() { return ip->eval<int>("{}['missing']"); })  // a failed pyhost call
       .def("nested_exit", [ip]() { ip->exec("raise SystemExit(5)"); });
-  py.exec("import he\n"
-          "def err(f):\n"
-          "    try: f()\n"
-          "    except BaseException as e: return type(e).__name__ + ': ' + str(e)\n");
+  py.exec(err_helper);
+  py.exec("import he");
   CHECK_STR(py.eval<std::string>("err(he.runtime)"), "RuntimeError: it broke");
   CHECK_STR(py.eval<std::string>("err(he.value)"), "ValueError: bad value");
   CHECK_STR(py.eval<std::string>("err(he.index)"), "IndexError: too far");
