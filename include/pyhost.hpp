@@ -560,7 +560,7 @@ struct callable_traits<R (C::*)(A...) const noexcept> : callable_traits<R (*)(A.
 // getter that raised (TypeError / OverflowError set in the callback's frame).
 template <class T> struct arg_reader {
   using D = std::decay_t<T>;
-  static int read(pyhost *h, const pyhost_args *args, size_t i, D &out) {
+  static int read(pyhost *h, const pyhost_args *args, size_t i, D &out, const char *who) {
     if constexpr (std::is_same<D, bool>::value) {
       int b;
       int rc = pyhost_args_bool(h, args, i, &b);
@@ -576,7 +576,7 @@ template <class T> struct arg_reader {
                       : (v >= 0 && (sizeof(D) >= 8 || static_cast<uint64_t>(v) <=
                                                           static_cast<uint64_t>(std::numeric_limits<D>::max())));
       if (!fits)
-        return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "argument %zu: %lld does not fit the C++ type", i,
+        return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "%s() argument %zu: %lld does not fit the C++ type", who, i,
                             static_cast<long long>(v));
       out = static_cast<D>(v);
       return PYHOST_OK;
@@ -601,7 +601,7 @@ template <class T> struct arg_reader {
         return PYHOST_OK;
       }
       std::decay_t<typename D::value_type> inner{};
-      int rc = arg_reader<typename D::value_type>::read(h, args, i, inner);
+      int rc = arg_reader<typename D::value_type>::read(h, args, i, inner, who);
       if (rc == PYHOST_OK) out = D(std::move(inner));
       return rc;
     } else {
@@ -616,7 +616,7 @@ template <class T> struct arg_reader {
           out = from_value<D>(owned.get());
         } catch (const error &e) {
           return pyhost_raise(h, e.status() == PYHOST_RANGE ? PYHOST_EXC_OVERFLOW_ERROR : PYHOST_EXC_TYPE_ERROR,
-                              "argument %zu: %s", i, e.what());
+                              "%s() argument %zu: %s", who, i, e.what());
         }
       }
       return PYHOST_OK;
@@ -689,15 +689,16 @@ template <class... A> struct invoker<std::tuple<A...>> {
         return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() takes no keyword arguments", name);
       return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() takes %zu arguments (%zu given)", name, n, count);
     }
-    return run_seq<R>(h, args, ret, std::forward<F>(fn), std::index_sequence_for<A...>(), std::forward<P>(prefix)...);
+    return run_seq<R>(h, args, ret, name, std::forward<F>(fn), std::index_sequence_for<A...>(),
+                      std::forward<P>(prefix)...);
   }
   template <class R, class F, size_t... I, class... P>
-  static int run_seq(pyhost *h, const pyhost_args *args, pyhost_ret *ret, F &&fn, std::index_sequence<I...>,
+  static int run_seq(pyhost *h, const pyhost_args *args, pyhost_ret *ret, const char *name, F &&fn, std::index_sequence<I...>,
                      P &&...prefix) {
-    (void)h, (void)args;  // unused for a function without parameters
+    (void)h, (void)args, (void)name;  // unused for a function without parameters
     std::tuple<std::decay_t<A>...> vals;  // every parameter type converted to is default-constructible
     int rc = PYHOST_OK;
-    ((rc == PYHOST_OK ? (rc = arg_reader<A>::read(h, args, I, std::get<I>(vals))) : 0), ...);
+    ((rc == PYHOST_OK ? (rc = arg_reader<A>::read(h, args, I, std::get<I>(vals), name)) : 0), ...);
     if (rc != PYHOST_OK) return rc;
     if constexpr (std::is_void<R>::value) {
       fn(std::forward<P>(prefix)..., static_cast<A>(std::get<I>(vals))...);
@@ -751,6 +752,7 @@ struct member_base {
   virtual int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) = 0;
 };
 struct getter_base {
+  std::string name;  // "module.Type.property", for argument errors
   virtual ~getter_base() = default;
   virtual int get(pyhost *h, void *self, pyhost_ret *ret) = 0;
   virtual int set(pyhost *h, void *self, const pyhost_args *value) = 0;
@@ -878,15 +880,13 @@ template <class T, class F> struct method_holder : member_base {
 
 template <class T, class M> struct member_property : getter_base {
   M T::*member;
-  bool writable;
-  const std::string *name;
-  member_property(M T::*m, bool w, const std::string *n) : member(m), writable(w), name(n) {}
+  explicit member_property(M T::*m) : member(m) {}
   int get(pyhost *h, void *self, pyhost_ret *ret) override {
     return set_result<M>(h, ret, static_cast<T *>(self)->*member);
   }
   int set(pyhost *h, void *self, const pyhost_args *value) override {
     M v{};
-    int rc = arg_reader<M>::read(h, value, 0, v);
+    int rc = arg_reader<M>::read(h, value, 0, v, name.c_str());
     if (rc == PYHOST_OK) static_cast<T *>(self)->*member = std::move(v);
     return rc;
   }
@@ -910,7 +910,7 @@ template <class T, class G, class S> struct accessor_property : getter_base {
       using A = std::decay_t<std::tuple_element_t<std::is_member_function_pointer<S>::value ? 0 : 1,
                                                   typename callable_traits<S>::args>>;
       A v{};
-      int rc = arg_reader<A>::read(h, value, 0, v);
+      int rc = arg_reader<A>::read(h, value, 0, v, name.c_str());
       if (rc != PYHOST_OK) return rc;
       if constexpr (std::is_member_function_pointer<S>::value) (obj.*setter)(std::move(v));
       else setter(obj, std::move(v));
@@ -1075,10 +1075,10 @@ template <class T> class class_builder {
   }
   // A read-write property from a data member pointer.
   template <class M> class_builder &property(const char *name, M T::*member, const char *doc = nullptr) {
-    return add_property(name, new detail::member_property<T, M>(member, true, nullptr), true, doc);
+    return add_property(name, new detail::member_property<T, M>(member), true, doc);
   }
   template <class M> class_builder &property_readonly(const char *name, M T::*member, const char *doc = nullptr) {
-    return add_property(name, new detail::member_property<T, M>(member, false, nullptr), false, doc);
+    return add_property(name, new detail::member_property<T, M>(member), false, doc);
   }
   // A property from a getter (member function or callable taking const T&) and an
   // optional setter.
@@ -1129,6 +1129,7 @@ template <class T> class class_builder {
   };
   class_builder &add_property(const char *name, detail::getter_base *g, bool writable, const char *doc) {
     std::unique_ptr<detail::getter_base> owned(g);
+    owned->name = m_.name() + "." + name_ + "." + name;
     if (st_->properties.size() >= detail::max_members) throw error(PYHOST_MISUSE, "", "too many properties");
     st_->properties.push_back(std::move(owned));
     props_.push_back({name, writable, doc});

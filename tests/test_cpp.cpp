@@ -309,8 +309,8 @@ TEST_CASE(hostfn_bad_arguments_raise_type_errors) {
   CHECK_HAS(py.eval<std::string>("err(hb.add, 1)"), "TypeError");
   CHECK_HAS(py.eval<std::string>("err(hb.add, 1, 2, 3)"), "TypeError: hb.add() takes 2 arguments (3 given)");
   CHECK_HAS(py.eval<std::string>("err(hb.add, 1, b=2)"), "TypeError: hb.add() takes no keyword arguments");
-  CHECK_HAS(py.eval<std::string>("err(hb.small, 256)"), "OverflowError");
-  CHECK_HAS(py.eval<std::string>("err(hb.total, [1, 'x'])"), "TypeError: argument 0: expected int, got str");
+  CHECK_HAS(py.eval<std::string>("err(hb.small, 256)"), "OverflowError: hb.small() argument 0: 256 does not fit");
+  CHECK_HAS(py.eval<std::string>("err(hb.total, [1, 'x'])"), "TypeError: hb.total() argument 0: expected int, got str");
 }
 
 TEST_CASE(hostfn_exceptions_become_python_exceptions) {
