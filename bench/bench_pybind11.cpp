@@ -1,5 +1,8 @@
 // bench_pybind11.cpp: the C++ peer, pybind11's embedding on Debian's Python 3.11, for
 // (b) C->Python calls and (c) Python->C calls.  `bench_pybind11 MODE N`.
+// The modes cpp_* are the operations of bench_cpp.cpp (the C++ layer), the same way in
+// pybind11: f(i, 2) -> int cast to int64_t, g2(i, 2.5) -> float from a lambda, and
+// T2(i).get() on a py::class_, the Python loops inside a function.
 #include <pybind11/embed.h>
 
 extern "C" {
@@ -8,9 +11,17 @@ extern "C" {
 
 namespace py = pybind11;
 
+struct Box {
+  int64_t v;
+  explicit Box(int64_t x) : v(x) {}
+  int64_t get() const { return v; }
+};
+
 PYBIND11_EMBEDDED_MODULE(pyhost_bench, m) {
   m.def("g", []() {});
   m.def("h", [](int64_t i, double y) { return (double)i + y; }, py::arg("i"), py::arg("y"));
+  m.def("g2", [](int64_t i, double x) { return static_cast<double>(i) * x; });
+  py::class_<Box>(m, "T2").def(py::init<int64_t>()).def("get", &Box::get);
 }
 
 static py::object main_dict; // null until the interpreter runs
@@ -25,6 +36,12 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   if (!strcmp(mode, "call")) {
     py::function f = main_dict["f"];
     for (unsigned long i = 0; i < n; i++) f();
+  } else if (!strcmp(mode, "cpp_call")) {
+    py::function f = main_dict["f2"];
+    for (unsigned long i = 0; i < n; i++) f(static_cast<int64_t>(i), 2).cast<int64_t>();
+  } else if (!strcmp(mode, "cpp_hostfn") || !strcmp(mode, "cpp_hosttype")) {
+    py::function run = main_dict[!strcmp(mode, "cpp_hostfn") ? "run_fn" : "run_type"];
+    run(n);
   } else if (!strcmp(mode, "hostfn")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "call2")) {
@@ -55,6 +72,10 @@ int main(int argc, char **argv) {
   main_dict = py::module_::import("__main__").attr("__dict__");
   py::exec(BENCH_SETUP_PY, main_dict);
   main_dict["g"] = py::module_::import("pyhost_bench").attr(strncmp(mode, "hostfn2", 7) ? "g" : "h");
+  py::exec("def f2(a, b):\n    return a + b\n"
+           "from pyhost_bench import g2, T2\n"
+           "def run_fn(n):\n    for i in range(n):\n        g2(i, 2.5)\n"
+           "def run_type(n):\n    for i in range(n):\n        T2(i).get()\n", main_dict);
   bench_loop(mode, n / 10 + 1);
   double t0 = bench_now();
   bench_loop(mode, n);

@@ -1,5 +1,5 @@
 # PyhostInstall.cmake: what `cmake --install` puts where (GNUInstallDirs places):
-#   include/pyhost.h, include/pyhost/*.h
+#   include/pyhost.h, include/pyhost.hpp (the header-only C++ layer), include/pyhost/*.h
 #   lib/libpyhost.so.0.1.0 (SONAME libpyhost.so.0) + links, lib/libpyhost.a
 #     (Windows: bin/libpyhost.dll, lib/libpyhost.dll.a, lib/libpyhost_static.a)
 #   bin/pyhost                          the command, when PYHOST_BUILD_CLI
@@ -22,7 +22,7 @@ install(TARGETS pyhost pyhost_static EXPORT pyhostTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES include/pyhost.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/pyhost.h include/pyhost.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY include/pyhost DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 if(TARGET pyhost_cli)
   # The installed command finds the installed library wherever the prefix is.

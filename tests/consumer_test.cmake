@@ -23,7 +23,7 @@ if(MODE STREQUAL "install")
   file(REMOVE_RECURSE "${prefix}")
   run(${CMAKE_COMMAND} --install "${BUILD}" --prefix "${prefix}")
   include(GNUInstallDirs) # the same relative places the build used
-  foreach(f include/pyhost.h include/pyhost/version.h)
+  foreach(f include/pyhost.h include/pyhost.hpp include/pyhost/version.h)
     if(NOT EXISTS "${prefix}/${f}")
       message(FATAL_ERROR "install did not put ${f}")
     endif()
@@ -58,7 +58,7 @@ file(REMOVE_RECURSE "${bin}")
 set(cfg -S "${SRC}/tests/consumer" -B "${bin}" -G "${GEN}" -DCMAKE_C_COMPILER=${CC}
     -DPYHOST_CONSUMER_MODE=${MODE} -DCMAKE_BUILD_TYPE=RelWithDebInfo
     # the flags pyhost was built with (the asan preset's sanitizers must link here too)
-    "-DCMAKE_C_FLAGS=${CFLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LDFLAGS}"
+    "-DCMAKE_C_FLAGS=${CFLAGS}" "-DCMAKE_CXX_FLAGS=${CFLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LDFLAGS}"
     "-DCMAKE_SHARED_LINKER_FLAGS=${LDFLAGS}")
 set(exes consumer)
 if(MODE STREQUAL "find_package")
@@ -78,6 +78,18 @@ run(${CMAKE_COMMAND} --build "${bin}" -j2)
 include(${CMAKE_CURRENT_LIST_DIR}/run_on_pythons.cmake)
 if(EXISTS "${bin}/consumer_cxx")
   list(APPEND exes consumer_cxx) # when a C++ compiler was found
+endif()
+# the C++ plugin host (examples/cpp), built from the installed pyhost.hpp and library
+if(EXISTS "${bin}/consumer_cpp_example")
+  file(READ "${SRC}/examples/cpp/plugin_host.expected-re" cpp_re)
+  set(cpp_args "${SRC}/examples/cpp/plugins/scorer.py")
+  pyhost_run_on_pythons("${bin}/consumer_cpp_example" "${cpp_re}" "${MODE}: consumer_cpp_example"
+                        ARGS "${cpp_args}" EXIT 1)
+elseif(MODE STREQUAL "find_package" OR MODE STREQUAL "pkg-config")
+  find_program(cxx NAMES c++ g++ clang++)
+  if(cxx)
+    message(FATAL_ERROR "${MODE}: a C++ compiler (${cxx}) exists but consumer_cpp_example was not built")
+  endif()
 endif()
 foreach(exe IN LISTS exes)
   pyhost_run_on_pythons("${bin}/${exe}" "^consumer: pyhost [0-9]+\\.[0-9]+\\.[0-9]+, Python @VER@: 45\n$"

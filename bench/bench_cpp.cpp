@@ -1,0 +1,142 @@
+// bench_cpp.cpp: the C++ layer (include/pyhost.hpp) against the C route it wraps, one
+// pair of modes per direction.  `bench_cpp MODE N LIB`; bench/run_cpp.py counts the
+// instructions of bench_loop under callgrind for each pair.
+//   c_call / cpp_call          C -> Python: f(i, 2) -> int, a prepared call with a typed
+//                              result in a GIL scope (pyhost_prepared_call_int /
+//                              function::call<int64_t>)
+//   c_hostfn / cpp_hostfn      Python -> C: h(i, 2.5) -> float, a fast host function
+//                              (pyhost_args_* + pyhost_ret_float / module::def of a lambda)
+//   c_hosttype / cpp_hosttype  Python -> C: T(i).get(), a fast host type with an inline
+//                              payload (fast constructor + method / class_builder<T>)
+// The Python loops run inside a function, where hot Python code lives.  The C side does
+// what the C++ layer does for the caller, so that both do the same job: it refuses
+// surplus positional arguments and keywords with a TypeError (the C++ layer checks the
+// count for every function it wraps).
+#include <pyhost.hpp>
+
+extern "C" {
+#include "bench.h"
+}
+
+#include <memory>
+#include <string>
+
+static pyhost *h;
+
+static void check(int rc, const char *what) {
+  if (rc != PYHOST_OK) bench_die(what, pyhost_errmsg(h));
+}
+
+// ---- the C routes ----
+static int c_refuse_surplus(pyhost *py, const pyhost_args *args, size_t n, const char *name) {
+  if (pyhost_args_count(args) > n || pyhost_args_kwcount(args) > 0)
+    return pyhost_raise(py, PYHOST_EXC_TYPE_ERROR, "%s() takes %zu arguments", name, n);
+  return PYHOST_OK;
+}
+static int c_h(pyhost *py, void *, const pyhost_args *args, pyhost_ret *ret) {
+  int64_t i;
+  double x;
+  int rc;
+  if ((rc = c_refuse_surplus(py, args, 2, "g")) || (rc = pyhost_args_int(py, args, 0, &i)) || (rc = pyhost_args_float(py, args, 1, &x))) return rc;
+  return pyhost_ret_float(py, ret, static_cast<double>(i) * x);
+}
+struct c_payload {
+  int64_t v;
+};
+static int c_new(pyhost *py, void *, const pyhost_args *args, void **payload) {
+  if (int rc = c_refuse_surplus(py, args, 1, "T")) return rc;
+  return pyhost_args_int(py, args, 0, &static_cast<c_payload *>(*payload)->v);
+}
+static int c_get(pyhost *py, void *payload, void *, const pyhost_args *args, pyhost_ret *ret) {
+  if (int rc = c_refuse_surplus(py, args, 0, "get")) return rc;
+  return pyhost_ret_int(py, ret, static_cast<c_payload *>(payload)->v);
+}
+static void c_free(void *, void *) {}
+
+// ---- the C++ side ----
+struct Box {
+  int64_t v;
+  explicit Box(int64_t x) : v(x) {}
+  int64_t get() const { return v; }
+};
+
+static std::unique_ptr<pyh::function> cpp_f;
+static pyhost_callable *c_f;
+
+static BENCH_NOINLINE void bench_loop(const std::string &mode, unsigned long n) {
+  if (mode == "c_call") {
+    pyh::gil_guard gil(h);  // as a hot loop holds it (docs/calling.md); so does cpp_call
+    for (unsigned long i = 0; i < n; i++) {
+      pyhost_arg argv[2] = {pyhost_arg_int(static_cast<int64_t>(i)), pyhost_arg_int(2)};
+      int64_t r;
+      check(pyhost_prepared_call_int(h, c_f, argv, 2, &r), "f(i, 2)");
+    }
+  } else if (mode == "cpp_call") {
+    pyh::gil_guard gil(h);
+    for (unsigned long i = 0; i < n; i++) cpp_f->call<int64_t>(static_cast<int64_t>(i), 2);
+  } else {  // the Python-driven modes
+    pyhost_arg count = pyhost_arg_int(static_cast<int64_t>(n));
+    pyhost_callable *run = nullptr;
+    check(pyhost_prepare_name(h, mode.find("hosttype") != std::string::npos ? "run_type" : "run_fn", &run), "run");
+    check(pyhost_prepared_call(h, run, &count, 1), mode.c_str());
+    pyhost_callable_free(run);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: bench_cpp MODE N LIB\n");
+    return 2;
+  }
+  std::string mode = argv[1];
+  unsigned long n = bench_count(argv[2]);
+  try {
+    pyh::interpreter py(argv[3]);
+    h = py;
+    py.exec("def f(a, b):\n    return a + b\n"
+            "def run_fn(n):\n    for i in range(n):\n        g(i, 2.5)\n"
+            "def run_type(n):\n    for i in range(n):\n        T(i).get()\n"
+            "import gc\ngc.collect()\n");
+    auto m = py.module("pyhost_bench");
+    std::unique_ptr<pyh::type<Box>> box;
+    pyhost_type *ctype = nullptr;
+    if (mode == "c_call" || mode == "cpp_call") {
+      check(pyhost_prepare_name(h, "f", &c_f), "prepare f");
+      cpp_f.reset(new pyh::function(py.function("f")));
+    } else if (mode == "c_hostfn") {
+      check(pyhost_module_add_fast_function(h, m.get(), "g", c_h, nullptr, nullptr), "g");
+      py.exec("from pyhost_bench import g");
+    } else if (mode == "cpp_hostfn") {
+      m.def("g", [](int64_t i, double x) { return static_cast<double>(i) * x; });
+      py.exec("from pyhost_bench import g");
+    } else if (mode == "c_hosttype") {
+      static const pyhost_fast_method_def methods[] = {{"get", c_get, nullptr}};
+      pyhost_type_spec spec = {};
+      spec.size = sizeof spec;
+      spec.name = "T";
+      spec.fast_methods = methods;
+      spec.n_fast_methods = 1;
+      spec.fast_constructor = c_new;
+      spec.destructor = c_free;  // the C++ layer always has one: so does the C route
+      spec.payload_size = sizeof(c_payload) + sizeof(bool) * 8;  // the same size as Box's slot
+      spec.flags = PYHOST_TYPE_WEAKREF;
+      check(pyhost_type_new(h, m.get(), &spec, &ctype), "T");
+      py.exec("from pyhost_bench import T");
+    } else if (mode == "cpp_hosttype") {
+      box.reset(new pyh::type<Box>(m.type<Box>("T").init<int64_t>().def("get", &Box::get).make()));
+      py.exec("from pyhost_bench import T");
+    } else {
+      bench_die(mode.c_str(), "unknown mode");
+    }
+    bench_loop(mode, n / 10 + 1);
+    double t0 = bench_now();
+    bench_loop(mode, n);
+    bench_result(mode.c_str(), bench_now() - t0, n);
+    cpp_f.reset();
+    pyhost_callable_free(c_f);
+    pyhost_type_free(h, ctype);
+  } catch (const std::exception &e) {
+    bench_die(mode.c_str(), e.what());
+  }
+  return 0;
+}

@@ -1,0 +1,1369 @@
+// pyhost.hpp: the header-only C++17 layer over pyhost.h (docs/cpp.md).
+//
+// RAII handles (interpreter, value, function, plugin, module, type), errors as
+// exceptions, calls with conversion by C++ type both ways, keyword arguments, host
+// functions from lambdas and function pointers, host types from C++ classes, GIL and
+// thread scopes.  Templates over the public C API only: no Python headers, no ABI of
+// its own, nothing C++ inside libpyhost.  Every call goes through the fastest C route:
+// prepared calls (pyhost_prepared_call_*), fast host functions and fast host types with
+// inline payloads (borrowed pyhost_args views, pyhost_ret results).
+//
+// Non-goals: a second object model (Python objects stay pyhost values), implicit
+// conversions the C layer does not offer (a str result is copied into std::string; a
+// std::string_view is borrowed only where pyhost lends a buffer: host function
+// arguments and call arguments).
+#ifndef PYHOST_HPP
+#define PYHOST_HPP
+
+#include "pyhost.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// A host's own globals (say `h`) must not make -Wshadow warn about this header's
+// parameters.
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wshadow"
+#endif
+
+namespace pyh {
+
+// ---- errors ----------------------------------------------------------------
+
+// A failed pyhost call: the status (PYHOST_PYEXC, PYHOST_TYPE, ...), the Python
+// exception's type name ("ValueError", "json.decoder.JSONDecodeError"; "" when the
+// failure is pyhost's own, not Python's) and what() = pyhost_errmsg's text, which for a
+// Python exception is the formatted exception with its traceback.
+class error : public std::runtime_error {
+ public:
+  error(int status, std::string type_name, const std::string &message)
+      : std::runtime_error(message), status_(status), type_name_(std::move(type_name)) {}
+  int status() const noexcept { return status_; }
+  const char *status_name() const noexcept { return pyhost_status_name(status_); }
+  const std::string &type_name() const noexcept { return type_name_; }
+  // The formatted exception with its traceback (the same text as what()).
+  const char *traceback() const noexcept { return what(); }
+
+ private:
+  int status_;
+  std::string type_name_;
+};
+
+// SystemExit raised by Python code (PYHOST_EXIT): the host keeps running.
+class system_exit : public error {
+ public:
+  system_exit(int code, const std::string &message)
+      : error(PYHOST_EXIT, "SystemExit", message), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+// The call was stopped by pyhost_interrupt (PYHOST_INTERRUPTED).
+class interrupted : public error {
+ public:
+  explicit interrupted(const std::string &message)
+      : error(PYHOST_INTERRUPTED, "pyhost.Interrupted", message) {}
+};
+
+// Thrown by a host function (or method) to raise a Python exception of a class named
+// by a dotted name: throw pyh::python_error("KeyError", "no such item").
+class python_error : public std::runtime_error {
+ public:
+  python_error(std::string type_name, const std::string &message)
+      : std::runtime_error(message), type_name_(std::move(type_name)) {}
+  const std::string &type_name() const noexcept { return type_name_; }
+
+ private:
+  std::string type_name_;
+};
+
+namespace detail {
+
+inline bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.';
+}
+
+// The exception's type from a formatted exception: the first unindented line after the
+// last traceback header (or from the start: a SyntaxError has no header, an exception
+// raised outside Python code has no traceback) that is a dotted name followed by ':' or
+// the line's end.
+inline std::string exception_type_of(const char *msg) {
+  std::string_view m(msg ? msg : "");
+  static constexpr std::string_view header = "Traceback (most recent call last):\n";
+  size_t from = m.rfind(header);
+  from = from == std::string_view::npos ? 0 : from + header.size();
+  while (from < m.size()) {
+    size_t end = m.find('\n', from);
+    std::string_view line = m.substr(from, end == std::string_view::npos ? m.size() - from
+                                                                        : end - from);
+    if (!line.empty() && line[0] != ' ' && line[0] != '\t') {
+      size_t n = 0;
+      while (n < line.size() && is_ident_char(line[n])) n++;
+      if (n > 0 && (n == line.size() || line[n] == ':')) return std::string(line.substr(0, n));
+    }
+    if (end == std::string_view::npos) break;
+    from = end + 1;
+  }
+  return std::string();
+}
+
+// Throws the exception that status rc of the last call on h stands for.
+[[noreturn]] inline void throw_status(pyhost *h, int rc) {
+  std::string msg = pyhost_errmsg(h);
+  if (rc == PYHOST_EXIT) throw system_exit(pyhost_exit_code(h), msg);
+  if (rc == PYHOST_INTERRUPTED) throw interrupted(msg);
+  if (rc == PYHOST_NOMEM) throw std::bad_alloc();
+  throw error(rc, rc == PYHOST_PYEXC ? exception_type_of(msg.c_str()) : std::string(), msg);
+}
+
+inline void check(pyhost *h, int rc) {
+  if (rc != PYHOST_OK) throw_status(h, rc);
+}
+
+inline pyhost_value *checked_new(pyhost_value *v) {
+  if (!v) throw std::bad_alloc();
+  return v;
+}
+
+[[noreturn]] inline void throw_type(const char *expected, const pyhost_value *v) {
+  throw error(PYHOST_TYPE, "",
+              std::string("expected ") + expected + ", got " +
+                  (v ? pyhost_value_type_name(v) : "NoneType"));
+}
+
+template <class T> struct is_vector : std::false_type {};
+template <class T, class A> struct is_vector<std::vector<T, A>> : std::true_type {};
+template <class T> struct is_map : std::false_type {};
+template <class K, class V, class C, class A> struct is_map<std::map<K, V, C, A>> : std::true_type {};
+template <class K, class V, class H, class E, class A>
+struct is_map<std::unordered_map<K, V, H, E, A>> : std::true_type {};
+template <class T> struct is_optional : std::false_type {};
+template <class T> struct is_optional<std::optional<T>> : std::true_type {};
+template <class T> struct is_tuple : std::false_type {};
+template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
+template <class A, class B> struct is_tuple<std::pair<A, B>> : std::true_type {};
+
+template <class T>
+constexpr bool is_integer = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+
+// An int64_t into T, or PYHOST_RANGE naming both.
+template <class T> T narrow_int(int64_t i) {
+  bool fits = std::is_signed<T>::value
+                  ? (i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                     (sizeof(T) >= sizeof(int64_t) || i <= static_cast<int64_t>(std::numeric_limits<T>::max())))
+                  : (i >= 0 && (sizeof(T) >= sizeof(int64_t) ||
+                                static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max())));
+  if (!fits)
+    throw error(PYHOST_RANGE, "", "int " + std::to_string(i) + " does not fit the C++ type");
+  return static_cast<T>(i);
+}
+
+// A T as an int64_t, or PYHOST_RANGE (an unsigned beyond INT64_MAX).
+template <class T> int64_t widen_int(T i) {
+  if (std::is_unsigned<T>::value && static_cast<uint64_t>(i) > static_cast<uint64_t>(INT64_MAX))
+    throw error(PYHOST_RANGE, "", "int " + std::to_string(i) + " does not fit in 64 bits");
+  return static_cast<int64_t>(i);
+}
+
+}  // namespace detail
+
+// ---- values ----------------------------------------------------------------
+
+class value;
+template <class T> pyhost_value *to_value(const T &x);
+template <class T> T from_value(const pyhost_value *v);
+
+// An owned pyhost_value: plain C data for built-in kinds, a strong reference for an
+// object value.  Copying makes a deep copy (pyhost_value_copy: an object value shares
+// the Python object); moving transfers ownership.
+class value {
+ public:
+  value() noexcept = default;
+  explicit value(pyhost_value *owned) noexcept : v_(owned) {}
+  template <class T, class = std::enable_if_t<!std::is_same<std::decay_t<T>, value>::value &&
+                                              !std::is_same<std::decay_t<T>, pyhost_value *>::value>>
+  value(const T &x) : v_(to_value(x)) {}  // NOLINT: converting on purpose
+  value(const value &o) : v_(o.v_ ? detail::checked_new(pyhost_value_copy(o.v_)) : nullptr) {}
+  value(value &&o) noexcept : v_(o.release()) {}
+  value &operator=(value o) noexcept {
+    std::swap(v_, o.v_);
+    return *this;
+  }
+  ~value() { pyhost_value_free(v_); }
+
+  static value none() { return value(detail::checked_new(pyhost_value_none())); }
+
+  pyhost_value *get() const noexcept { return v_; }
+  pyhost_value *release() noexcept { return std::exchange(v_, nullptr); }
+  explicit operator bool() const noexcept { return v_ != nullptr; }
+
+  pyhost_kind kind() const noexcept { return pyhost_value_kind(v_); }
+  bool is_none() const noexcept { return kind() == PYHOST_KIND_NONE; }
+  // Python's name of the value's type ("int", "datetime.date").
+  const char *type_name() const noexcept { return v_ ? pyhost_value_type_name(v_) : "NoneType"; }
+  size_t size() const noexcept { return pyhost_value_count(v_); }
+  // The value converted to T (PYHOST_TYPE / PYHOST_RANGE as pyh::error).
+  template <class T> T as() const { return from_value<T>(v_); }
+  // repr() computed by Python.
+  std::string repr(pyhost *h) const {
+    const char *r = pyhost_value_repr(h, v_);
+    if (!r) detail::throw_status(h, PYHOST_PYEXC);
+    return r;
+  }
+
+ private:
+  pyhost_value *v_ = nullptr;
+};
+
+// ---- conversion: C++ -> pyhost_value ---------------------------------------
+
+namespace detail {
+
+template <class T> struct to_value_impl {
+  static pyhost_value *make(const T &x) {
+    if constexpr (std::is_same<T, bool>::value) {
+      return checked_new(pyhost_value_bool(x ? 1 : 0));
+    } else if constexpr (is_integer<T>) {
+      return checked_new(pyhost_value_int(widen_int(x)));
+    } else if constexpr (std::is_floating_point<T>::value) {
+      return checked_new(pyhost_value_float(static_cast<double>(x)));
+    } else if constexpr (std::is_convertible<const T &, std::string_view>::value) {
+      std::string_view s(x);
+      return checked_new(pyhost_value_str(s.data(), s.size()));
+    } else if constexpr (std::is_same<T, std::nullptr_t>::value || std::is_same<T, std::nullopt_t>::value) {
+      return checked_new(pyhost_value_none());
+    } else if constexpr (std::is_same<T, pyh::value>::value) {
+      return x.get() ? checked_new(pyhost_value_copy(x.get())) : checked_new(pyhost_value_none());
+    } else if constexpr (is_optional<T>::value) {
+      return x ? to_value_impl<typename T::value_type>::make(*x) : checked_new(pyhost_value_none());
+    } else if constexpr (is_vector<T>::value) {
+      pyh::value list(checked_new(pyhost_value_list()));
+      for (const auto &item : x) check(nullptr, pyhost_value_append(list.get(), pyh::to_value(item)));
+      return list.release();
+    } else if constexpr (is_map<T>::value) {
+      pyh::value dict(checked_new(pyhost_value_dict()));
+      for (const auto &kv : x) {
+        pyhost_value *k = pyh::to_value(kv.first);
+        pyhost_value *v;
+        try {
+          v = pyh::to_value(kv.second);
+        } catch (...) {
+          pyhost_value_free(k);
+          throw;
+        }
+        check(nullptr, pyhost_value_set(dict.get(), k, v));
+      }
+      return dict.release();
+    } else if constexpr (is_tuple<T>::value) {
+      pyh::value tuple(checked_new(pyhost_value_tuple()));
+      std::apply([&](const auto &...item) {
+        (check(nullptr, pyhost_value_append(tuple.get(), pyh::to_value(item))), ...);
+      }, x);
+      return tuple.release();
+    } else {
+      static_assert(sizeof(T) == 0, "pyhost: no conversion from this C++ type to a Python value");
+      return nullptr;
+    }
+  }
+};
+
+}  // namespace detail
+
+// x as a new pyhost_value (own result).
+template <class T> pyhost_value *to_value(const T &x) {
+  return detail::to_value_impl<std::decay_t<const T>>::make(x);
+}
+
+// ---- conversion: pyhost_value -> C++ ---------------------------------------
+
+namespace detail {
+
+template <class T> struct from_value_impl {
+  static T get(const pyhost_value *v) {
+    if constexpr (std::is_same<T, bool>::value) {
+      int b;
+      if (pyhost_value_to_bool(nullptr, v, &b) != PYHOST_OK) throw_type("bool", v);
+      return b != 0;
+    } else if constexpr (is_integer<T>) {
+      int64_t i;
+      int rc = pyhost_value_to_int(nullptr, v, &i);
+      if (rc == PYHOST_RANGE) throw error(PYHOST_RANGE, "", "int does not fit in 64 bits");
+      if (rc != PYHOST_OK) throw_type("int", v);
+      return narrow_int<T>(i);
+    } else if constexpr (std::is_floating_point<T>::value) {
+      double d;
+      if (pyhost_value_to_float(nullptr, v, &d) != PYHOST_OK) throw_type("float", v);
+      return static_cast<T>(d);
+    } else if constexpr (std::is_same<T, std::string>::value) {
+      const char *s;
+      size_t len;
+      if (pyhost_value_to_str(nullptr, v, &s, &len) != PYHOST_OK) throw_type("str", v);
+      return std::string(s, len);
+    } else if constexpr (std::is_same<T, pyh::value>::value) {
+      return pyh::value(v ? checked_new(pyhost_value_copy(v)) : checked_new(pyhost_value_none()));
+    } else if constexpr (is_optional<T>::value) {
+      if (pyhost_value_kind(v) == PYHOST_KIND_NONE) return T();
+      return T(from_value_impl<typename T::value_type>::get(v));
+    } else if constexpr (is_vector<T>::value) {
+      pyhost_kind k = pyhost_value_kind(v);
+      if (k != PYHOST_KIND_LIST && k != PYHOST_KIND_TUPLE) throw_type("list or tuple", v);
+      T out;
+      size_t n = pyhost_value_count(v);
+      out.reserve(n);
+      for (size_t i = 0; i < n; i++)
+        out.push_back(from_value_impl<typename T::value_type>::get(pyhost_value_item(v, i)));
+      return out;
+    } else if constexpr (is_map<T>::value) {
+      if (pyhost_value_kind(v) != PYHOST_KIND_DICT) throw_type("dict", v);
+      T out;
+      size_t n = pyhost_value_count(v);
+      for (size_t i = 0; i < n; i++)
+        out.emplace(from_value_impl<typename T::key_type>::get(pyhost_value_key(v, i)),
+                    from_value_impl<typename T::mapped_type>::get(pyhost_value_item(v, i)));
+      return out;
+    } else if constexpr (is_tuple<T>::value) {
+      pyhost_kind k = pyhost_value_kind(v);
+      if (k != PYHOST_KIND_LIST && k != PYHOST_KIND_TUPLE) throw_type("tuple", v);
+      constexpr size_t n = std::tuple_size<T>::value;
+      if (pyhost_value_count(v) != n)
+        throw error(PYHOST_TYPE, "", "expected a tuple of " + std::to_string(n) + " items, got " +
+                                         std::to_string(pyhost_value_count(v)));
+      return items<T>(v, std::make_index_sequence<n>());
+    } else {
+      static_assert(sizeof(T) == 0,
+                    "pyhost: no conversion from a Python value to this C++ type "
+                    "(std::string_view and const char * results would dangle: use std::string)");
+    }
+  }
+  template <class Tup, size_t... I> static Tup items(const pyhost_value *v, std::index_sequence<I...>) {
+    return Tup(from_value_impl<std::tuple_element_t<I, Tup>>::get(pyhost_value_item(v, I))...);
+  }
+};
+
+}  // namespace detail
+
+// v converted to T; throws pyh::error (PYHOST_TYPE naming both types, PYHOST_RANGE).
+template <class T> T from_value(const pyhost_value *v) {
+  return detail::from_value_impl<std::decay_t<T>>::get(v);
+}
+
+// ---- keyword arguments -----------------------------------------------------
+
+// A keyword argument of a call: f(1, pyh::kw("weight", 2)) or, with
+// `using namespace pyh::literals`, f(1, "weight"_kw = 2).
+template <class T> struct kwarg {
+  const char *name;
+  const T &val;
+};
+template <class T> kwarg<T> kw(const char *name, const T &v) { return {name, v}; }
+
+struct kw_name {
+  const char *name;
+  template <class T> kwarg<T> operator=(const T &v) const { return {name, v}; }
+};
+namespace literals {
+inline kw_name operator""_kw(const char *name, size_t) { return {name}; }
+}  // namespace literals
+
+namespace detail {
+template <class T> struct is_kwarg : std::false_type {};
+template <class T> struct is_kwarg<kwarg<T>> : std::true_type {};
+
+// One argument of a prepared call: scalars and strings read in place (no allocation),
+// anything else converted to a pyhost_value that lives until the call returns.
+template <class T, class = void> struct arg_slot {
+  pyh::value owned;
+  explicit arg_slot(const T &x) : owned(pyh::value(pyh::to_value(x))) {}
+  pyhost_arg arg() const { return pyhost_arg_value(owned.get()); }
+};
+template <class T> struct arg_slot<T, std::enable_if_t<std::is_arithmetic<T>::value>> {
+  pyhost_arg a;
+  explicit arg_slot(T x) {
+    if constexpr (std::is_same<T, bool>::value) a = pyhost_arg_bool(x ? 1 : 0);
+    else if constexpr (std::is_floating_point<T>::value) a = pyhost_arg_float(static_cast<double>(x));
+    else a = pyhost_arg_int(widen_int(x));
+  }
+  pyhost_arg arg() const { return a; }
+};
+template <class T>
+struct arg_slot<T, std::enable_if_t<std::is_convertible<const T &, std::string_view>::value>> {
+  pyhost_arg a;
+  explicit arg_slot(const T &x) {
+    std::string_view s(x);  // borrowed: the caller's buffer, read during the call
+    a = pyhost_arg_str(s.data(), s.size());
+  }
+  pyhost_arg arg() const { return a; }
+};
+template <> struct arg_slot<pyh::value> {
+  pyhost_arg a;
+  explicit arg_slot(const pyh::value &x) : a(pyhost_arg_value(x.get())) {}
+  pyhost_arg arg() const { return a; }
+};
+
+template <class T> using slot_t = arg_slot<std::decay_t<const T>>;  // const char[N] -> const char *
+
+// The positional arguments as a tuple value and the keyword ones as a dict value.
+struct value_args {
+  pyh::value args{checked_new(pyhost_value_tuple())};
+  pyh::value kwargs;
+  template <class T> void add(const T &x) { check(nullptr, pyhost_value_append(args.get(), to_value(x))); }
+  template <class T> void add(const kwarg<T> &x) {
+    if (!kwargs) kwargs = pyh::value(checked_new(pyhost_value_dict()));
+    pyhost_value *k = checked_new(pyhost_value_str(x.name, PYHOST_STRLEN));
+    pyhost_value *v;
+    try {
+      v = to_value(x.val);
+    } catch (...) {
+      pyhost_value_free(k);
+      throw;
+    }
+    check(nullptr, pyhost_value_set(kwargs.get(), k, v));
+  }
+};
+template <class... A> value_args make_value_args(const A &...a) {
+  value_args va;
+  (va.add(a), ...);
+  return va;
+}
+
+// Reads an owned result value into R (void discards it).
+template <class R> R take_result(pyhost_value *r) {
+  pyh::value owned(r);
+  if constexpr (std::is_void<R>::value) return;
+  else if constexpr (std::is_same<R, pyh::value>::value) return owned;
+  else return from_value<R>(owned.get());
+}
+
+// Calls prepared c with the C arguments in argv, reading the result as R through the
+// typed form of pyhost_prepared_call that R names.
+template <class R> R prepared(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n) {
+  if constexpr (std::is_void<R>::value) {
+    check(h, pyhost_prepared_call(h, c, argv, n));
+  } else if constexpr (std::is_same<R, bool>::value) {
+    int b;
+    check(h, pyhost_prepared_call_bool(h, c, argv, n, &b));
+    return b != 0;
+  } else if constexpr (is_integer<R>) {
+    int64_t i;
+    check(h, pyhost_prepared_call_int(h, c, argv, n, &i));
+    return narrow_int<R>(i);
+  } else if constexpr (std::is_floating_point<R>::value) {
+    double d;
+    check(h, pyhost_prepared_call_float(h, c, argv, n, &d));
+    return static_cast<R>(d);
+  } else {
+    pyhost_value *r = nullptr;
+    check(h, pyhost_prepared_call_value(h, c, argv, n, &r));
+    return take_result<R>(r);
+  }
+}
+
+// The slots are temporaries of the caller's full expression: they live until the call
+// has returned.
+template <class R, class... S> R call_with_slots(pyhost *h, pyhost_callable *c, const S &...s) {
+  const pyhost_arg argv[] = {s.arg()...};
+  return prepared<R>(h, c, argv, sizeof...(S));
+}
+template <class R, class... A> R prepared_call(pyhost *h, pyhost_callable *c, const A &...a) {
+  if constexpr (sizeof...(A) == 0) return prepared<R>(h, c, nullptr, 0);
+  else return call_with_slots<R>(h, c, slot_t<A>(a)...);
+}
+
+template <class... A> constexpr bool any_kwarg = (is_kwarg<std::decay_t<A>>::value || ...);
+
+}  // namespace detail
+
+// ---- functions: prepared callables -----------------------------------------
+
+// A Python callable prepared once (pyhost_prepare) and called many times.  Calls
+// without keyword arguments are prepared calls reading their arguments in place (the
+// fastest C route); with keywords, pyhost_callv.  Move-only.
+class function {
+ public:
+  function() noexcept = default;
+  function(pyhost *h, pyh::value callable) : h_(h), obj_(std::move(callable)) {
+    detail::check(h_, pyhost_prepare(h_, obj_.get(), &c_));
+  }
+  function(function &&o) noexcept
+      : h_(o.h_), obj_(std::move(o.obj_)), c_(std::exchange(o.c_, nullptr)) {}
+  function &operator=(function &&o) noexcept {
+    if (this != &o) {
+      pyhost_callable_free(c_);
+      h_ = o.h_, obj_ = std::move(o.obj_), c_ = std::exchange(o.c_, nullptr);
+    }
+    return *this;
+  }
+  function(const function &) = delete;
+  function &operator=(const function &) = delete;
+  ~function() { pyhost_callable_free(c_); }
+
+  // f.call<double>(1, "x", pyh::kw("weight", 2)): the result as R (void discards it).
+  template <class R, class... A> R call(const A &...a) const {
+    if constexpr (detail::any_kwarg<A...>) {
+      detail::value_args va = detail::make_value_args(a...);
+      pyhost_value *r = nullptr;
+      detail::check(h_, pyhost_call(h_, obj_.get(), va.args.get(), va.kwargs.get(), &r));
+      return detail::take_result<R>(r);
+    } else {
+      return detail::prepared_call<R>(h_, c_, a...);
+    }
+  }
+  // f(args...): the result as a value.
+  template <class... A> pyh::value operator()(const A &...a) const {
+    return call<pyh::value>(a...);
+  }
+  pyhost_callable *get() const noexcept { return c_; }
+  const pyh::value &object() const noexcept { return obj_; }
+
+ private:
+  pyhost *h_ = nullptr;
+  pyh::value obj_;
+  pyhost_callable *c_ = nullptr;
+};
+
+// ---- host functions: C++ callables as Python functions ---------------------
+
+namespace detail {
+
+template <class T> struct callable_traits : callable_traits<decltype(&T::operator())> {};
+template <class R, class... A> struct callable_traits<R (*)(A...)> {
+  using result = R;
+  using args = std::tuple<A...>;
+};
+template <class R, class... A> struct callable_traits<R (*)(A...) noexcept> : callable_traits<R (*)(A...)> {};
+template <class C, class R, class... A> struct callable_traits<R (C::*)(A...)> : callable_traits<R (*)(A...)> {};
+template <class C, class R, class... A> struct callable_traits<R (C::*)(A...) const> : callable_traits<R (*)(A...)> {};
+template <class C, class R, class... A> struct callable_traits<R (C::*)(A...) noexcept> : callable_traits<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct callable_traits<R (C::*)(A...) const noexcept> : callable_traits<R (*)(A...)> {};
+
+// Reads argument i of a borrowed view as T.  Returns PYHOST_OK, or the status of the
+// getter that raised (TypeError / OverflowError set in the callback's frame).
+template <class T> struct arg_reader {
+  using D = std::decay_t<T>;
+  static int read(pyhost *h, const pyhost_args *args, size_t i, D &out, const char *who) {
+    if constexpr (std::is_same<D, bool>::value) {
+      int b;
+      int rc = pyhost_args_bool(h, args, i, &b);
+      if (rc == PYHOST_OK) out = b != 0;
+      return rc;
+    } else if constexpr (is_integer<D>) {
+      int64_t v;
+      int rc = pyhost_args_int(h, args, i, &v);
+      if (rc != PYHOST_OK) return rc;
+      bool fits = std::is_signed<D>::value
+                      ? (v >= static_cast<int64_t>(std::numeric_limits<D>::min()) &&
+                         (sizeof(D) >= 8 || v <= static_cast<int64_t>(std::numeric_limits<D>::max())))
+                      : (v >= 0 && (sizeof(D) >= 8 || static_cast<uint64_t>(v) <=
+                                                          static_cast<uint64_t>(std::numeric_limits<D>::max())));
+      if (!fits)
+        return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "%s() argument %zu: %lld does not fit the C++ type", who, i,
+                            static_cast<long long>(v));
+      out = static_cast<D>(v);
+      return PYHOST_OK;
+    } else if constexpr (std::is_floating_point<D>::value) {
+      double d;
+      int rc = pyhost_args_float(h, args, i, &d);
+      if (rc == PYHOST_OK) out = static_cast<D>(d);
+      return rc;
+    } else if constexpr (std::is_same<D, std::string_view>::value || std::is_same<D, std::string>::value ||
+                         std::is_same<D, const char *>::value) {
+      const char *s;
+      size_t len;
+      int rc = pyhost_args_str(h, args, i, &s, &len);  // borrowed until the callback returns
+      if (rc != PYHOST_OK) return rc;
+      if constexpr (std::is_same<D, const char *>::value) out = s;
+      else out = D(s, len);
+      return PYHOST_OK;
+    } else if constexpr (is_optional<D>::value) {
+      if (i >= pyhost_args_count(args) + pyhost_args_kwcount(args) ||
+          pyhost_args_kind(args, i) == PYHOST_KIND_NONE) {
+        out = D();
+        return PYHOST_OK;
+      }
+      std::decay_t<typename D::value_type> inner{};
+      int rc = arg_reader<typename D::value_type>::read(h, args, i, inner, who);
+      if (rc == PYHOST_OK) out = D(std::move(inner));
+      return rc;
+    } else {
+      pyhost_value *v = nullptr;
+      int rc = pyhost_args_value(h, args, i, &v);
+      if (rc != PYHOST_OK) return rc;
+      pyh::value owned(v);
+      if constexpr (std::is_same<D, pyh::value>::value) {
+        out = std::move(owned);
+      } else {
+        try {
+          out = from_value<D>(owned.get());
+        } catch (const error &e) {
+          return pyhost_raise(h, e.status() == PYHOST_RANGE ? PYHOST_EXC_OVERFLOW_ERROR : PYHOST_EXC_TYPE_ERROR,
+                              "%s() argument %zu: %s", who, i, e.what());
+        }
+      }
+      return PYHOST_OK;
+    }
+  }
+};
+
+// Sets the callback's result from a C++ value.
+template <class R> int set_result(pyhost *h, pyhost_ret *ret, const R &r) {
+  using D = std::decay_t<R>;
+  if constexpr (std::is_same<D, bool>::value) {
+    return pyhost_ret_bool(h, ret, r ? 1 : 0);
+  } else if constexpr (is_integer<D>) {
+    if (std::is_unsigned<D>::value && static_cast<uint64_t>(r) > static_cast<uint64_t>(INT64_MAX))
+      return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "result %llu does not fit in 64 bits",
+                          static_cast<unsigned long long>(r));
+    return pyhost_ret_int(h, ret, static_cast<int64_t>(r));
+  } else if constexpr (std::is_floating_point<D>::value) {
+    return pyhost_ret_float(h, ret, static_cast<double>(r));
+  } else if constexpr (std::is_convertible<const D &, std::string_view>::value) {
+    std::string_view s(r);
+    return pyhost_ret_str(h, ret, s.data(), s.size());
+  } else if constexpr (std::is_same<D, pyh::value>::value) {
+    return pyhost_ret_value(h, ret, r.get());
+  } else {
+    pyh::value v(to_value(r));
+    return pyhost_ret_value(h, ret, v.get());
+  }
+}
+
+// A C++ exception leaving a callback, as the status that makes Python see it: a
+// pyh::error from a pyhost call that raised hands on the original exception (kept in
+// the callback's frame), anything else raises with its message.  Never rethrows.
+inline int exception_to_python(pyhost *h) noexcept {
+  try {
+    throw;
+  } catch (const error &e) {
+    int s = e.status();
+    if (s == PYHOST_PYEXC || s == PYHOST_EXIT || s == PYHOST_INTERRUPTED) return s;
+    return pyhost_raise(h, s == PYHOST_RANGE ? PYHOST_EXC_OVERFLOW_ERROR : PYHOST_EXC_TYPE_ERROR, "%s", e.what());
+  } catch (const python_error &e) {
+    return pyhost_raise_named(h, e.type_name().c_str(), "%s", e.what());
+  } catch (const std::bad_alloc &) {
+    return pyhost_raise(h, PYHOST_EXC_MEMORY_ERROR, "out of memory (std::bad_alloc)");
+  } catch (const std::invalid_argument &e) {
+    return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "%s", e.what());
+  } catch (const std::domain_error &e) {
+    return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "%s", e.what());
+  } catch (const std::out_of_range &e) {
+    return pyhost_raise(h, PYHOST_EXC_INDEX_ERROR, "%s", e.what());
+  } catch (const std::overflow_error &e) {
+    return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "%s", e.what());
+  } catch (const std::exception &e) {
+    return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "%s", e.what());
+  } catch (...) {
+    return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "a C++ exception of unknown type");
+  }
+}
+
+// Calls fn(prefix..., converted arguments...) for the view and sets the result.
+// `first` is the index of the view's first argument for fn's parameters after prefix.
+template <class Args> struct invoker;
+template <class... A> struct invoker<std::tuple<A...>> {
+  template <class R, class F, class... P>
+  static int run(pyhost *h, const pyhost_args *args, pyhost_ret *ret, const char *name, F &&fn, P &&...prefix) {
+    constexpr size_t n = sizeof...(A);
+    size_t count = pyhost_args_count(args);
+    if (count > n || pyhost_args_kwcount(args) > 0) {
+      if (pyhost_args_kwcount(args) > 0)
+        return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() takes no keyword arguments", name);
+      return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "%s() takes %zu arguments (%zu given)", name, n, count);
+    }
+    return run_seq<R>(h, args, ret, name, std::forward<F>(fn), std::index_sequence_for<A...>(),
+                      std::forward<P>(prefix)...);
+  }
+  template <class R, class F, size_t... I, class... P>
+  static int run_seq(pyhost *h, const pyhost_args *args, pyhost_ret *ret, const char *name, F &&fn, std::index_sequence<I...>,
+                     P &&...prefix) {
+    (void)h, (void)args, (void)name;  // unused for a function without parameters
+    std::tuple<std::decay_t<A>...> vals;  // every parameter type converted to is default-constructible
+    int rc = PYHOST_OK;
+    ((rc == PYHOST_OK ? (rc = arg_reader<A>::read(h, args, I, std::get<I>(vals), name)) : 0), ...);
+    if (rc != PYHOST_OK) return rc;
+    if constexpr (std::is_void<R>::value) {
+      fn(std::forward<P>(prefix)..., static_cast<A>(std::get<I>(vals))...);
+      return PYHOST_OK;
+    } else {
+      return set_result<R>(h, ret, fn(std::forward<P>(prefix)..., static_cast<A>(std::get<I>(vals))...));
+    }
+  }
+};
+
+struct holder_base {
+  virtual ~holder_base() = default;
+};
+
+template <class F> struct function_holder : holder_base {
+  F fn;
+  std::string name;
+  function_holder(F f, std::string n) : fn(std::move(f)), name(std::move(n)) {}
+  static int trampoline(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) noexcept {
+    auto *self = static_cast<function_holder *>(ud);
+    try {
+      using traits = callable_traits<std::conditional_t<std::is_function<F>::value, F *, F>>;
+      return invoker<typename traits::args>::template run<typename traits::result>(h, args, ret,
+                                                                                     self->name.c_str(), self->fn);
+    } catch (...) {
+      return exception_to_python(h);
+    }
+  }
+};
+
+}  // namespace detail
+
+// ---- host types: C++ classes as Python classes -------------------------------
+
+template <class T> class type;
+template <class T> class class_builder;
+
+namespace detail {
+
+// The payload of an instance: T itself, inline in the Python object when the runtime's
+// alignment allows it, else a T the payload points to.  `live` says the T was
+// constructed, so a destructor runs exactly once and never on a zeroed payload.
+template <class T> struct inline_slot {
+  alignas(T) unsigned char storage[sizeof(T)];
+  bool live;
+  T *get() { return std::launder(reinterpret_cast<T *>(storage)); }
+};
+
+struct member_base {
+  virtual ~member_base() = default;
+  virtual int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) = 0;
+};
+struct getter_base {
+  std::string name;  // "module.Type.property", for argument errors
+  virtual ~getter_base() = default;
+  virtual int get(pyhost *h, void *self, pyhost_ret *ret) = 0;
+  virtual int set(pyhost *h, void *self, const pyhost_args *value) = 0;
+};
+
+struct type_state_base : holder_base {
+  std::vector<std::unique_ptr<member_base>> methods;
+  std::vector<std::unique_ptr<getter_base>> properties;
+  bool inline_payload = true;
+  size_t live_offset = 0;  // of inline_slot<T>::live
+  // The T* of a payload, or nullptr when its T was never made or is gone.
+  void *object(void *payload) const noexcept {
+    if (!payload || !inline_payload) return payload;
+    return *(static_cast<const bool *>(payload) + live_offset) ? payload : nullptr;
+  }
+};
+
+constexpr size_t max_members = 32;
+
+template <size_t I> int method_trampoline(pyhost *h, void *payload, void *ud, const pyhost_args *args, pyhost_ret *ret) noexcept {
+  auto *st = static_cast<type_state_base *>(ud);
+  try {
+    void *self = st->object(payload);
+    if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
+    return st->methods[I]->call(h, self, args, ret);
+  } catch (...) {
+    return exception_to_python(h);
+  }
+}
+template <size_t I> int getter_trampoline(pyhost *h, void *payload, void *ud, pyhost_ret *ret) noexcept {
+  auto *st = static_cast<type_state_base *>(ud);
+  try {
+    void *self = st->object(payload);
+    if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
+    return st->properties[I]->get(h, self, ret);
+  } catch (...) {
+    return exception_to_python(h);
+  }
+}
+template <size_t I> int setter_trampoline(pyhost *h, void *payload, void *ud, const pyhost_args *value) noexcept {
+  auto *st = static_cast<type_state_base *>(ud);
+  try {
+    void *self = st->object(payload);
+    if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
+    return st->properties[I]->set(h, self, value);
+  } catch (...) {
+    return exception_to_python(h);
+  }
+}
+template <size_t... I> constexpr std::array<pyhost_fast_method, sizeof...(I)> method_table(std::index_sequence<I...>) {
+  return {{&method_trampoline<I>...}};
+}
+template <size_t... I> constexpr std::array<pyhost_fast_getter, sizeof...(I)> getter_table(std::index_sequence<I...>) {
+  return {{&getter_trampoline<I>...}};
+}
+template <size_t... I> constexpr std::array<pyhost_fast_setter, sizeof...(I)> setter_table(std::index_sequence<I...>) {
+  return {{&setter_trampoline<I>...}};
+}
+
+template <class T> struct type_state : type_state_base {
+  std::string ctor_name;  // "module.Type", for argument errors
+  pyhost_fast_constructor constructor = nullptr;  // construct<A...>, set by init<A...>()
+  type_state() { live_offset = offsetof(inline_slot<T>, live); }
+  static void destroy(void *payload, void *ud) noexcept {
+    auto *st = static_cast<type_state *>(ud);
+    if (!payload) return;
+    if (st->inline_payload) {
+      auto *slot = static_cast<inline_slot<T> *>(payload);
+      if (slot->live) {
+        slot->live = false;
+        slot->get()->~T();
+      }
+    } else {
+      delete static_cast<T *>(payload);
+    }
+  }
+  // The fast constructor of a type whose Python constructor takes A...: T(A...) built
+  // in the inline payload, or in memory of its own the payload then points to.
+  template <class... A> static int construct(pyhost *h, void *ud, const pyhost_args *args, void **payload) noexcept {
+    auto *st = static_cast<type_state *>(ud);
+    try {
+      if (st->inline_payload) {
+        auto *slot = static_cast<inline_slot<T> *>(*payload);
+        int rc = invoker<std::tuple<A...>>::template run<void>(
+            h, args, nullptr, st->ctor_name.c_str(),
+            [slot](auto &&...a) { ::new (static_cast<void *>(slot->storage)) T(std::forward<decltype(a)>(a)...); });
+        if (rc == PYHOST_OK) slot->live = true;  // a throwing T constructor leaves it not live
+        return rc;
+      }
+      T *made = nullptr;
+      int rc = invoker<std::tuple<A...>>::template run<void>(
+          h, args, nullptr, st->ctor_name.c_str(),
+          [&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
+      if (rc == PYHOST_OK) *payload = made;
+      return rc;
+    } catch (...) {
+      return exception_to_python(h);
+    }
+  }
+};
+
+template <class T, class F> struct method_holder : member_base {
+  F fn;  // a member function pointer, or a callable taking T& first
+  std::string name_text;
+  const std::string *name = &name_text;
+  method_holder(F f, std::string n) : fn(f), name_text(std::move(n)) {}
+  int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) override {
+    T &obj = *static_cast<T *>(self);
+    if constexpr (std::is_member_function_pointer<F>::value) {
+      using traits = callable_traits<F>;
+      auto bound = [this, &obj](auto &&...a) -> decltype(auto) { return (obj.*fn)(std::forward<decltype(a)>(a)...); };
+      return invoker<typename traits::args>::template run<typename traits::result>(h, args, ret, name->c_str(), bound);
+    } else {
+      using traits = callable_traits<F>;
+      using all = typename traits::args;  // (T&, A...)
+      return run_rest<typename traits::result>(h, args, ret, obj, decltype(tail(std::declval<all>())){});
+    }
+  }
+  template <class... A> struct list {};
+  template <class A0, class... A> static list<A...> tail(std::tuple<A0, A...>);
+  template <class R, class... A> int run_rest(pyhost *h, const pyhost_args *args, pyhost_ret *ret, T &obj, list<A...>) {
+    return invoker<std::tuple<A...>>::template run<R>(h, args, ret, name->c_str(), fn, obj);
+  }
+};
+
+template <class T, class M> struct member_property : getter_base {
+  M T::*member;
+  explicit member_property(M T::*m) : member(m) {}
+  int get(pyhost *h, void *self, pyhost_ret *ret) override {
+    return set_result<M>(h, ret, static_cast<T *>(self)->*member);
+  }
+  int set(pyhost *h, void *self, const pyhost_args *value) override {
+    M v{};
+    int rc = arg_reader<M>::read(h, value, 0, v, name.c_str());
+    if (rc == PYHOST_OK) static_cast<T *>(self)->*member = std::move(v);
+    return rc;
+  }
+};
+
+template <class T, class G, class S> struct accessor_property : getter_base {
+  G getter;
+  S setter;  // nullptr_t when read-only
+  accessor_property(G g, S s) : getter(g), setter(s) {}
+  int get(pyhost *h, void *self, pyhost_ret *ret) override {
+    T &obj = *static_cast<T *>(self);
+    if constexpr (std::is_member_function_pointer<G>::value) return set_result(h, ret, (obj.*getter)());
+    else return set_result(h, ret, getter(obj));
+  }
+  int set(pyhost *h, void *self, const pyhost_args *value) override {
+    if constexpr (std::is_same<S, std::nullptr_t>::value) {
+      (void)self, (void)value;
+      return pyhost_raise(h, PYHOST_EXC_ATTRIBUTE_ERROR, "read-only property");
+    } else {
+      T &obj = *static_cast<T *>(self);
+      using A = std::decay_t<std::tuple_element_t<std::is_member_function_pointer<S>::value ? 0 : 1,
+                                                  typename callable_traits<S>::args>>;
+      A v{};
+      int rc = arg_reader<A>::read(h, value, 0, v, name.c_str());
+      if (rc != PYHOST_OK) return rc;
+      if constexpr (std::is_member_function_pointer<S>::value) (obj.*setter)(std::move(v));
+      else setter(obj, std::move(v));
+      return PYHOST_OK;
+    }
+  }
+};
+
+}  // namespace detail
+
+// ---- modules -----------------------------------------------------------------
+
+class interpreter;
+
+// A host module (pyhost_module_new): `import name` works in Python at once.  Owns the
+// C++ callables of its functions.  Move-only; the destructor unregisters the functions
+// and removes the module from sys.modules (pyhost_module_free).
+class module {
+ public:
+  module() noexcept = default;
+  module(pyhost *h, std::vector<std::unique_ptr<detail::holder_base>> *keep, const char *name, const char *doc)
+      : h_(h), keep_(keep), name_(name) {
+    detail::check(h_, pyhost_module_new(h_, name, doc, &m_));
+  }
+  module(module &&o) noexcept
+      : h_(o.h_), keep_(o.keep_), m_(std::exchange(o.m_, nullptr)), name_(std::move(o.name_)), fns_(std::move(o.fns_)) {}
+  module &operator=(module &&o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = o.h_, keep_ = o.keep_, m_ = std::exchange(o.m_, nullptr), name_ = std::move(o.name_), fns_ = std::move(o.fns_);
+    }
+    return *this;
+  }
+  module(const module &) = delete;
+  module &operator=(const module &) = delete;
+  ~module() { reset(); }
+
+  // Adds function `name` calling fn (a lambda, a function object or a function pointer):
+  // Python's arguments are converted to fn's parameter types (a trailing std::optional
+  // parameter may be left out), its result from the return type; a C++ exception
+  // becomes a Python exception with its message.  Uses the fast form (borrowed view).
+  template <class F> module &def(const char *name, F &&fn, const char *doc = nullptr) {
+    using D = std::decay_t<F>;
+    auto holder = std::make_unique<detail::function_holder<D>>(D(std::forward<F>(fn)), name_ + "." + name);
+    detail::check(h_, pyhost_module_add_fast_function(h_, m_, name, &detail::function_holder<D>::trampoline,
+                                                      holder.get(), doc));
+    fns_[name] = std::move(holder);  // a replaced function is unregistered: its holder may go
+    return *this;
+  }
+  // Sets attribute `name` to a converted value.
+  template <class V> module &add(const char *name, const V &v) {
+    pyh::value val(v);
+    detail::check(h_, pyhost_module_add_value(h_, m_, name, val.get()));
+    return *this;
+  }
+  // Creates exception class `<module>.<name>` deriving from base.
+  module &add_exception(const char *name, pyhost_exc base = PYHOST_EXC_EXCEPTION) {
+    detail::check(h_, pyhost_module_add_exception(h_, m_, name, base, nullptr));
+    return *this;
+  }
+  // Starts a host type `<module>.<name>` backed by C++ class T (class_builder<T>).
+  template <class T> class_builder<T> type(const char *name, const char *doc = nullptr);
+
+  pyhost_module *get() const noexcept { return m_; }
+  pyhost *handle() const noexcept { return h_; }
+  const std::string &name() const noexcept { return name_; }
+
+ private:
+  void reset() noexcept {
+    if (m_) pyhost_module_free(h_, m_);  // the functions are never called after this
+    m_ = nullptr;
+    fns_.clear();
+  }
+  pyhost *h_ = nullptr;
+  std::vector<std::unique_ptr<detail::holder_base>> *keep_ = nullptr;
+  pyhost_module *m_ = nullptr;
+  std::string name_;
+  std::map<std::string, std::unique_ptr<detail::holder_base>> fns_;
+};
+
+// A host type backed by C++ class T.  Instances made from Python run the registered
+// constructor; the T is destroyed exactly once, when Python drops the instance (or
+// during finalize).  Move-only; the destructor drops the host's handle on the class
+// (instances live on; the callbacks' state lives until the interpreter is freed).
+template <class T> class type {
+ public:
+  type() noexcept = default;
+  type(pyhost *h, pyhost_type *t, detail::type_state<T> *st) noexcept : h_(h), t_(t), st_(st) {}
+  type(type &&o) noexcept : h_(o.h_), t_(std::exchange(o.t_, nullptr)), st_(o.st_) {}
+  type &operator=(type &&o) noexcept {
+    if (this != &o) {
+      pyhost_type_free(h_, t_);
+      h_ = o.h_, t_ = std::exchange(o.t_, nullptr), st_ = o.st_;
+    }
+    return *this;
+  }
+  type(const type &) = delete;
+  type &operator=(const type &) = delete;
+  ~type() { pyhost_type_free(h_, t_); }
+
+  // A new instance holding T(args...), made from C++ (the Python constructor is not run).
+  template <class... A> pyh::value create(A &&...args) const {
+    pyhost_value *obj = nullptr;
+    if (st_->inline_payload) {
+      detail::check(h_, pyhost_object_new(h_, t_, nullptr, &obj));  // a zeroed slot: not live
+      pyh::value owned(obj);
+      void *p = nullptr;
+      detail::check(h_, pyhost_object_payload(h_, obj, t_, &p));
+      auto *slot = static_cast<detail::inline_slot<T> *>(p);
+      ::new (static_cast<void *>(slot->storage)) T(std::forward<A>(args)...);  // a throw leaves it not live
+      slot->live = true;
+      return owned;
+    }
+    std::unique_ptr<T> made(new T(std::forward<A>(args)...));
+    detail::check(h_, pyhost_object_new(h_, t_, made.get(), &obj));
+    made.release();  // the instance's destructor deletes it
+    return pyh::value(obj);
+  }
+  // The T inside an instance (or a Python subclass's instance); PYHOST_TYPE for others.
+  T &of(const pyh::value &obj) const {
+    void *p = nullptr;
+    detail::check(h_, pyhost_object_payload(h_, obj.get(), t_, &p));
+    void *self = st_->object(p);
+    if (!self) throw error(PYHOST_MISUSE, "", "the C++ object of this instance is gone");
+    return *static_cast<T *>(self);
+  }
+  // The class as a value.
+  pyh::value object() const {
+    pyhost_value *v = nullptr;
+    detail::check(h_, pyhost_type_value(h_, t_, &v));
+    return pyh::value(v);
+  }
+  // 1 when the payload lives inline in the Python object (the runtime's alignment allows T).
+  bool inline_payload() const noexcept { return st_->inline_payload; }
+  pyhost_type *get() const noexcept { return t_; }
+
+ private:
+  pyhost *h_ = nullptr;
+  pyhost_type *t_ = nullptr;
+  detail::type_state<T> *st_ = nullptr;
+};
+
+// Declares a host type: .init<A...>(), .def("m", &T::m), .property("x", &T::x), then
+// .make() gives the pyh::type<T>.
+template <class T> class class_builder {
+ public:
+  class_builder(module &m, std::vector<std::unique_ptr<detail::holder_base>> *keep, const char *name, const char *doc)
+      : m_(m), keep_(keep), name_(name), doc_(doc ? doc : ""), st_(new detail::type_state<T>()) {
+    st_->ctor_name = m.name() + "." + name;
+  }
+  // Python may call the class as Type(a...): T(a...) is built in place.
+  template <class... A> class_builder &init() {
+    st_->constructor = &detail::type_state<T>::template construct<A...>;
+    return *this;
+  }
+  // A method from a member function pointer, or a callable taking T& first.
+  template <class F> class_builder &def(const char *name, F fn, const char *doc = nullptr) {
+    if (st_->methods.size() >= detail::max_members) throw error(PYHOST_MISUSE, "", "too many methods");
+    st_->methods.emplace_back(new detail::method_holder<T, F>(fn, m_.name() + "." + name_ + "." + name));
+    methods_.push_back({name, doc});
+    return *this;
+  }
+  // A read-write property from a data member pointer.
+  template <class M> class_builder &property(const char *name, M T::*member, const char *doc = nullptr) {
+    return add_property(name, new detail::member_property<T, M>(member), true, doc);
+  }
+  template <class M> class_builder &property_readonly(const char *name, M T::*member, const char *doc = nullptr) {
+    return add_property(name, new detail::member_property<T, M>(member), false, doc);
+  }
+  // A property from a getter (member function or callable taking const T&) and an
+  // optional setter.
+  template <class G, class S = std::nullptr_t>
+  class_builder &property(const char *name, G getter, S setter = nullptr, const char *doc = nullptr) {
+    return add_property(name, new detail::accessor_property<T, G, S>(getter, setter),
+                        !std::is_same<S, std::nullptr_t>::value, doc);
+  }
+  // Creates the class in the module.
+  pyh::type<T> make() {
+    pyhost *h = m_.handle();
+    // Inline when the runtime aligns payloads enough for T: 16 bytes from 3.8, 8 before.
+    size_t align = pyhost_python_version(h) >= PYHOST_PY(3, 8) ? 16 : 8;
+    st_->inline_payload = alignof(T) <= align;
+    static constexpr auto mt = detail::method_table(std::make_index_sequence<detail::max_members>());
+    static constexpr auto gt = detail::getter_table(std::make_index_sequence<detail::max_members>());
+    static constexpr auto stt = detail::setter_table(std::make_index_sequence<detail::max_members>());
+    std::vector<pyhost_fast_method_def> md;
+    for (size_t i = 0; i < methods_.size(); i++) md.push_back({methods_[i].first.c_str(), mt[i], methods_[i].second});
+    std::vector<pyhost_fast_property_def> pd;
+    for (size_t i = 0; i < props_.size(); i++)
+      pd.push_back({props_[i].name.c_str(), gt[i], props_[i].writable ? stt[i] : nullptr, props_[i].doc});
+    pyhost_type_spec spec = {};
+    spec.size = sizeof(pyhost_type_spec);
+    spec.name = name_.c_str();
+    spec.doc = doc_.empty() ? nullptr : doc_.c_str();
+    spec.fast_methods = md.data();
+    spec.n_fast_methods = md.size();
+    spec.fast_properties = pd.data();
+    spec.n_fast_properties = pd.size();
+    spec.fast_constructor = st_->constructor;
+    spec.destructor = &detail::type_state<T>::destroy;
+    spec.userdata = st_.get();
+    spec.payload_size = st_->inline_payload ? sizeof(detail::inline_slot<T>) : 0;
+    spec.flags = PYHOST_TYPE_WEAKREF;
+    pyhost_type *t = nullptr;
+    detail::check(h, pyhost_type_new(h, m_.get(), &spec, &t));
+    auto *st = st_.get();
+    keep_->push_back(std::move(st_));  // instances may outlive the handle: until pyhost_free
+    return pyh::type<T>(h, t, st);
+  }
+
+ private:
+  struct prop {
+    std::string name;
+    bool writable;
+    const char *doc;
+  };
+  class_builder &add_property(const char *name, detail::getter_base *g, bool writable, const char *doc) {
+    std::unique_ptr<detail::getter_base> owned(g);
+    owned->name = m_.name() + "." + name_ + "." + name;
+    if (st_->properties.size() >= detail::max_members) throw error(PYHOST_MISUSE, "", "too many properties");
+    st_->properties.push_back(std::move(owned));
+    props_.push_back({name, writable, doc});
+    return *this;
+  }
+  module &m_;
+  std::vector<std::unique_ptr<detail::holder_base>> *keep_;
+  std::string name_, doc_;
+  std::unique_ptr<detail::type_state<T>> st_;
+  std::vector<std::pair<std::string, const char *>> methods_;
+  std::vector<prop> props_;
+};
+
+template <class T> class_builder<T> module::type(const char *name, const char *doc) {
+  return class_builder<T>(*this, keep_, name, doc);
+}
+
+// ---- plugins -----------------------------------------------------------------
+
+// A loaded plugin (pyhost_plugin_load); move-only; the destructor unloads it.
+class plugin {
+ public:
+  plugin() noexcept = default;
+  plugin(pyhost *h, const char *path) : h_(h) { detail::check(h_, pyhost_plugin_load(h_, path, &p_)); }
+  plugin(plugin &&o) noexcept : h_(o.h_), p_(std::exchange(o.p_, nullptr)) {}
+  plugin &operator=(plugin &&o) noexcept {
+    if (this != &o) {
+      pyhost_plugin_unload(p_);
+      h_ = o.h_, p_ = std::exchange(o.p_, nullptr);
+    }
+    return *this;
+  }
+  plugin(const plugin &) = delete;
+  plugin &operator=(const plugin &) = delete;
+  ~plugin() { pyhost_plugin_unload(p_); }
+
+  // Calls hook(args...) (pyhost_plugin_call), keywords included, the result as R.
+  // A missing hook is pyh::error with PYHOST_NOHOOK.
+  template <class R = pyh::value, class... A> R call(const char *hook, const A &...a) const {
+    detail::value_args va = detail::make_value_args(a...);
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_plugin_call(h_, p_, hook, va.args.get(), va.kwargs.get(), &r));
+    return detail::take_result<R>(r);
+  }
+  bool has_hook(const char *hook) const {
+    int rc = pyhost_plugin_has_hook(h_, p_, hook);
+    if (rc == PYHOST_NOHOOK) return false;
+    detail::check(h_, rc);
+    return true;
+  }
+  // The hook prepared for hot loops (the fastest route: prepared calls).
+  pyh::function hook(const char *name) const {
+    pyhost_value *m = nullptr, *f = nullptr;
+    detail::check(h_, pyhost_plugin_module(h_, p_, &m));
+    pyh::value mod(m);
+    detail::check(h_, pyhost_getattr(h_, mod.get(), name, &f));
+    return pyh::function(h_, pyh::value(f));
+  }
+  void reload() { detail::check(h_, pyhost_plugin_reload(h_, p_)); }
+  std::vector<std::string> hooks() const {
+    pyhost_value *v = nullptr;
+    detail::check(h_, pyhost_plugin_hooks(h_, p_, &v));
+    return detail::take_result<std::vector<std::string>>(v);
+  }
+  const char *name() const noexcept { return pyhost_plugin_name(p_); }
+  const char *path() const noexcept { return pyhost_plugin_path(p_); }
+  pyhost_plugin *get() const noexcept { return p_; }
+
+ private:
+  pyhost *h_ = nullptr;
+  pyhost_plugin *p_ = nullptr;
+};
+
+// ---- configuration and the interpreter -------------------------------------
+
+// pyhost_config as a builder: pyh::config().library(path).sys_path("plugins").
+class config {
+ public:
+  config() : c_(pyhost_config_new()) {
+    if (!c_) throw std::bad_alloc();
+  }
+  config(config &&o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
+  config(const config &) = delete;
+  config &operator=(const config &) = delete;
+  ~config() { pyhost_config_free(c_); }
+  config &library(const char *path) { return set(pyhost_config_set_library(c_, path)); }
+  config &home(const char *dir) { return set(pyhost_config_set_home(c_, dir)); }
+  config &sys_path(const char *dir) { return set(pyhost_config_add_sys_path(c_, dir)); }
+  config &min_python(unsigned long hex) { return set(pyhost_config_set_min_python(c_, hex)); }
+  config &flags(unsigned f) { return set(pyhost_config_set_flags(c_, f)); }
+  config &isolated(bool on = true) { return set(pyhost_config_set_isolated(c_, on ? 1 : 0)); }
+  pyhost_config *get() const noexcept { return c_; }
+
+ private:
+  config &set(int rc) {
+    if (rc == PYHOST_NOMEM) throw std::bad_alloc();
+    if (rc != PYHOST_OK) throw error(rc, "", "pyhost_config: invalid setting");
+    return *this;
+  }
+  pyhost_config *c_;
+};
+
+// The running Python (pyhost_init ... pyhost_free).  Move-only.  Destroy the handles
+// made from it (plugins, modules, types, functions) before it; values may outlive it.
+class interpreter {
+ public:
+  // Starts the Python at library (nullptr: discovery, docs/discovery.md).
+  explicit interpreter(const char *library = nullptr) {
+    config c;
+    if (library) c.library(library);
+    start(c.get());
+  }
+  explicit interpreter(const config &c) { start(c.get()); }
+  interpreter(interpreter &&o) noexcept : h_(std::exchange(o.h_, nullptr)), keep_(std::move(o.keep_)) {}
+  interpreter(const interpreter &) = delete;
+  interpreter &operator=(const interpreter &) = delete;
+  interpreter &operator=(interpreter &&) = delete;
+  ~interpreter() {
+    pyhost_free(h_);  // finalize runs the destructors of instances Python frees ...
+    keep_.reset();    // ... so the types' state goes only after it
+  }
+
+  void exec(const char *code, const char *filename = nullptr) { detail::check(h_, pyhost_exec(h_, code, filename)); }
+  void exec_file(const char *path) { detail::check(h_, pyhost_exec_file(h_, path)); }
+  template <class R = pyh::value> R eval(const char *expr) {
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_eval(h_, expr, &r));
+    return detail::take_result<R>(r);
+  }
+  pyh::value import(const char *name) {
+    pyhost_value *m = nullptr;
+    detail::check(h_, pyhost_import(h_, name, &m));
+    return pyh::value(m);
+  }
+  template <class R = pyh::value> R resolve(const char *dotted) {
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_resolve(h_, dotted, &r));
+    return detail::take_result<R>(r);
+  }
+  template <class R = pyh::value> R attr(const pyh::value &obj, const char *name) {
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_getattr(h_, obj.get(), name, &r));
+    return detail::take_result<R>(r);
+  }
+  template <class V> void set_attr(const pyh::value &obj, const char *name, const V &v) {
+    pyh::value val(v);
+    detail::check(h_, pyhost_setattr(h_, obj.get(), name, val.get()));
+  }
+  template <class R = pyh::value> R global(const char *name) {
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_get_global(h_, name, &r));
+    return detail::take_result<R>(r);
+  }
+  template <class V> void set_global(const char *name, const V &v) {
+    pyh::value val(v);
+    detail::check(h_, pyhost_set_global(h_, name, val.get()));
+  }
+  // Calls the object a dotted name resolves to, once: call<double>("math.hypot", 3, 4).
+  // For repeated calls, function() prepares it.
+  template <class R = pyh::value, class... A> R call(const char *dotted, const A &...a) {
+    detail::value_args va = detail::make_value_args(a...);
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_call_name(h_, dotted, va.args.get(), va.kwargs.get(), &r));
+    return detail::take_result<R>(r);
+  }
+  // Calls a callable value.
+  template <class R = pyh::value, class... A> R call(const pyh::value &callable, const A &...a) {
+    detail::value_args va = detail::make_value_args(a...);
+    pyhost_value *r = nullptr;
+    detail::check(h_, pyhost_call(h_, callable.get(), va.args.get(), va.kwargs.get(), &r));
+    return detail::take_result<R>(r);
+  }
+  // A prepared callable from a dotted name or a value.
+  pyh::function function(const char *dotted) { return pyh::function(h_, resolve(dotted)); }
+  pyh::function function(pyh::value callable) { return pyh::function(h_, std::move(callable)); }
+  pyh::plugin load_plugin(const char *path) { return pyh::plugin(h_, path); }
+  pyh::module module(const char *name, const char *doc = nullptr) {
+    return pyh::module(h_, keep_.get(), name, doc);
+  }
+  void interrupt() { detail::check(h_, pyhost_interrupt(h_)); }
+  // Finalizes Python now (the handle stays for the message).
+  void finalize() { detail::check(h_, pyhost_finalize(h_)); }
+
+  unsigned long python_version() const noexcept { return pyhost_python_version(h_); }
+  const char *python_version_text() const noexcept { return pyhost_python_version_text(h_); }
+  const char *library_path() const noexcept { return pyhost_library_path(h_); }
+  pyhost *get() const noexcept { return h_; }
+  operator pyhost *() const noexcept { return h_; }  // for the C API
+
+ private:
+  void start(const pyhost_config *c) {
+    int rc = pyhost_init(c, &h_);
+    if (rc != PYHOST_OK) {
+      error e(rc, "", pyhost_errmsg(h_));
+      pyhost_free(h_);
+      h_ = nullptr;
+      if (rc == PYHOST_NOMEM) throw std::bad_alloc();
+      throw e;
+    }
+    keep_.reset(new std::vector<std::unique_ptr<detail::holder_base>>());
+  }
+  pyhost *h_ = nullptr;
+  std::unique_ptr<std::vector<std::unique_ptr<detail::holder_base>>> keep_;
+};
+
+// ---- threads -----------------------------------------------------------------
+
+namespace detail {
+// A per-thread scope opened by enter and closed by leave on the same thread: neither
+// copyable nor movable.
+template <int (*Enter)(pyhost *), int (*Leave)(pyhost *)> class thread_scope {
+ public:
+  explicit thread_scope(pyhost *h) : h_(h) { check(h_, Enter(h_)); }
+  thread_scope(const thread_scope &) = delete;
+  thread_scope &operator=(const thread_scope &) = delete;
+  ~thread_scope() { Leave(h_); }
+
+ private:
+  pyhost *h_;
+};
+}  // namespace detail
+
+// Holds the GIL for a scope (pyhost_gil_enter / pyhost_gil_leave): the pyhost calls
+// inside skip taking it.  A scope belongs to its thread.
+using gil_guard = detail::thread_scope<&pyhost_gil_enter, &pyhost_gil_leave>;
+
+// Keeps a Python thread state for this host thread for a scope (pyhost_thread_attach /
+// pyhost_thread_detach): a worker that calls in a loop attaches once.
+using thread_attachment = detail::thread_scope<&pyhost_thread_attach, &pyhost_thread_detach>;
+
+}  // namespace pyh
+
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
+
+#endif

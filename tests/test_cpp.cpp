@@ -1,0 +1,528 @@
+// test_cpp.cpp: the C++ layer (include/pyhost.hpp) on every Python of the matrix: one
+// case per conversion, per error path and per RAII path.  Run as `test_cpp CASE LIB VER`;
+// built only against pyhost.hpp and the library (no src/ headers, no Python.h).
+extern "C" {
+#include "check.h"
+}
+#include <pyhost.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+using namespace pyh::literals;
+
+static pyh::interpreter start() { return pyh::interpreter(check_lib); }
+
+// err(f, *a, **k): "Type: message" of what f(*a, **k) raises, for the cases that check
+// what Python sees.
+static const char *const err_helper =
+    "def err(f, *a, **k):\n"
+    "    try: f(*a, **k)\n"
+    "    except BaseException as e: return type(e).__name__ + ': ' + str(e)\n";
+
+// Runs f, which must throw pyh::error (or a subclass E) with status and a message and
+// type name holding the fragments given.
+template <class E = pyh::error, class F>
+static void expect_error(F &&f, int status, const char *type_name, const char *fragment, int line) {
+  try {
+    f();
+    fprintf(stderr, "test_cpp.cpp:%d: no exception\n", line);
+    check_failures++;
+  } catch (const E &e) {
+    if (e.status() != status || (type_name && e.type_name() != type_name) ||
+        (fragment && !strstr(e.what(), fragment))) {
+      fprintf(stderr, "test_cpp.cpp:%d: %s [%s] %s\n", line, e.status_name(), e.type_name().c_str(), e.what());
+      check_failures++;
+    }
+  }
+}
+// check.h's string checks keep a const char *: these hold the std::string first.
+#define CHECK_STR(expr, want)      \
+  do {                             \
+    std::string s_ = (expr);       \
+    CHECK_STREQ(s_.c_str(), want); \
+  } while (0)
+#define CHECK_HAS(expr, fragment)         \
+  do {                                    \
+    std::string s_ = (expr);              \
+    CHECK_CONTAINS(s_.c_str(), fragment); \
+  } while (0)
+#define EXPECT_ERROR(expr, status, type, fragment) \
+  expect_error([&] { (void)(expr); }, status, type, fragment, __LINE__)
+
+// ---- conversions -------------------------------------------------------------
+
+TEST_CASE(conv_integers) {
+  auto py = start();
+  auto ident = py.function("int");
+  CHECK(ident.call<int>(-7) == -7);
+  CHECK(ident.call<int64_t>(INT64_MAX) == INT64_MAX);
+  CHECK(ident.call<uint8_t>(255) == 255);
+  CHECK(ident.call<short>(-32768) == -32768);
+  CHECK(py.eval<long long>("2**62") == (1LL << 62));
+  EXPECT_ERROR(ident.call<uint8_t>(256), PYHOST_RANGE, "", "does not fit");
+  EXPECT_ERROR(ident.call<unsigned>(-1), PYHOST_RANGE, "", "does not fit");
+  EXPECT_ERROR(py.eval<int64_t>("2**64"), PYHOST_RANGE, "", nullptr);
+  EXPECT_ERROR(ident.call<int>(UINT64_MAX), PYHOST_RANGE, "", "64 bits");  // C++ -> Python
+  CHECK(py.call<int>("abs", -3) == 3);
+}
+
+TEST_CASE(conv_floats) {
+  auto py = start();
+  auto f = py.function("float");
+  CHECK(f.call<double>(2.5) == 2.5);
+  CHECK(f.call<float>(0.5f) == 0.5f);
+  CHECK(f.call<double>(3) == 3.0);            // an int argument, a float result
+  CHECK(py.eval<double>("7") == 7.0);         // an int result read as double
+  CHECK(std::isinf(f.call<double>("inf")));
+  EXPECT_ERROR(py.eval<double>("'x'"), PYHOST_TYPE, "", "expected float, got str");
+}
+
+TEST_CASE(conv_bool) {
+  auto py = start();
+  auto b = py.function("bool");
+  CHECK(b.call<bool>(1) == true);
+  CHECK(b.call<bool>(false) == false);
+  CHECK(py.eval<bool>("1 < 2"));
+  EXPECT_ERROR(py.eval<bool>("1"), PYHOST_TYPE, "", "expected bool, got int");
+}
+
+TEST_CASE(conv_strings) {
+  auto py = start();
+  auto s = py.function("str");
+  CHECK(s.call<std::string>("hé") == "hé");
+  std::string with_nul("a\0b", 3);
+  CHECK(s.call<std::string>(with_nul) == with_nul);  // length kept
+  std::string_view view = std::string_view("abcdef").substr(1, 3);  // borrowed, not NUL-ended
+  CHECK(s.call<std::string>(view) == "bcd");
+  const char *cs = "plain";
+  CHECK(py.call<int>("len", cs) == 5);
+  CHECK(py.eval<std::string>("'x' * 3") == "xxx");
+  EXPECT_ERROR(s.call<std::string>(std::string("\xff")), PYHOST_PYEXC, "UnicodeDecodeError", "utf-8");
+  EXPECT_ERROR(py.eval<std::string>("b'x'"), PYHOST_TYPE, "", "expected str, got bytes");
+}
+
+TEST_CASE(conv_vector) {
+  auto py = start();
+  auto ident = py.function("list");
+  std::vector<int> v{1, 2, 3};
+  CHECK(ident.call<std::vector<int>>(v) == v);
+  CHECK(py.eval<std::vector<double>>("(1.5, 2)") == (std::vector<double>{1.5, 2.0}));  // a tuple too
+  CHECK(py.eval<std::vector<std::string>>("['a', 'b']") == (std::vector<std::string>{"a", "b"}));
+  CHECK(py.call<int>("len", std::vector<std::vector<int>>{{1}, {2, 3}}) == 2);
+  EXPECT_ERROR(py.eval<std::vector<int>>("[1, 'x']"), PYHOST_TYPE, "", "expected int, got str");
+  EXPECT_ERROR(py.eval<std::vector<int>>("{}"), PYHOST_TYPE, "", "expected list or tuple, got dict");
+}
+
+TEST_CASE(conv_maps) {
+  auto py = start();
+  std::map<std::string, int> m{{"a", 1}, {"b", 2}};
+  std::string json = py.call<std::string>("json.dumps", m, "sort_keys"_kw = true);
+  CHECK_STREQ(json.c_str(), "{\"a\": 1, \"b\": 2}");
+  CHECK((py.eval<std::map<std::string, int>>("{'x': 1, 'y': 2}") == std::map<std::string, int>{{"x", 1}, {"y", 2}}));
+  auto um = py.eval<std::unordered_map<int, std::string>>("{1: 'one', 2: 'two'}");
+  CHECK(um.size() == 2 && um[1] == "one" && um[2] == "two");
+  std::unordered_map<std::string, double> um2{{"k", 0.5}};
+  CHECK(py.call<double>("operator.getitem", um2, "k") == 0.5);
+  EXPECT_ERROR((py.eval<std::map<std::string, int>>("[1]")), PYHOST_TYPE, "", "expected dict, got list");
+}
+
+TEST_CASE(conv_optional) {
+  auto py = start();
+  CHECK(!py.eval<std::optional<int>>("None").has_value());
+  CHECK(py.eval<std::optional<int>>("4") == 4);
+  std::optional<int> none;
+  CHECK(py.call<bool>("operator.is_", none, pyh::value::none()));
+  CHECK(py.call<int>("abs", std::optional<int>(-2)) == 2);
+  CHECK(py.eval<std::vector<std::optional<int>>>("[1, None]") == (std::vector<std::optional<int>>{1, std::nullopt}));
+}
+
+TEST_CASE(conv_tuple) {
+  auto py = start();
+  auto dm = py.function("divmod");
+  auto [q, r] = dm.call<std::tuple<int, int>>(7, 2);
+  CHECK(q == 3 && r == 1);
+  auto t = py.eval<std::tuple<std::string, double, bool>>("('a', 1.5, True)");
+  CHECK(std::get<0>(t) == "a" && std::get<1>(t) == 1.5 && std::get<2>(t));
+  CHECK(py.call<int>("len", std::make_tuple(1, "x", 2.0)) == 3);
+  auto p = py.eval<std::pair<int, int>>("[1, 2]");
+  CHECK(p.first == 1 && p.second == 2);
+  EXPECT_ERROR((py.eval<std::tuple<int, int>>("(1, 2, 3)")), PYHOST_TYPE, "", "tuple of 2 items, got 3");
+}
+
+TEST_CASE(conv_values) {
+  auto py = start();
+  py.exec("import fractions\nfr = fractions.Fraction(1, 3)\n");
+  pyh::value fr = py.global("fr");
+  CHECK(fr.kind() == PYHOST_KIND_OBJECT);
+  CHECK_STREQ(fr.type_name(), "fractions.Fraction");
+  CHECK(py.call<bool>("operator.is_", fr, py.global("fr")));  // the same object, both ways
+  CHECK(fr.repr(py) == "Fraction(1, 3)");
+  pyh::value built(std::vector<int>{1, 2});
+  CHECK(built.kind() == PYHOST_KIND_LIST && built.size() == 2);
+  CHECK(built.as<std::vector<int>>() == (std::vector<int>{1, 2}));
+  py.set_global("g", built);
+  CHECK(py.eval<int>("sum(g)") == 3);
+  CHECK(py.attr<int>(fr, "denominator") == 3);
+}
+
+// ---- calls -------------------------------------------------------------------
+
+TEST_CASE(call_keywords_and_typed_results) {
+  auto py = start();
+  py.exec("def f(a, b=0, *, weight=1):\n    return (a + b) * weight\n"
+          "def text(): return 'txt'\n"
+          "def nothing(): pass\n");
+  auto f = py.function("f");
+  CHECK(f.call<int>(1) == 1);
+  CHECK(f.call<int>(1, 2) == 3);
+  CHECK(f.call<int>(1, pyh::kw("weight", 3)) == 3);
+  CHECK(f.call<double>(1, "b"_kw = 2, "weight"_kw = 0.5) == 1.5);
+  CHECK(f.call<int>(2, 2) == 4);
+  CHECK(py.call<int>("f", 1, "weight"_kw = 10) == 10);
+  CHECK(py.call<std::string>("text") == "txt");
+  py.function("nothing").call<void>();
+  CHECK(f(1, 1).as<int>() == 2);  // operator(): a value
+  EXPECT_ERROR(f.call<int>(1, "nope"_kw = 1), PYHOST_PYEXC, "TypeError", "nope");
+  EXPECT_ERROR(f.call<std::string>(1), PYHOST_TYPE, "", "expected str, got int");
+}
+
+TEST_CASE(plugin_hooks) {
+  auto py = start();
+  std::string dir = std::string(check_arg4);
+  auto p = py.load_plugin((dir + "/scorer.py").c_str());
+  py.module("app").def("scale", [](double x) { return x * 1.5; });  // freed at once: unused below
+  CHECK(p.has_hook("score") && !p.has_hook("nope"));
+  CHECK(p.call<int>("count", "[1, 2]") == 2);
+  CHECK(p.call<double>("weighted", "[1, 2]", "weight"_kw = 2) == 6.0);
+  auto hook = p.hook("weighted");  // prepared
+  CHECK(hook.call<double>("[4]") == 4.0);
+  EXPECT_ERROR(p.call("nope"), PYHOST_NOHOOK, "", "has no hook nope");
+  EXPECT_ERROR(p.call<double>("weighted", "not json"), PYHOST_PYEXC, "json.decoder.JSONDecodeError", "scorer.py");
+  CHECK(p.hooks().size() >= 3);
+}
+
+// ---- errors ------------------------------------------------------------------
+
+TEST_CASE(error_has_status_type_and_traceback) {
+  auto py = start();
+  try {
+    py.exec("def inner():\n    raise KeyError('k')\ninner()\n", "tb.py");
+    CHECK(!"no exception");
+  } catch (const pyh::error &e) {
+    CHECK(e.status() == PYHOST_PYEXC);
+    CHECK(e.type_name() == "KeyError");
+    CHECK_CONTAINS(e.traceback(), "File \"tb.py\", line 2, in inner");
+    CHECK_CONTAINS(e.what(), "KeyError: 'k'");
+    CHECK_STREQ(e.status_name(), "PYHOST_PYEXC");
+  }
+  EXPECT_ERROR(py.exec("class E(Exception): pass\nraise E('a\\nb: c')"), PYHOST_PYEXC, "E", "b: c");
+  EXPECT_ERROR(py.exec("x = (", "syn.py"), PYHOST_PYEXC, "SyntaxError", "syn.py");
+  EXPECT_ERROR(py.import("no_such_module_xyz"), PYHOST_PYEXC, nullptr, "no_such_module_xyz");
+  EXPECT_ERROR(py.global("undefined_name"), PYHOST_PYEXC, "NameError", "undefined_name");
+}
+
+TEST_CASE(error_system_exit_is_distinguishable) {
+  auto py = start();
+  try {
+    py.exec("import sys\nsys.exit(3)");
+    CHECK(!"no exception");
+  } catch (const pyh::system_exit &e) {
+    CHECK(e.code() == 3 && e.status() == PYHOST_EXIT && e.type_name() == "SystemExit");
+  }
+  CHECK(py.eval<int>("1 + 1") == 2);  // the host keeps running
+}
+
+TEST_CASE(error_interrupt_is_distinguishable) {
+  auto py = start();
+  auto m = py.module("ctl");
+  pyhost *h = py;
+  m.def("stop", [h] { pyhost_interrupt(h); });
+  try {
+    py.exec("import ctl\nctl.stop()\nwhile True: pass\n");
+    CHECK(!"no exception");
+  } catch (const pyh::interrupted &e) {
+    CHECK(e.status() == PYHOST_INTERRUPTED);
+    CHECK_CONTAINS(e.what(), "interrupted by pyhost_interrupt");
+  }
+  CHECK(py.eval<int>("2") == 2);
+}
+
+TEST_CASE(error_init_refused) {
+  try {
+    pyh::interpreter py("/nonexistent/libpython3.99.so");
+    CHECK(!"no exception");
+  } catch (const pyh::error &e) {
+    CHECK(e.status() == PYHOST_NOTFOUND);
+    CHECK_CONTAINS(e.what(), "/nonexistent/libpython3.99.so");
+  }
+  auto py = start();  // a failed init does not count: the real one starts
+  CHECK(py.eval<int>("3") == 3);
+}
+
+// ---- host functions ----------------------------------------------------------
+
+static int64_t twice(int64_t x) { return 2 * x; }
+
+TEST_CASE(hostfn_conversions) {
+  auto py = start();
+  auto m = py.module("hf");
+  m.def("add", [](int a, double b) { return a + b; })
+      .def("neg", [](bool b) { return !b; })
+      .def("cat", [](std::string_view a, const std::string &b) { return std::string(a) + b; })
+      .def("cstr", [](const char *s) { return std::strlen(s); })
+      .def("total", [](const std::vector<int> &v) { int t = 0; for (int x : v) t += x; return t; })
+      .def("keys", [](const std::map<std::string, int> &d) { return d.size(); })
+      .def("opt", [](int a, std::optional<int> b) { return a + b.value_or(100); })
+      .def("pair", [](int a) { return std::make_tuple(a, std::to_string(a)); })
+      .def("vec", [](int n) { return std::vector<int>(static_cast<size_t>(n), 7); })
+      .def("obj", [](const pyh::value &v) { return v; })
+      .def("small", [](uint8_t x) { return x; })
+      .def("none", []() {})
+      .def("twice", twice)
+      .def("twice_ptr", &twice);
+  py.exec("import hf, fractions\n"
+          "assert hf.add(1, 2.5) == 3.5\n"
+          "assert hf.neg(False) is True\n"
+          "assert hf.cat('a', 'b') == 'ab'\n"
+          "assert hf.cstr('four') == 4\n"
+          "assert hf.total([1, 2, 3]) == 6 and hf.total((4,)) == 4\n"
+          "assert hf.keys({'a': 1, 'b': 2}) == 2\n"
+          "assert hf.opt(1) == 101 and hf.opt(1, 2) == 3 and hf.opt(1, None) == 101\n"
+          "assert hf.pair(5) == (5, '5')\n"
+          "assert hf.vec(2) == [7, 7]\n"
+          "f = fractions.Fraction(1, 2)\nassert hf.obj(f) is f\n"
+          "assert hf.small(255) == 255\n"
+          "assert hf.none() is None\n"
+          "assert hf.twice(21) == 42 and hf.twice_ptr(4) == 8\n");
+}
+
+TEST_CASE(hostfn_bad_arguments_raise_type_errors) {
+  auto py = start();
+  auto m = py.module("hb");
+  m.def("add", [](int a, double b) { return a + b; }).def("small", [](uint8_t x) { return x; });
+  m.def("total", [](const std::vector<int> &v) { return v.size(); });
+  py.exec(err_helper);
+  py.exec("import hb");
+  CHECK_HAS(py.eval<std::string>("err(hb.add, 'x', 1)"), "TypeError");
+  CHECK_HAS(py.eval<std::string>("err(hb.add, 1)"), "TypeError");
+  CHECK_HAS(py.eval<std::string>("err(hb.add, 1, 2, 3)"), "TypeError: hb.add() takes 2 arguments (3 given)");
+  CHECK_HAS(py.eval<std::string>("err(hb.add, 1, b=2)"), "TypeError: hb.add() takes no keyword arguments");
+  CHECK_HAS(py.eval<std::string>("err(hb.small, 256)"), "OverflowError: hb.small() argument 0: 256 does not fit");
+  CHECK_HAS(py.eval<std::string>("err(hb.total, [1, 'x'])"), "TypeError: hb.total() argument 0: expected int, got str");
+}
+
+TEST_CASE(hostfn_exceptions_become_python_exceptions) {
+  auto py = start();
+  auto m = py.module("he");
+  pyh::interpreter *ip = &py;
+  m.def("runtime", []() -> int { throw std::runtime_error("it broke"); })
+      .def("value", []() -> int { throw std::invalid_argument("bad value"); })
+      .def("index", []() -> int { throw std::out_of_range("too far"); })
+      .def("named", []() -> int { throw pyh::python_error("KeyError", "no key"); })
+      .def("other", []() -> int { throw 42; })
+      .def("inner", [ip]() { return ip->eval<int>("{}['missing']"); })  // a failed pyhost call
+      .def("nested_exit", [ip]() { ip->exec("raise SystemExit(5)"); });
+  py.exec(err_helper);
+  py.exec("import he");
+  CHECK_STR(py.eval<std::string>("err(he.runtime)"), "RuntimeError: it broke");
+  CHECK_STR(py.eval<std::string>("err(he.value)"), "ValueError: bad value");
+  CHECK_STR(py.eval<std::string>("err(he.index)"), "IndexError: too far");
+  CHECK_STR(py.eval<std::string>("err(he.named)"), "KeyError: 'no key'");
+  CHECK_HAS(py.eval<std::string>("err(he.other)"), "RuntimeError: a C++ exception of unknown type");
+  CHECK_STR(py.eval<std::string>("err(he.inner)"), "KeyError: 'missing'");  // the original
+  CHECK_STR(py.eval<std::string>("err(he.nested_exit)"), "SystemExit: 5");
+  // uncaught, it comes back to C++ with its type and the traceback through the host function
+  EXPECT_ERROR(py.exec("he.inner()", "top.py"), PYHOST_PYEXC, "KeyError", "top.py");
+}
+
+// ---- host types --------------------------------------------------------------
+
+static std::atomic<int> live_counters{0};
+struct Counter {
+  std::string name;
+  int count = 0;
+  std::vector<int> history;  // a member with its own heap memory: leaks show
+  Counter(std::string n, int c) : name(std::move(n)), count(c) {
+    if (count < 0) throw std::invalid_argument("count must not be negative");
+    live_counters++;
+  }
+  ~Counter() { live_counters--; }
+  int add(int n) { history.push_back(n); return count += n; }
+  std::string label() const { return name + ":" + std::to_string(count); }
+};
+
+TEST_CASE(type_constructor_methods_properties) {
+  auto py = start();
+  auto m = py.module("ht");
+  auto counter = m.type<Counter>("Counter", "a C++ counter")
+                     .init<std::string, int>()
+                     .def("add", &Counter::add)
+                     .def("label", &Counter::label)
+                     .def("reset", [](Counter &c, std::optional<int> to) { c.count = to.value_or(0); })
+                     .property("count", &Counter::count)
+                     .property_readonly("name", &Counter::name)
+                     .property("double", [](const Counter &c) { return 2 * c.count; })
+                     .make();
+  py.exec("import ht\n"
+          "c = ht.Counter('bolts', 10)\n"
+          "assert c.add(5) == 15\n"
+          "assert c.label() == 'bolts:15'\n"
+          "c.count = 2\nassert c.count == 2 and c.double == 4\n"
+          "c.reset()\nassert c.count == 0\nc.reset(9)\nassert c.count == 9\n"
+          "assert c.name == 'bolts'\n"
+          "try:\n    c.name = 'x'\nexcept AttributeError: pass\nelse: raise AssertionError\n"
+          "try:\n    c.count = 'x'\nexcept TypeError: pass\nelse: raise AssertionError\n"
+          "try:\n    c.add('x')\nexcept TypeError as e: assert 'ht.Counter.add' in str(e) or 'argument 0' in str(e), e\n"
+          "else: raise AssertionError\n");
+  Counter &c = counter.of(py.global("c"));
+  CHECK(c.count == 9 && c.history.size() == 1);
+  // from C++: made in place, read back, handed to Python
+  pyh::value made = counter.create("nuts", 3);
+  CHECK(counter.of(made).label() == "nuts:3");
+  py.set_global("made", made);
+  CHECK(py.eval<std::string>("made.label()") == "nuts:3");
+  EXPECT_ERROR(counter.of(pyh::value(1)), PYHOST_TYPE, "", "expected ht.Counter, got int");
+  CHECK(counter.inline_payload());
+}
+
+TEST_CASE(type_destroyed_exactly_once) {
+  {
+    auto py = start();
+    auto m = py.module("hd");
+    auto counter = m.type<Counter>("Counter").init<std::string, int>().def("add", &Counter::add).make();
+    py.exec("import hd, gc\n"
+            "xs = [hd.Counter('a', i) for i in range(100)]\n"
+            "for x in xs: x.add(1)\n");
+    CHECK(live_counters == 100);
+    py.exec("del xs, x\ngc.collect()\n");
+    CHECK(live_counters == 0);
+    {
+      pyh::value a = counter.create("c", 1);
+      pyh::value b = a;  // a second reference to the same instance
+      CHECK(live_counters == 1);
+      a = pyh::value();
+      CHECK(live_counters == 1);
+    }
+    CHECK(live_counters == 0);
+    py.exec("keep = hd.Counter('kept', 1)\n");  // alive until finalize
+    CHECK(live_counters == 1);
+    // the constructor throws: nothing was made, nothing is destroyed
+    EXPECT_ERROR(py.exec("hd.Counter('bad', -1)"), PYHOST_PYEXC, "ValueError", "must not be negative");
+    try {  // from C++ the C++ exception itself comes back, and no instance is left
+      counter.create("bad", -1);
+      CHECK(!"no exception");
+    } catch (const std::invalid_argument &e) {
+      CHECK_CONTAINS(e.what(), "must not be negative");
+    }
+    CHECK(live_counters == 1);
+  }
+  // what Python frees at finalize it frees once (CPython does not promise to free all)
+  CHECK(live_counters == 0 || live_counters == 1);
+}
+
+TEST_CASE(type_overaligned_payload_lives_inline_or_boxed) {
+  struct alignas(16) Wide {
+    double v[2];
+    explicit Wide(double x) : v{x, -x} {}
+    double first() const { return v[0]; }
+  };
+  auto py = start();
+  auto m = py.module("hw");
+  auto wide = m.type<Wide>("Wide").init<double>().def("first", &Wide::first).make();
+  CHECK(wide.inline_payload() == (py.python_version() >= PYHOST_PY(3, 8)));
+  py.exec("import hw\nw = hw.Wide(2.5)\nassert w.first() == 2.5\n");
+  Wide &w = wide.of(py.global("w"));
+  CHECK(reinterpret_cast<uintptr_t>(&w) % 16 == 0 && w.v[1] == -2.5);
+}
+
+// ---- RAII --------------------------------------------------------------------
+
+TEST_CASE(raii_values_copy_and_move) {
+  auto py = start();
+  py.exec("import fractions\nfr = fractions.Fraction(2, 3)\nimport sys\n");
+  int before = py.eval<int>("sys.getrefcount(fr)");
+  {
+    pyh::value a = py.global("fr");
+    pyh::value b = a;              // a new reference
+    pyh::value c = std::move(a);   // the same one
+    CHECK(!a && b && c);
+    CHECK(py.eval<int>("sys.getrefcount(fr)") == before + 2);
+    b = c;                         // copy-assign drops b's old reference
+    CHECK(py.eval<int>("sys.getrefcount(fr)") == before + 2);
+  }
+  CHECK(py.eval<int>("sys.getrefcount(fr)") == before);
+}
+
+TEST_CASE(raii_functions_plugins_modules) {
+  auto py = start();
+  py.exec("import sys\ndef f(): return 1\n");
+  int before = py.eval<int>("sys.getrefcount(f)");
+  {
+    pyh::function a = py.function("f");
+    pyh::function b = std::move(a);
+    CHECK(b.call<int>() == 1);
+    CHECK(py.eval<int>("sys.getrefcount(f)") > before);
+  }
+  CHECK(py.eval<int>("sys.getrefcount(f)") == before);
+  std::string module_name;
+  {
+    pyh::plugin p = py.load_plugin((std::string(check_arg4) + "/scorer.py").c_str());
+    module_name = pyhost_plugin_module_name(p.get());
+    pyh::plugin q = std::move(p);
+    CHECK(py.eval<bool>(("'" + module_name + "' in sys.modules").c_str()));
+  }
+  CHECK(!py.eval<bool>(("'" + module_name + "' in sys.modules").c_str()));  // unloaded once
+  {
+    auto m = py.module("gone");
+    m.def("f", [] { return 1; });
+    auto m2 = std::move(m);
+    CHECK(py.eval<int>("__import__('gone').f()") == 1);
+    py.exec("import gone\nkept = gone.f\n");
+  }
+  CHECK(!py.eval<bool>("'gone' in sys.modules"));
+  EXPECT_ERROR(py.exec("kept()"), PYHOST_PYEXC, "RuntimeError", "unregistered");
+}
+
+TEST_CASE(raii_nothing_leaks_when_an_exception_unwinds) {
+  auto py = start();
+  py.exec("def boom(*a, **k): raise ValueError('boom')\n");
+  auto f = py.function("boom");
+  for (int i = 0; i < 100; i++) {
+    try {
+      std::vector<std::string> big(10, std::string(100, 'x'));
+      std::map<std::string, std::vector<int>> m{{"a", {1, 2, 3}}};
+      f.call<double>(big, m, "k"_kw = big);  // argument values built, then the call throws
+    } catch (const pyh::error &e) {
+      CHECK(e.type_name() == "ValueError");
+    }
+  }
+  // a conversion that fails half way through an argument list
+  EXPECT_ERROR(f.call<int>(std::vector<unsigned long long>{1, UINT64_MAX}), PYHOST_RANGE, "", nullptr);
+}
+
+// ---- threads -----------------------------------------------------------------
+
+TEST_CASE(gil_guard_and_thread_attachment) {
+  auto py = start();
+  py.exec("import threading\nlocal = threading.local()\n"
+          "def bump():\n    local.n = getattr(local, 'n', 0) + 1\n    return local.n\n");
+  auto bump = py.function("bump");
+  {
+    pyh::gil_guard gil(py);
+    for (int i = 0; i < 10; i++) bump.call<int>();
+  }
+  int last_attached = 0, last_detached = 0;
+  std::thread t([&] {
+    {
+      pyh::thread_attachment attach(py);  // the thread state (and threading.local) lasts
+      for (int i = 0; i < 5; i++) last_attached = bump.call<int>();
+    }
+    for (int i = 0; i < 5; i++) last_detached = bump.call<int>();  // a new state per call
+  });
+  t.join();
+  CHECK(last_attached == 5);
+  CHECK(last_detached == 1);
+  EXPECT_ERROR(pyh::gil_guard(nullptr), PYHOST_MISUSE, "", nullptr);
+}
