@@ -959,6 +959,33 @@ typedef int (*pyhost_fast_setter)(pyhost *h, void *payload, void *userdata,
 typedef int (*pyhost_fast_constructor)(pyhost *h, void *userdata, const pyhost_args *args,
                                        void **payload);
 
+/* ---- host types with declared arguments: the typed form ----
+ *
+ * Methods and the constructor of a host type with a signature declared at
+ * registration, in the notation of pyhost_module_add_typed_function: pyhost binds and
+ * converts the arguments in one pass before the callback runs, with the same
+ * TypeErrors ("myapp.Counter.add() argument 'n' must be int, not str"), and Python
+ * sees the signature (inspect.signature(myapp.Counter.add) is "(self, /, n, step=1)",
+ * inspect.signature(obj.add) and inspect.signature(myapp.Counter) leave self out).
+ * argv is as a pyhost_typed_function's; they refuse invalidated instances and calls
+ * during finalize, and fail, as the fast forms do.  Since 0.1. */
+
+/* obj.name(...): argv[i] is the i-th declared parameter (self not among them),
+ * converted. */
+typedef int (*pyhost_typed_method)(pyhost *h, void *payload, void *userdata,
+                                   const pyhost_arg *argv, pyhost_ret *ret);
+/* `myapp.T(...)`: argv as above; *payload on entry and what to do with it as for a
+ * pyhost_fast_constructor (an inline payload is initialised in place). */
+typedef int (*pyhost_typed_constructor)(pyhost *h, void *userdata, const pyhost_arg *argv,
+                                        void **payload);
+
+/* One typed method.  An element of arrays: frozen (docs/abi.md). */
+typedef struct pyhost_typed_method_def {
+  const char *signature;    /* "add(n: int, step: int = 1)": names the method */
+  pyhost_typed_method fn;   /* never NULL */
+  const char *doc;          /* may be NULL */
+} pyhost_typed_method_def;
+
 /* One fast method: obj.name(...) calls fn with the instance's payload.  An element of
  * arrays: frozen (docs/abi.md). */
 typedef struct pyhost_fast_method_def {
@@ -1031,6 +1058,14 @@ typedef struct pyhost_type_spec {
    * get a pointer to it; the destructor still runs on it, then its memory goes with the
    * object.  0: the payload is a pointer the host manages. */
   size_t payload_size;
+  /* Appended in 0.1 with the typed form (see "host types with declared arguments"). */
+  const pyhost_typed_method_def *typed_methods;    /* n_typed_methods entries, may be NULL */
+  size_t n_typed_methods;                          /* entries in typed_methods */
+  /* The typed constructor and its signature, named after the type:
+   * "Counter(start: int = 0)".  Instead of constructor and fast_constructor (at most
+   * one of the three); both set or both NULL. */
+  pyhost_typed_constructor typed_constructor; /* NULL: see constructor */
+  const char *constructor_signature;          /* typed_constructor's: "Counter(...)" */
 } pyhost_type_spec;
 
 /* Starts a pyhost_type_spec initializer with its size: PYHOST_TYPE_SPEC_INIT, .name = "T" */
@@ -1038,8 +1073,10 @@ typedef struct pyhost_type_spec {
 
 /* Creates the class and stores it as attribute spec->name of module m.  *out (own) is
  * the handle.  PYHOST_MISUSE for a NULL or invalid spec (no name, a method without fn,
- * a property with neither get nor set, both constructor and fast_constructor, a
- * payload_size over 1 MiB), PYHOST_PYEXC when Python refuses it.  Since 0.1. */
+ * a property with neither get nor set, more than one of constructor, fast_constructor
+ * and typed_constructor, a typed method or constructor whose signature pyhost cannot
+ * read or a constructor signature not named after the type, a payload_size over
+ * 1 MiB), PYHOST_PYEXC when Python refuses it.  Since 0.1. */
 PYHOST_API int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec,
                                pyhost_type **out);
 

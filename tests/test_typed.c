@@ -275,3 +275,205 @@ TEST_CASE(typed_hostile_python) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* ---- typed methods and constructors of host types ---- */
+
+/* An inline payload: the counter's value and how often add ran. */
+struct counter {
+  int64_t value;
+  int adds;
+};
+
+static int counter_init(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) {
+  struct counter *c = *payload;
+  (void)ud;
+  if (argv[0].u.i < 0) return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "start must be >= 0");
+  c->value = argv[0].u.i;
+  if (argv[1].kind == PYHOST_ARG_STR) c->value += (int64_t)argv[1].len;
+  return PYHOST_OK;
+}
+static int counter_get(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  (void)argv;
+  return pyhost_ret_int(h, ret, ((struct counter *)payload)->value);
+}
+static int counter_add(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  struct counter *c = payload;
+  (void)ud;
+  c->value += argv[0].u.i * argv[1].u.i;
+  c->adds++;
+  return pyhost_ret_int(h, ret, c->value);
+}
+/* Every argument as text, as typed_show does; ud is the number of parameters. */
+static int counter_show(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)payload;
+  return typed_show(h, ud, argv, ret);
+}
+/* Calls itself through Python with no Python frame between: the guard must stop it. */
+static int counter_again(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)payload;
+  (void)ud;
+  (void)ret;
+  (void)argv;
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, "tt.C(1).again()", &v);
+  pyhost_value_free(v);
+  return rc;
+}
+
+static const pyhost_typed_method_def counter_methods[] = {
+    {"get()", counter_get, "The value."},
+    {"add(n: int, times: int = 1)", counter_add, NULL},
+    {"show(x: float, /, s: str = None, *, flag: bool = False)", counter_show, NULL},
+    {"again()", counter_again, NULL},
+};
+
+static pyhost_module *setup_types(pyhost *h, pyhost_type **out) {
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "tt", NULL, &m), PYHOST_OK);
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT,
+                           .name = "C",
+                           .doc = "A counter.",
+                           .typed_methods = counter_methods,
+                           .n_typed_methods = 4,
+                           .typed_constructor = counter_init,
+                           .constructor_signature = "C(start: int, label: str = None)",
+                           .payload_size = sizeof(struct counter),
+                           .userdata = (void *)3};
+  CHECK_RC(pyhost_type_new(h, m, &spec, out), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import tt", NULL), PYHOST_OK);
+  return m;
+}
+
+TEST_CASE(typed_methods_and_constructor) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup_types(h, &t);
+  expect_py(h, "tt.C(5).get()", "5");
+  expect_py(h, "tt.C(5, 'abc').get()", "8");
+  expect_py(h, "tt.C(start=2, label='x').get()", "3");
+  expect_py(h, "tt.C(5, None).get()", "5");
+  CHECK_RC(pyhost_exec(h, "c = tt.C(1)", NULL), PYHOST_OK);
+  expect_py(h, "c.add(2)", "3");
+  expect_py(h, "c.add(2, 3)", "9");
+  expect_py(h, "c.add(times=2, n=-1)", "7");
+  expect_py(h, "tt.C.add(c, 1)", "8");
+  expect_py(h, "(lambda f: f(1, times=2))(c.add)", "10"); /* a bound method */
+  expect_py(h, "c.show(1, 's', flag=True)", "'f1 ss/1/1 b1'");
+  expect_py(h, "c.show(2.5)", "'f2.5 None b0'");
+  expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]");
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+static int fast_ctor_unused(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
+  (void)h, (void)ud, (void)args, (void)payload;
+  return PYHOST_OK;
+}
+
+/* 1 on Python 3.minor or later. */
+static int at_least(pyhost *h, int minor) {
+  pyhost_value *v = NULL;
+  char expr[64];
+  snprintf(expr, sizeof expr, "sys.version_info >= (3, %d)", minor);
+  CHECK_RC(pyhost_exec(h, "import sys", NULL), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, expr, &v), PYHOST_OK);
+  int yes = v && strcmp(pyhost_value_repr(h, v), "True") == 0;
+  pyhost_value_free(v);
+  return yes;
+}
+
+TEST_CASE(typed_methods_errors) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup_types(h, &t);
+  expect_raise(h, "tt.C()", "TypeError: tt.C() missing required argument 'start' (pos 1)");
+  expect_raise(h, "tt.C('1')", "TypeError: tt.C() argument 'start' must be int, not str");
+  expect_raise(h, "tt.C(1, 2)", "TypeError: tt.C() argument 'label' must be str or None, not int");
+  expect_raise(h, "tt.C(1, z=2)", "TypeError: tt.C() got an unexpected keyword argument 'z'");
+  expect_raise(h, "tt.C(-1)", "ValueError: start must be >= 0");
+  expect_raise(h, "tt.C(2**64)", "OverflowError: tt.C() argument 'start': int does not fit in 64 bits");
+  CHECK_RC(pyhost_exec(h, "c = tt.C(1)", NULL), PYHOST_OK);
+  expect_raise(h, "c.get(1)", "TypeError: tt.C.get() takes at most 0 positional arguments (1 given)");
+  expect_raise(h, "c.get(x=1)", "TypeError: tt.C.get() got an unexpected keyword argument 'x'");
+  expect_raise(h, "c.add()", "TypeError: tt.C.add() missing required argument 'n' (pos 1)");
+  expect_raise(h, "c.add(1.5)", "TypeError: tt.C.add() argument 'n' must be int, not float");
+  expect_raise(h, "c.add(1, n=2)", "TypeError: argument for tt.C.add() given by name ('n') and position (1)");
+  expect_raise(h, "c.show(x=1)", "TypeError: 'x' is an invalid keyword argument for tt.C.show() (positional-only)");
+  expect_raise(h, "c.show(1, 's', True)", "TypeError: tt.C.show() takes at most 2 positional arguments (3 given)");
+  /* the instance check of every method entry */
+  expect_raise(h, "tt.C.add(1, 2)", "TypeError: tt.C.add() needs a 'tt.C' object as its first argument");
+  expect_raise(h, "tt.C.get()", "TypeError: tt.C.get() needs a 'tt.C' object as its first argument");
+  /* the signature Python sees */
+  CHECK_RC(pyhost_exec(h, "import inspect", NULL), PYHOST_OK);
+  /* a heap type's __text_signature__ comes from its doc, and inspect reads a class's,
+   * from 3.10 (None and ValueError before) */
+  expect_py(h, "tt.C.__text_signature__ if sys.version_info >= (3, 10) else 'old'",
+            at_least(h, 10) ? "'(start, label=None)'" : "'old'");
+  expect_py(h, "str(inspect.signature(tt.C)) if sys.version_info >= (3, 10) else 'old'",
+            at_least(h, 10) ? "'(start, label=None)'" : "'old'");
+  expect_py(h, "str(inspect.signature(tt.C.add))", "'(self, /, n, times=1)'");
+  expect_py(h, "str(inspect.signature(c.add))", "'(n, times=1)'");
+  expect_py(h, "str(inspect.signature(c.show))", "'(x, /, s=None, *, flag=False)'");
+  expect_py(h, "str(inspect.signature(c.get))", "'()'");
+  expect_py(h, "tt.C.get.__doc__", "'The value.'");
+  expect_py(h, "tt.C.__doc__", "'A counter.'");
+  expect_py(h, "c.add.__self__ is c", "True");
+  /* bad specs are refused, naming the cause */
+  pyhost_type *bad = NULL;
+  pyhost_typed_method_def broken[] = {{"add(n: integer)", counter_add, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "D", .typed_methods = broken,
+                           .n_typed_methods = 1};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &bad), PYHOST_MISUSE);
+  CHECK(strstr(pyhost_errmsg(h), "add(n: integer)") != NULL);
+  pyhost_type_spec spec2 = {PYHOST_TYPE_SPEC_INIT, .name = "D", .typed_constructor = counter_init,
+                            .constructor_signature = "E(start: int)"};
+  CHECK_RC(pyhost_type_new(h, m, &spec2, &bad), PYHOST_MISUSE);
+  CHECK(strstr(pyhost_errmsg(h), "names E, not the type D") != NULL);
+  spec2.constructor_signature = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &spec2, &bad), PYHOST_MISUSE);
+  CHECK(strstr(pyhost_errmsg(h), "go together") != NULL);
+  spec2.constructor_signature = "D(start: int)";
+  spec2.fast_constructor = fast_ctor_unused;
+  CHECK_RC(pyhost_type_new(h, m, &spec2, &bad), PYHOST_MISUSE);
+  CHECK(strstr(pyhost_errmsg(h), "typed_constructor and another constructor") != NULL);
+  spec2.fast_constructor = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &spec2, &bad), PYHOST_OK); /* a pointer payload */
+  pyhost_type_free(h, bad);
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+TEST_CASE(typed_methods_hostile_python) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup_types(h, &t);
+  CHECK_RC(pyhost_exec(h,
+                       "ran = []\n"
+                       "class Idx:\n"
+                       "    def __index__(self): ran.append('index'); return 1\n"
+                       "    def __int__(self): ran.append('int'); return 1\n"
+                       "    def __float__(self): ran.append('float'); return 1.0\n"
+                       "class Str(str):\n"
+                       "    def __str__(self): ran.append('str'); return 'other'\n"
+                       "    def __eq__(self, o): ran.append('eq'); return False\n"
+                       "    __hash__ = str.__hash__\n"
+                       "c = tt.C(1)\n",
+                       NULL),
+           PYHOST_OK);
+  expect_raise(h, "tt.C(Idx())", "TypeError: tt.C() argument 'start' must be int, not __main__.Idx");
+  expect_raise(h, "c.add(Idx())", "TypeError: tt.C.add() argument 'n' must be int, not __main__.Idx");
+  expect_raise(h, "c.show(Idx())", "TypeError: tt.C.show() argument 'x' must be float, not __main__.Idx");
+  expect_py(h, "tt.C(1, Str('ab')).get()", "3");
+  expect_py(h, "c.add(2, **{Str('times'): 3})", "7");
+  expect_py(h, "tt.C(**{Str('start'): 4}).get()", "4");
+  expect_py(h, "ran", "[]");
+  /* recursion through the host with no Python frame between the levels */
+  expect_raise(h, "tt.C(1).again()", "RecursionError");
+  expect_py(h, "tt.C(2).get()", "2"); /* and the next call runs */
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

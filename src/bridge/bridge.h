@@ -322,9 +322,17 @@ struct pyhost__sig {
 };
 /* Reads the signature text (see signature.c) into *out (own): PYHOST_OK, or
  * PYHOST_MISUSE naming what is wrong and where (fn names the public function), or
- * PYHOST_NOMEM, with h's message set. */
-int pyhost__sig_new(pyhost *h, const char *text, const char *doc, const char *fn,
-                    struct pyhost__sig **out);
+ * PYHOST_NOMEM, with h's message set.  The _as form: method says the docstring's
+ * signature starts with "$self" (a method's, as CPython writes it). */
+int pyhost__sig_new_as(pyhost *h, const char *text, const char *doc, const char *fn,
+                       int method, struct pyhost__sig **out);
+static inline int pyhost__sig_new(pyhost *h, const char *text, const char *doc,
+                                  const char *fn, struct pyhost__sig **out) {
+  return pyhost__sig_new_as(h, text, doc, fn, 0, out);
+}
+/* The "(...)" of s's docstring, what __text_signature__ reads: a new string (own), or
+ * NULL when out of memory. */
+char *pyhost__sig_text(const struct pyhost__sig *s);
 /* With the GIL: makes the interned parameter names (0, or -1 with the exception set);
  * release drops them (before Python finalizes: after, only free runs). */
 int pyhost__sig_intern(struct pyhost__sig *s);
@@ -356,23 +364,46 @@ static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o,
   return 0;
 }
 
-/* The fast callback of every typed function (data is its struct pyhost__sig): binds,
- * then calls the host's callback.  Inline, so that a typed function's door calls the
- * host's callback itself; the binding of anything but the common call is out of line
- * (pyhost__sig_bind). */
-static inline int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *args, pyhost_ret *ret) {
-  const struct pyhost__sig *s = data;
-  struct pyhost_args *a = (struct pyhost_args *)args;
-  pyhost_arg argv[PYHOST__SIG_MAX];
+/* Binds the arguments of the view a to s's parameters into argv, as pyhost__sig_bind
+ * does.  Inline, so that every typed entry (functions, methods, constructors) reads
+ * the common call itself; the binding of anything but that is out of line. */
+static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_args *a,
+                                     pyhost_arg *argv) {
   size_t i = 0;
   /* the common call: every parameter given by position, of its exact type (a vector
-   * form without keywords; the tuple form's kwnames is its marker, never NULL) */
-  if (a->kwnames == NULL && a->nargs == s->n)
+   * form without keywords, or a tuple form without them: its kwnames is a marker) */
+  if (a->nargs != s->n) return pyhost__sig_bind(s, a, argv);
+  if (a->kwnames == NULL) {
     while (i < s->n && pyhost__read_exact(&s->p[i], a->argv[i], &argv[i])) i++;
-  if (PYHOST__UNLIKELY(i < s->n || s->n == 0)) {
-    int rc = pyhost__sig_bind(s, a, argv);
-    if (rc) return rc;
+  } else if (pyhost__args_is_tuple(a)) {
+    /* nkw and skip are set in the tuple form, the only one that gets here; GCC cannot
+     * tell where a door inlines a vector-form view (whose kwnames it does not know) */
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+    if (a->nkw) return pyhost__sig_bind(s, a, argv);
+    while (i < s->n &&
+           pyhost__read_exact(&s->p[i], PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip)),
+                              &argv[i]))
+      i++;
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+  } else {
+    return pyhost__sig_bind(s, a, argv);
   }
+  return PYHOST__UNLIKELY(i < s->n) ? pyhost__sig_bind(s, a, argv) : PYHOST_OK;
+}
+
+/* The fast callback of every typed function (data is its struct pyhost__sig): binds,
+ * then calls the host's callback.  Inline, so that a typed function's door calls the
+ * host's callback itself. */
+static inline int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *args, pyhost_ret *ret) {
+  const struct pyhost__sig *s = data;
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  int rc = pyhost__typed_bind(s, (struct pyhost_args *)args, argv);
+  if (rc) return rc;
   return s->fn(h, s->userdata, argv, ret);
 }
 

@@ -37,6 +37,7 @@
 /* structmember.h's T_PYSSIZET and READONLY, and type flags and the vectorcall bit the
  * floor's headers lack (never renumbered; stable ABI from the versions they are used). */
 #define HT_T_PYSSIZET 19
+#define HT_T_OBJECT 6
 #define HT_READONLY 1
 #define HT_TPFLAGS_HAVE_VECTORCALL (1UL << 11)  /* stable ABI 3.12 */
 #define HT_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17) /* stable ABI 3.8 */
@@ -61,8 +62,11 @@ struct methrec {
   struct typerec *t;
   char *name, *doc;
   char *qualname;            /* "myapp.Buffer.take": fast forms' argument errors */
-  pyhost_method fn;          /* one of fn and ffn */
+  pyhost_method fn;          /* one of fn, ffn and tfn */
   pyhost_fast_method ffn;
+  pyhost_typed_method tfn;   /* the typed form, bound against sig */
+  struct pyhost__sig *sig;   /* own, or NULL */
+  char *textsig;             /* __text_signature__: "($self, ...)" */
 };
 
 struct proprec {
@@ -79,8 +83,10 @@ struct typerec {
   struct pyhost__callee callee; /* who is tp_name */
   char *tp_name;             /* "myapp.Buffer": tp_name points here before 3.12 */
   char *doc;
-  pyhost_constructor ctor;   /* at most one of ctor and fctor */
+  pyhost_constructor ctor;   /* at most one of ctor, fctor and tctor */
   pyhost_fast_constructor fctor;
+  pyhost_typed_constructor tctor;
+  struct pyhost__sig *ctor_sig; /* tctor's (own), its doc the type's */
   pyhost_destructor dtor;
   pyhost_traverse traverse;
   size_t payload_size;       /* > 0: the payload is inline, at INLINE_AT */
@@ -291,6 +297,16 @@ static int fast_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, p
   return c->t->fctor(h, c->t->userdata, args, c->payload);
 }
 
+/* The typed constructor likewise: binds, then runs it. */
+static int typed_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
+  struct ctor_call *c = userdata;
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  (void)ret;
+  int rc = pyhost__typed_bind(c->t->ctor_sig, (struct pyhost_args *)args, argv);
+  if (rc) return rc;
+  return c->t->tctor(h, c->t->userdata, argv, c->payload);
+}
+
 /* The value-form constructor as pyhost__run_value calls it. */
 struct value_ctor_call {
   struct typerec *t;
@@ -324,7 +340,19 @@ static inline int construct_no_args(struct typerec *t, void **payload) {
 
 /* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
  * with the Python exception set. */
-static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void **payload) {
+static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
+                            void **payload) {
+  if (t->tctor) { /* a typed constructor converts every argument but bytes ones */
+    struct ctor_call c = {t, payload};
+    struct pyhost__fast_call v;
+    if (pyhost__args_tuple_as(&v.args, &t->callee, args, 0, kwargs,
+                              t->ctor_sig->borrows_bytes) < 0)
+      return -1;
+    PyObject *none = pyhost__run_fast(typed_ctor_entry, &c, &v);
+    if (!none) return -1;
+    pyhost__drop(none);
+    return 0;
+  }
   if (t->fctor) {
     struct ctor_call c = {t, payload};
     struct pyhost__fast_call v;
@@ -346,21 +374,21 @@ static int construct(struct typerec *t, PyObject *args, PyObject *kwargs, void *
 
 static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObject *kwargs);
 
-/* The last type (not a subclass) with a fast constructor and an inline payload that
- * obj_new_any made an instance of: `T()` in a loop finds its record here. */
+/* The last type (not a subclass) with a fast or typed constructor and an inline
+ * payload that obj_new_any made an instance of: `T(...)` in a loop finds its record
+ * here. */
 /* (pyhost__process.fast_type and fast_rec) */
 
-/* tp_new.  `T()` of that type (the fastest route, bench row e) costs the allocation, a
- * frame and the constructor. */
+/* tp_new.  `T(...)` of that type, with any arguments, costs the allocation, the
+ * binding (the typed form), a frame and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   struct typerec *t = pyhost__process.fast_rec;
-  if (type == pyhost__process.fast_type && no_arguments(args, kwargs) &&
-      pyhost__python_running()) {
+  if (type == pyhost__process.fast_type && pyhost__python_running()) {
     hostobj *o = (hostobj *)t->alloc(type, 0);
     if (!o) return NULL;
     o->t = t;
     void *payload = o->payload = (char *)o + INLINE_AT;
-    if (construct_no_args(t, &payload) < 0) {
+    if (construct(t, args, kwargs, &payload) < 0) {
       PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
       return NULL;
     }
@@ -378,7 +406,7 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
     PY.PyErr_SetString(*PY.PyExc_TypeError, "not a pyhost host type");
     return NULL;
   }
-  if (!t->ctor && !t->fctor) {
+  if (!t->ctor && !t->fctor && !t->tctor) {
     PY.PyErr_Format(*PY.PyExc_TypeError, "cannot create '%s' instances from Python",
                     t->tp_name);
     return NULL;
@@ -389,7 +417,7 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
     return NULL;
   }
   if (t->payload_size) { /* the object first: the constructor fills its payload */
-    if (t->fctor && type == t->type) {
+    if ((t->fctor || t->tctor) && type == t->type) {
       pyhost__process.fast_type = type;
       pyhost__process.fast_rec = t;
     }
@@ -518,6 +546,16 @@ static int fast_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
   return c->m->ffn(h, c->payload, c->m->t->userdata, args, ret);
 }
 
+/* A typed method likewise: binds, then runs it. */
+static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
+                              pyhost_ret *ret) {
+  struct method_call *c = userdata;
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  int rc = pyhost__typed_bind(c->m->sig, (struct pyhost_args *)args, argv);
+  if (rc) return rc;
+  return c->m->tfn(h, c->payload, c->m->t->userdata, argv, ret);
+}
+
 /* The value-form method as pyhost__run_value calls it. */
 struct value_method_call {
   struct methrec *m;
@@ -543,6 +581,13 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
                         PyObject *kwargs) {
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
+  if (m->tfn) { /* its arguments are converted before it runs: bytes are read in place */
+    struct method_call c = {m, o->payload};
+    struct pyhost__fast_call v;
+    if (pyhost__args_tuple_as(&v.args, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
+      return NULL;
+    return pyhost__run_fast(typed_method_entry, &c, &v);
+  }
   if (m->ffn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
@@ -561,10 +606,11 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
                                size_t nargs, PyObject *kwnames) {
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
-  if (m->ffn) {
+  if (m->ffn || m->tfn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
+    if (m->tfn) return pyhost__run_fast(typed_method_entry, &c, &v);
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
@@ -652,6 +698,26 @@ static PyObject *doc_of(struct methrec *m) {
   PY.Py_IncRef(PY._Py_NoneStruct);
   return PY._Py_NoneStruct;
 }
+/* The signature inspect reads: a typed method's own, "any arguments" for the others. */
+static PyObject *textsig_of(struct methrec *m) {
+  return PY.PyUnicode_FromString(m->textsig ? m->textsig : "($self, /, *args, **kwargs)");
+}
+static PyObject *descr_textsig(PyObject *self, void *closure) {
+  (void)closure;
+  return textsig_of(((methdescr *)self)->m);
+}
+static PyObject *bound_textsig(PyObject *self, void *closure) {
+  (void)closure;
+  return textsig_of(((boundmeth *)self)->m);
+}
+/* A bound method stays bound, as a builtin method does: its __get__ makes inspect read
+ * it as a builtin (its __text_signature__, self left out as __self__ says). */
+static PyObject *bound_get(PyObject *self, PyObject *obj, PyObject *type) {
+  (void)obj;
+  (void)type;
+  PY.Py_IncRef(self);
+  return self;
+}
 static PyObject *descr_doc(PyObject *self, void *closure) {
   (void)closure;
   return doc_of(((methdescr *)self)->m);
@@ -669,13 +735,22 @@ static PyObject *no_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   return NULL;
 }
 
-static PyGetSetDef descr_getset[] = {{"__doc__", descr_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
-static PyGetSetDef bound_getset[] = {{"__doc__", bound_doc, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef descr_getset[] = {{"__doc__", descr_doc, NULL, NULL, NULL},
+                                     {"__text_signature__", descr_textsig, NULL, NULL, NULL},
+                                     {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef bound_getset[] = {{"__doc__", bound_doc, NULL, NULL, NULL},
+                                     {"__text_signature__", bound_textsig, NULL, NULL, NULL},
+                                     {NULL, NULL, NULL, NULL, NULL}};
 static PyMemberDef descr_members[] = {
     {(char *)"__vectorcalloffset__", HT_T_PYSSIZET, offsetof(methdescr, vectorcall), HT_READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 static PyMemberDef bound_members[] = {
+    {(char *)"__self__", HT_T_OBJECT, offsetof(boundmeth, self), HT_READONLY, NULL},
     {(char *)"__vectorcalloffset__", HT_T_PYSSIZET, offsetof(boundmeth, vectorcall), HT_READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+/* before 3.12 (no vectorcall): __self__ only */
+static PyMemberDef bound_members_plain[] = {
+    {(char *)"__self__", HT_T_OBJECT, offsetof(boundmeth, self), HT_READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 
 static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) {
@@ -686,11 +761,13 @@ static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) 
   slots[n++] = (PyType_Slot){Py_tp_call, (void *)(is_descr ? descr_call : bound_call)};
   slots[n++] = (PyType_Slot){Py_tp_new, (void *)no_new};
   slots[n++] = (PyType_Slot){Py_tp_getset, is_descr ? descr_getset : bound_getset};
-  if (is_descr) slots[n++] = (PyType_Slot){Py_tp_descr_get, (void *)descr_get};
+  slots[n++] = (PyType_Slot){Py_tp_descr_get, (void *)(is_descr ? descr_get : bound_get)};
   if (is_descr && pyhost__runtime_at_least(3, 8)) flags |= HT_TPFLAGS_METHOD_DESCRIPTOR;
   if (pyhost__runtime_at_least(3, 12)) {
     slots[n++] = (PyType_Slot){Py_tp_members, is_descr ? descr_members : bound_members};
     flags |= HT_TPFLAGS_HAVE_VECTORCALL;
+  } else if (!is_descr) {
+    slots[n++] = (PyType_Slot){Py_tp_members, bound_members_plain};
   }
   slots[n] = (PyType_Slot){0, NULL};
   PyType_Spec spec = {name, (int)size, 0, (unsigned int)flags, slots};
@@ -755,6 +832,18 @@ static int check_spec(pyhost *h, const pyhost_type_spec *s) {
                         s->fast_properties[i].name);
   if (s->constructor && s->fast_constructor)
     return spec_error(h, "constructor and fast_constructor are both set (give one)", NULL);
+  if (s->typed_constructor && (s->constructor || s->fast_constructor))
+    return spec_error(h, "typed_constructor and another constructor are both set (give one)",
+                      NULL);
+  if (!s->typed_constructor != !s->constructor_signature)
+    return spec_error(h, "typed_constructor and constructor_signature go together: one is NULL",
+                      NULL);
+  if (s->n_typed_methods && !s->typed_methods)
+    return spec_error(h, "typed_methods is NULL but n_typed_methods is not 0", NULL);
+  for (size_t i = 0; i < s->n_typed_methods; i++)
+    if (!s->typed_methods[i].signature || !s->typed_methods[i].fn)
+      return spec_error(h, "a typed method has no signature or no fn:",
+                        s->typed_methods[i].signature);
   if (s->payload_size > PAYLOAD_MAX)
     return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_new: payload_size %zu is over %zu bytes",
                              s->payload_size, PAYLOAD_MAX);
@@ -766,6 +855,9 @@ static void rec_free(struct typerec *t) {
     pyhost__free(t->methods[i].name);
     pyhost__free(t->methods[i].doc);
     pyhost__free(t->methods[i].qualname);
+    pyhost__free(t->methods[i].textsig);
+    pyhost__sig_release(t->methods[i].sig); /* with the GIL: only pyhost_type_new frees */
+    pyhost__sig_free(t->methods[i].sig);
   }
   for (size_t i = 0; t->props && i < t->n_props; i++) {
     pyhost__free(t->props[i].name);
@@ -777,6 +869,8 @@ static void rec_free(struct typerec *t) {
   pyhost__free(t->getset);
   pyhost__free(t->tp_name);
   pyhost__free(t->doc);
+  pyhost__sig_release(t->ctor_sig);
+  pyhost__sig_free(t->ctor_sig);
   pyhost__free(t);
 }
 
@@ -796,12 +890,21 @@ static int qualify(char **dst, struct pyhost__callee *callee, const struct typer
   return 0;
 }
 
-/* Method i of the record: the value-form ones first, then the fast ones. */
-static int method_from_spec(struct typerec *t, const pyhost_type_spec *s, size_t i) {
+/* Method i of the record: the value-form ones first, then the fast ones, then the
+ * typed ones.  PYHOST_OK, or a status with h's message set. */
+static int method_from_spec(pyhost *h, struct typerec *t, const pyhost_type_spec *s, size_t i) {
   struct methrec *m = &t->methods[i];
   const char *name, *doc;
   m->t = t;
-  if (i < s->n_methods) {
+  if (i >= s->n_methods + s->n_fast_methods) {
+    const pyhost_typed_method_def *d = &s->typed_methods[i - s->n_methods - s->n_fast_methods];
+    int rc = pyhost__sig_new_as(h, d->signature, d->doc, "pyhost_type_new", 1, &m->sig);
+    if (rc) return rc;
+    m->tfn = d->fn;
+    name = m->sig->name;
+    doc = d->doc;
+    if (!(m->textsig = pyhost__sig_text(m->sig))) return PYHOST_NOMEM;
+  } else if (i < s->n_methods) {
     m->fn = s->methods[i].fn;
     name = s->methods[i].name;
     doc = s->methods[i].doc;
@@ -813,8 +916,8 @@ static int method_from_spec(struct typerec *t, const pyhost_type_spec *s, size_t
   }
   return dup_opt(&m->name, name) || dup_opt(&m->doc, doc) ||
                  qualify(&m->qualname, &m->callee, t, name)
-             ? -1
-             : 0;
+             ? PYHOST_NOMEM
+             : PYHOST_OK;
 }
 
 /* Property i of the record and its getset entry, likewise. */
@@ -845,9 +948,37 @@ static int property_from_spec(struct typerec *t, const pyhost_type_spec *s, size
   return 0;
 }
 
-/* Copies the spec into a new record; NULL when out of memory. */
-static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type_spec *s) {
+/* The typed constructor's signature into t, named after the type (the type's doc is
+ * its docstring then, whose first line CPython reads as the class's
+ * __text_signature__).  A status with h's message set. */
+static int typed_ctor_from_spec(pyhost *h, struct typerec *t, const pyhost_type_spec *s) {
+  int rc = pyhost__sig_new(h, s->constructor_signature, s->doc, "pyhost_type_new", &t->ctor_sig);
+  if (rc) return rc;
+  if (strcmp(t->ctor_sig->name, s->name) != 0)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_type_new: constructor_signature \"%s\" names %s, not the "
+                             "type %s",
+                             s->constructor_signature, t->ctor_sig->name, s->name);
+  t->tctor = s->typed_constructor;
+  pyhost__free(t->doc);
+  t->doc = NULL;
+  return dup_opt(&t->doc, t->ctor_sig->doc) ? PYHOST_NOMEM : PYHOST_OK;
+}
+
+/* With the GIL: the interned parameter names of every signature in t. */
+static int rec_intern(struct typerec *t) {
+  if (t->ctor_sig && pyhost__sig_intern(t->ctor_sig) < 0) return -1;
+  for (size_t i = 0; i < t->n_methods; i++)
+    if (t->methods[i].sig && pyhost__sig_intern(t->methods[i].sig) < 0) return -1;
+  return 0;
+}
+
+/* Copies the spec into a new record; NULL with *rc: PYHOST_NOMEM, or the status (and
+ * h's message) of a signature pyhost cannot read. */
+static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type_spec *s,
+                               int *rc) {
   struct typerec *t = pyhost__calloc(1, sizeof *t);
+  *rc = PYHOST_NOMEM;
   if (!t) return NULL;
   size_t len = strlen(modname) + strlen(s->name) + 2;
   t->callee.h = h;
@@ -857,7 +988,7 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
   t->traverse = s->traverse;
   t->payload_size = s->payload_size;
   t->userdata = s->userdata;
-  t->n_methods = s->n_methods + s->n_fast_methods;
+  t->n_methods = s->n_methods + s->n_fast_methods + s->n_typed_methods;
   t->n_props = s->n_properties + s->n_fast_properties;
   if (!(t->tp_name = pyhost__malloc(len)) || dup_opt(&t->doc, s->doc) ||
       !(t->methods = pyhost__calloc(t->n_methods + 1, sizeof *t->methods)) ||
@@ -867,10 +998,13 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
   pyhost__fmt(t->tp_name, len, "%s.%s", modname, s->name);
   t->callee.who = t->tp_name;
   pyhost__args_vector(&t->no_args, &t->callee, NULL, 0, NULL);
+  if (s->typed_constructor && (*rc = typed_ctor_from_spec(h, t, s))) goto fail;
   for (size_t i = 0; i < t->n_methods; i++)
-    if (method_from_spec(t, s, i) < 0) goto fail;
+    if ((*rc = method_from_spec(h, t, s, i))) goto fail;
+  *rc = PYHOST_NOMEM;
   for (size_t i = 0; i < t->n_props; i++)
     if (property_from_spec(t, s, i) < 0) goto fail;
+  *rc = PYHOST_OK;
   return t;
 fail:
   rec_free(t);
@@ -940,11 +1074,18 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
   pyhost_type_spec copy;
   if ((rc = read_spec(h, spec, &copy)) || (rc = check_spec(h, &copy))) goto done;
   spec = &copy;
-  struct typerec *t = rec_new(h, pyhost__module_name(m), spec);
+  struct typerec *t = rec_new(h, pyhost__module_name(m), spec, &rc);
+  if (rc == PYHOST_MISUSE) goto done; /* a signature: its message is set */
   pyhost_type *handle = t ? pyhost__calloc(1, sizeof *handle) : NULL;
   if (!handle) {
     if (t) rec_free(t);
     rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating type %s", spec->name);
+    goto done;
+  }
+  if (rec_intern(t) < 0) {
+    rc = pyhost__take_exception(h, "creating the type failed");
+    rec_free(t);
+    pyhost__free(handle);
     goto done;
   }
   if (index_reserve() < 0) {

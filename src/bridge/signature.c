@@ -159,14 +159,15 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
 
 /* The docstring: "name(a, b=1, /, *, c=None)\n--\n\n" and the host's doc. */
 static char *docstring(const struct pyhost__sig *s, const char *name, size_t namelen,
-                       const char *doc) {
-  size_t cap = namelen + 16 + (doc ? strlen(doc) : 0);
+                       const char *doc, int method) {
+  size_t cap = namelen + 24 + (doc ? strlen(doc) : 0);
   for (size_t j = 0; j < s->n; j++) cap += strlen(s->p[j].name) + s->p[j].dflt_len + 8;
   char *out = pyhost__malloc(cap);
   if (!out) return NULL;
   struct pyhost__strbuf sb;
   pyhost__strbuf_init(&sb, out, cap);
-  pyhost__strbuf_printf(&sb, "%.*s(", (int)namelen, name);
+  pyhost__strbuf_printf(&sb, "%.*s(%s", (int)namelen, name,
+                        method ? (s->n ? "$self, " : "$self") : "");
   for (size_t j = 0; j < s->n; j++) {
     const struct pyhost__param *p = &s->p[j];
     if (j == s->npos) pyhost__strbuf_printf(&sb, "*, ");
@@ -179,8 +180,8 @@ static char *docstring(const struct pyhost__sig *s, const char *name, size_t nam
   return out;
 }
 
-int pyhost__sig_new(pyhost *h, const char *text, const char *doc, const char *fn,
-                    struct pyhost__sig **out) {
+int pyhost__sig_new_as(pyhost *h, const char *text, const char *doc, const char *fn,
+                       int method, struct pyhost__sig **out) {
   *out = NULL;
   if (!text) return pyhost__set_error(h, PYHOST_MISUSE, "%s: signature is NULL", fn);
   size_t len = strlen(text);
@@ -211,12 +212,22 @@ int pyhost__sig_new(pyhost *h, const char *text, const char *doc, const char *fn
     pyhost__free(s);
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: signature \"%s\": %s", fn, text, r.why);
   }
-  if (!(s->doc = docstring(s, name, namelen, doc))) {
+  if (!(s->doc = docstring(s, name, namelen, doc, method))) {
     pyhost__free(s);
     return pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fn);
   }
   *out = s;
   return PYHOST_OK;
+}
+
+char *pyhost__sig_text(const struct pyhost__sig *s) {
+  const char *open = strchr(s->doc, '('), *end = strstr(s->doc, ")\n--\n\n");
+  size_t len = (size_t)(end - open) + 1;
+  char *out = pyhost__malloc(len + 1);
+  if (!out) return NULL;
+  memcpy(out, open, len);
+  out[len] = 0;
+  return out;
 }
 
 int pyhost__sig_intern(struct pyhost__sig *s) {
