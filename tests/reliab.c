@@ -157,8 +157,20 @@ static int acc_total(pyhost *h, void *payload, void *ud, pyhost_ret *ret) {
   return pyhost_ret_int(h, ret, *(int64_t *)payload);
 }
 
+/* reliab.TAcc(start: int = 0): the typed form of Acc; add(n: int, times: int = 1) */
+static int tacc_new(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) {
+  (void)h, (void)ud;
+  *(int64_t *)*payload = argv[0].u.i;
+  return PYHOST_OK;
+}
+static int tacc_add(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  *(int64_t *)payload += argv[0].u.i * argv[1].u.i;
+  return pyhost_ret_int(h, ret, *(int64_t *)payload);
+}
+
 static pyhost_module *module;
-static pyhost_type *acc_type;
+static pyhost_type *acc_type, *tacc_type;
 
 int reliab_callbacks_available(void) {
   return 1;
@@ -180,6 +192,12 @@ void reliab_callback_setup(pyhost *h) {
                            .n_fast_methods = 1, .fast_properties = props, .n_fast_properties = 1,
                            .fast_constructor = acc_new, .payload_size = sizeof(int64_t)};
   if (!rc) rc = pyhost_type_new(h, module, &spec, &acc_type);
+  static const pyhost_typed_method_def tmethods[] = {{"add(n: int, times: int = 1)", tacc_add, NULL}};
+  pyhost_type_spec tspec = {PYHOST_TYPE_SPEC_INIT, .name = "TAcc", .typed_methods = tmethods,
+                            .n_typed_methods = 1, .typed_constructor = tacc_new,
+                            .constructor_signature = "TAcc(start: int = 0)",
+                            .payload_size = sizeof(int64_t)};
+  if (!rc) rc = pyhost_type_new(h, module, &tspec, &tacc_type);
   if (!rc) rc = pyhost_exec(h, "import reliab", NULL);
   if (rc) {
     fprintf(stderr, "setting up module reliab: %s\n", pyhost_errmsg(h));
@@ -197,9 +215,13 @@ int reliab_callback_step(pyhost *h, int thread, int i) {
   int rc;
   switch (i % 6) {
   case 5: /* the fast host type: constructor, method, property, with and without a bound
-           * method object */
-    snprintf(src, sizeof src, "(lambda a: (a.add(%d), a.add)[1](0) == a.total and a.total)"
-                              "(reliab.Acc(%d * 7))", i, thread);
+           * method object; or the typed one, a keyword and a default */
+    if ((i / 6) % 2)
+      snprintf(src, sizeof src, "(lambda a: (a.add(%d), a.add)[1](0, times=3))"
+                                "(reliab.TAcc(%d * 7))", i, thread);
+    else
+      snprintf(src, sizeof src, "(lambda a: (a.add(%d), a.add)[1](0) == a.total and a.total)"
+                                "(reliab.Acc(%d * 7))", i, thread);
     rc = pyhost_eval(h, src, &v);
     break;
   case 0: /* the value form, the fast form and the typed form (a keyword) in turn */

@@ -410,6 +410,45 @@ static int op_fast_type(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* The typed form of a host type: a typed constructor with arguments, typed methods
+ * with keywords and defaults, a binding error. */
+static int tvec_new(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) {
+  (void)h, (void)ud;
+  ((int64_t *)*payload)[0] = argv[0].u.i;
+  ((int64_t *)*payload)[1] = argv[1].u.i;
+  return PYHOST_OK;
+}
+static int tvec_dot(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  int64_t *v = payload;
+  char buf[64];
+  int n = snprintf(buf, sizeof buf, "%s=%lld", argv[0].u.s, (long long)(v[0] * v[1] * argv[1].u.i));
+  return pyhost_ret_str(h, ret, buf, (size_t)n);
+}
+static int op_typed_type(pyhost *h, void *ctx) {
+  (void)ctx;
+  pyhost_module *m = NULL;
+  pyhost_type *t = NULL;
+  static const pyhost_typed_method_def methods[] = {{"dot(tag: str, k: int = 1)", tvec_dot, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "TVec", .typed_methods = methods,
+                           .n_typed_methods = 1, .typed_constructor = tvec_new,
+                           .constructor_signature = "TVec(x: int, y: int = 1)",
+                           .payload_size = 2 * sizeof(int64_t)};
+  int rc = pyhost_module_new(h, "faulttvec", NULL, &m);
+  if (!rc) rc = pyhost_type_new(h, m, &spec, &t);
+  if (!rc)
+    rc = pyhost_exec(h, "import faulttvec\nv = faulttvec.TVec(6, y=7)\n"
+                        "assert v.dot('d') == 'd=42', v.dot('d')\n"
+                        "assert faulttvec.TVec(3).dot(k=2, tag='e') == 'e=6'\n"
+                        "try:\n    v.dot(1)\nexcept TypeError as e:\n"
+                        "    assert \"faulttvec.TVec.dot() argument 'tag' must be str\" in str(e), e\n"
+                        "else:\n    raise AssertionError('no TypeError')\ndel v",
+                     NULL);
+  if (t) pyhost_type_free(h, t);
+  if (m) pyhost_module_free(h, m);
+  return rc;
+}
+
 static int op_call(pyhost *h, void *ctx) {
   (void)ctx;
   pyhost_value *a = pyhost_value_int(20), *b = pyhost_value_str("x", 1), *r = NULL;
@@ -566,6 +605,7 @@ TEST_CASE(walk_bridge) {
   CHECK(walk("typed host function", h, op_typed_function, NULL, PYHOST_OK) > 0);
   CHECK(walk("calls in one line", h, op_callf, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host type", h, op_fast_type, NULL, PYHOST_OK) > 0);
+  CHECK(walk("typed host type", h, op_typed_type, NULL, PYHOST_OK) > 0);
   report();
   pyhost_free(h);
 }

@@ -368,6 +368,35 @@ static void op_typed(pyhost *h, void *ctx) {
            PYHOST_OK);
 }
 
+/* The typed form of a host type (made once, in fast_forms): the constructor and the
+ * methods with every error of the binding, keywords, defaults, inspect. */
+static int rc_tinit(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) {
+  (void)h, (void)ud;
+  *(int64_t *)*payload = argv[0].u.i;
+  return PYHOST_OK;
+}
+static int rc_tget(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return argv[0].kind == PYHOST_ARG_STR ? pyhost_ret_str(h, ret, argv[0].u.s, argv[0].len)
+                                        : pyhost_ret_int(h, ret, *(int64_t *)payload);
+}
+static void op_typed_type(pyhost *h, void *ctx) {
+  (void)ctx;
+  CHECK_RC(pyhost_exec(h, "import rcfast, inspect\nT = rcfast.TT\nT(1).get()\nT(2).get('s')\n"
+                          "T(x=3).get(s=None)\no = T(4)\nm = o.get\nm()\nT.get(o)\n"
+                          "str(inspect.signature(m)), str(inspect.signature(T.get))\n"
+                          "for bad in [(), ('x',), (1, 2), (2**70,)]:\n"
+                          "    try:\n        T(*bad)\n    except (TypeError, OverflowError):\n        pass\n"
+                          "for bad in [(1,), ('a', 2)]:\n"
+                          "    try:\n        o.get(*bad)\n    except TypeError:\n        pass\n"
+                          "for kw in [{'z': 1}, {'s': 1}]:\n"
+                          "    try:\n        o.get(**kw)\n    except TypeError:\n        pass\n"
+                          "try:\n    T.get(1)\nexcept TypeError:\n    pass\n"
+                          "del T, o, m\n",
+                       "<refcount>"),
+           PYHOST_OK);
+}
+
 /* Calls in one line: keywords (the kept names replaced), results of every type,
  * Python errors and refused results. */
 static void op_callf(pyhost *h, void *ctx) {
@@ -411,6 +440,15 @@ TEST_CASE(fast_forms) {
   measure(h, "prepared calls", op_prepared, &c);
   measure(h, "fast host function from Python", op_fast_from_python, NULL);
   measure(h, "typed host function", op_typed, m);
+  static const pyhost_typed_method_def tt_methods[] = {{"get(s: str = None)", rc_tget, NULL}};
+  pyhost_type_spec tt_spec = {PYHOST_TYPE_SPEC_INIT, .name = "TT", .typed_methods = tt_methods,
+                              .n_typed_methods = 1, .typed_constructor = rc_tinit,
+                              .constructor_signature = "TT(x: int)",
+                              .payload_size = sizeof(int64_t)};
+  pyhost_type *tt = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &tt_spec, &tt), PYHOST_OK);
+  measure(h, "typed host type", op_typed_type, NULL);
+  pyhost_type_free(h, tt);
   CHECK_RC(pyhost_exec(h, "def rcf(a, b=0, t=None):\n    return a + b if t is None else [a, t]\n",
                        "<refcount>"),
            PYHOST_OK);
