@@ -41,6 +41,7 @@
 #define HT_READONLY 1
 #define HT_TPFLAGS_HAVE_VECTORCALL (1UL << 11)  /* stable ABI 3.12 */
 #define HT_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17) /* stable ABI 3.8 */
+#define HT_TPFLAGS_IMMUTABLETYPE (1UL << 8)      /* 3.10 */
 #define HT_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
 typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, PyObject *);
 
@@ -763,6 +764,10 @@ static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) 
   slots[n++] = (PyType_Slot){Py_tp_getset, is_descr ? descr_getset : bound_getset};
   slots[n++] = (PyType_Slot){Py_tp_descr_get, (void *)(is_descr ? descr_get : bound_get)};
   if (is_descr && pyhost__runtime_at_least(3, 8)) flags |= HT_TPFLAGS_METHOD_DESCRIPTOR;
+  /* CPython's specializing interpreter (3.11+) caches a method found on a class only
+   * when the descriptor's own class is immutable: then `obj.m(...)` skips the look-up
+   * of m on every call, as it does for a builtin method */
+  if (pyhost__runtime_at_least(3, 10)) flags |= HT_TPFLAGS_IMMUTABLETYPE;
   if (pyhost__runtime_at_least(3, 12)) {
     slots[n++] = (PyType_Slot){Py_tp_members, is_descr ? descr_members : bound_members};
     flags |= HT_TPFLAGS_HAVE_VECTORCALL;
