@@ -47,6 +47,8 @@
 #define BENCH_LOOP_ARGS_PY BENCH_LOOP_FN_PY("g(i, 2.5)")
 #define BENCH_LOOP_KW_PY BENCH_LOOP_FN_PY("g(i, y=2.5)")
 #define BENCH_LOOP_FN_EMPTY_PY BENCH_LOOP_FN_PY("pass")
+/* (e2): construct from one int, call one method, drop */
+#define BENCH_LOOP_OBJ_PY BENCH_LOOP_FN_PY("g(i).get()")
 
 /* pyhost_eval's expression, and the one per iteration when the cache is defeated. */
 #define BENCH_EXPR "x * 2 + 1"

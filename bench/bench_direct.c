@@ -145,6 +145,43 @@ static PyTypeObject host_type = {
   sizeof(host_obj),    /* tp_basicsize */
 };
 
+/* (e2): T(i) and T.get() -> i as a directly linked static type does them by hand:
+ * one int argument (positional or i=), checked and converted, into the object; a
+ * METH_NOARGS method. */
+typedef struct {
+  PyObject_HEAD
+  long long value;
+} int_obj;
+static PyObject *int_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *names[] = {"i", NULL};
+  long long v;
+  if (!kwargs && PyTuple_GET_SIZE(args) == 1) {
+    PyObject *io = PyTuple_GET_ITEM(args, 0);
+    if (!PyLong_Check(io)) {
+      PyErr_SetString(PyExc_TypeError, "T(i): i must be int");
+      return NULL;
+    }
+    v = PyLong_AsLongLong(io);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+  } else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "L", names, &v)) {
+    return NULL;
+  }
+  int_obj *o = (int_obj *)type->tp_alloc(type, 0);
+  if (!o) return NULL;
+  o->value = v;
+  return (PyObject *)o;
+}
+static PyObject *int_get(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return PyLong_FromLongLong(((int_obj *)self)->value);
+}
+static PyMethodDef int_methods[] = {{"get", int_get, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};
+static PyTypeObject int_type = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  "bench.T",           /* tp_name */
+  sizeof(int_obj),     /* tp_basicsize */
+};
+
 static void bind_g(PyObject *g) {
   check(g != NULL && PyDict_SetItemString(main_dict, "g", g) == 0, "binding g");
   Py_DECREF(g);
@@ -200,6 +237,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "hostfn2")) {
     run_loop(BENCH_LOOP_ARGS_PY, n);
+  } else if (!strcmp(mode, "hosttype2")) {
+    run_loop(BENCH_LOOP_OBJ_PY, n);
   } else if (!strcmp(mode, "hostfn2_kw")) {
     run_loop(BENCH_LOOP_KW_PY, n);
   } else if (!strcmp(mode, "loop_fn_empty")) {
@@ -316,6 +355,13 @@ int main(int argc, char **argv) {
     check(PyType_Ready(&host_type) == 0, "PyType_Ready");
     Py_INCREF(&host_type);
     bind_g((PyObject *)&host_type);
+  }
+  if (!strcmp(mode, "hosttype2")) {
+    int_type.tp_new = int_new;
+    int_type.tp_methods = int_methods;
+    check(PyType_Ready(&int_type) == 0, "PyType_Ready");
+    Py_INCREF(&int_type);
+    bind_g((PyObject *)&int_type);
   }
   int release = !strcmp(mode, "gil_ensure");
   PyThreadState *ts = release ? PyEval_SaveThread() : NULL;

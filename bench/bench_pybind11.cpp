@@ -52,6 +52,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     run_loop(BENCH_LOOP_ARGS_PY, n);
   } else if (!strcmp(mode, "hostfn2_kw")) {
     run_loop(BENCH_LOOP_KW_PY, n);
+  } else if (!strcmp(mode, "hosttype2")) { // (e2): g is T2
+    run_loop(BENCH_LOOP_OBJ_PY, n);
   } else if (!strcmp(mode, "loop_fn_empty")) {
     run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
@@ -71,7 +73,8 @@ int main(int argc, char **argv) {
   py::scoped_interpreter interpreter;
   main_dict = py::module_::import("__main__").attr("__dict__");
   py::exec(BENCH_SETUP_PY, main_dict);
-  main_dict["g"] = py::module_::import("pyhost_bench").attr(strncmp(mode, "hostfn2", 7) ? "g" : "h");
+  main_dict["g"] = py::module_::import("pyhost_bench")
+                       .attr(!strncmp(mode, "hostfn2", 7) ? "h" : !strcmp(mode, "hosttype2") ? "T2" : "g");
   py::exec("def f2(a, b):\n    return a + b\n"
            "from pyhost_bench import g2, T2\n"
            "def run_fn(n):\n    for i in range(n):\n        g2(i, 2.5)\n"

@@ -74,6 +74,20 @@ static int host_new_fast(pyhost *hh, void *userdata, const pyhost_args *args, vo
   return PYHOST_OK;
 }
 
+/* (e2): T(i) with an inline payload, its argument declared, and T.get() -> the int:
+ * the typed form, the fastest public route for a constructor and a method with
+ * arguments. */
+static int host_new_typed(pyhost *hh, void *userdata, const pyhost_arg *argv, void **payload) {
+  (void)hh, (void)userdata;
+  *(int64_t *)*payload = argv[0].u.i;
+  return PYHOST_OK;
+}
+static int host_get_typed(pyhost *hh, void *payload, void *userdata, const pyhost_arg *argv,
+                          pyhost_ret *ret) {
+  (void)userdata, (void)argv;
+  return pyhost_ret_int(hh, ret, *(int64_t *)payload);
+}
+
 /* (e) for reference: the value-form constructor; instances carry a NULL payload. */
 static int host_new(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
                     const pyhost_value *kwargs, void **payload) {
@@ -112,9 +126,16 @@ static void bind_g(const char *mode) {
   }
   pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT};
   spec.name = "T";
+  static const pyhost_typed_method_def get_def[] = {{"get()", host_get_typed, NULL}};
   if (!strcmp(mode, "hosttype")) { /* the fastest route */
     spec.fast_constructor = host_new_fast;
     spec.payload_size = sizeof(void *);
+  } else if (!strcmp(mode, "hosttype2")) { /* the fastest route with arguments */
+    spec.typed_constructor = host_new_typed;
+    spec.constructor_signature = "T(i: int)";
+    spec.typed_methods = get_def;
+    spec.n_typed_methods = 1;
+    spec.payload_size = sizeof(int64_t);
   } else {
     spec.constructor = host_new;
   }
@@ -173,6 +194,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     run_loop(BENCH_LOOP_ARGS_PY, n);
   } else if (!strcmp(mode, "hostfn2_kw")) {
     run_loop(BENCH_LOOP_KW_PY, n);
+  } else if (!strcmp(mode, "hosttype2")) {
+    run_loop(BENCH_LOOP_OBJ_PY, n);
   } else if (!strcmp(mode, "loop_fn_empty")) {
     run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) {

@@ -306,6 +306,19 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                     net(b.d("hosttype", n), b.d("loop_empty", n)))
     add("e", "create+drop a host-type instance vs a static type (net of the loop)", pairs, 1.15,
         "fast constructor, inline payload", ir, key="e: host type")
+    # (e2) T(i).get(): construct from one int argument, call one method, drop; looping
+    # inside a function, net of that loop; the typed constructor and method (inline
+    # payload) vs a static type parsing its argument by hand and a METH_NOARGS method
+    ir = None
+    if cg:
+        ir = (loop_ir(b.p("hosttype2", cg), b.p("loop_fn_empty", cg)),
+              loop_ir(b.d("hosttype2", cg), b.d("loop_fn_empty", cg)))
+    pairs = b.pairs(net(b.p("hosttype2", n), b.p("loop_fn_empty", n)),
+                    net(b.d("hosttype2", n), b.d("loop_fn_empty", n)))
+    add("e2", "T(i).get(): typed constructor and method (inline payload) vs a static type "
+        "(in a function, net of the loop)", pairs, 1.20 if minor >= 12 else None,
+        "" if minor >= 12 else "before 3.12 the stable ABI has no vectorcall: an argument "
+        "tuple per method call", ir, key="e2: T(i).get()")
     # (e) for reference: the value-form constructor and a payload pointer
     ir_v = None
     if cg:
@@ -371,6 +384,14 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                             net([pb, mode, str(n)], [pb, "loop_fn_empty", str(n)]))
             add("g", f"{rid} vs pybind11: typed host function vs m.def with py::arg (net of the loop)",
                 pairs, None, "", ir, key=f"g: pybind11 {rid}")
+        ir = None
+        if cg:
+            ir = (loop_ir(b.p("hosttype2", cg), b.p("loop_fn_empty", cg)),
+                  loop_ir([pb, "hosttype2", str(cg)], [pb, "loop_fn_empty", str(cg)]))
+        pairs = b.pairs(net(b.p("hosttype2", n), b.p("loop_fn_empty", n)),
+                        net([pb, "hosttype2", str(n)], [pb, "loop_fn_empty", str(n)]))
+        add("g", "e2 vs pybind11: typed constructor and method vs py::class_ with py::init "
+            "(net of the loop)", pairs, None, "", ir, key="g: pybind11 e2")
     return rows
 
 
