@@ -490,6 +490,150 @@ template <class R, class... A> R prepared_call(pyhost *h, pyhost_callable *c, co
 
 template <class... A> constexpr bool any_kwarg = (is_kwarg<std::decay_t<A>>::value || ...);
 
+// ---- one-line typed calls (pyhost_prepared_callf and friends) ----
+//
+// A call whose arguments are all scalars or strings, keywords included, is sent as a
+// format ("Lz,weight=d>d") and its C values: the fastest C route with keywords.  Other
+// argument types (containers, optional, values) take the value-tree route instead.
+
+// The format letter of an argument's C++ type, 0 when the format cannot express it.
+// The same conversions as arg_slot: bool, integers (widened to int64), floating point,
+// anything a string_view is made from.
+template <class T> constexpr char callf_letter() {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_same<D, bool>::value) return 'b';
+  else if constexpr (is_integer<D>) return 'L';
+  else if constexpr (std::is_floating_point<D>::value) return 'd';
+  else if constexpr (std::is_convertible<const T &, std::string_view>::value && !std::is_same<D, pyh::value>::value)
+    return 'z';
+  else return 0;
+}
+template <class T> struct callf_of { using type = T; };
+template <class T> struct callf_of<kwarg<T>> { using type = T; };
+template <class A> constexpr char callf_letter_of = callf_letter<typename callf_of<std::decay_t<A>>::type>();
+
+// The result letter: a C scalar read straight, anything else an owned value ('O').
+template <class R> constexpr char callf_result_letter() {
+  if constexpr (std::is_void<R>::value) return 0;
+  else if constexpr (std::is_same<R, bool>::value) return 'b';
+  else if constexpr (is_integer<R>) return 'L';
+  else if constexpr (std::is_floating_point<R>::value) return 'd';
+  else return 'O';
+}
+
+constexpr size_t callf_max_args = 16;  // pyhost_prepared_callf's limit
+template <class... A>
+constexpr bool callf_expressible = sizeof...(A) <= callf_max_args && ((callf_letter_of<A> != 0) && ...);
+
+// The C values of one argument, for the positional part or the keyword part.
+template <class T> auto callf_values(const T &x) {
+  constexpr char l = callf_letter<T>();
+  if constexpr (l == 'b') return std::make_tuple(x ? 1 : 0);
+  else if constexpr (l == 'L') return std::make_tuple(widen_int(x));
+  else if constexpr (l == 'd') return std::make_tuple(static_cast<double>(x));
+  else {
+    std::string_view s(x);  // borrowed: the caller's buffer, read during the call
+    return std::make_tuple(s.data(), s.size());
+  }
+}
+template <class T> auto callf_positional(const T &x) { return callf_values(x); }
+template <class T> std::tuple<> callf_positional(const kwarg<T> &) { return {}; }
+template <class T> std::tuple<> callf_keyword(const T &) { return {}; }
+template <class T> auto callf_keyword(const kwarg<T> &x) { return callf_values(x.val); }
+
+// The format of a call: the positional letters, then ",name=letter" per keyword, then
+// the result's.  False (take the value-tree route) when a keyword name is not one the
+// format can carry (empty, NULL, not [A-Za-z0-9_]) or is given twice (a dict keeps the
+// last), or the format does not fit.
+struct callf_format {
+  char text[256];
+  size_t len = 0;
+  bool put(char c) {
+    if (len + 1 >= sizeof text) return false;
+    text[len++] = c;
+    return true;
+  }
+  template <class T> bool add_positional(const T &) { return put(callf_letter<T>()); }
+  template <class T> bool add_positional(const kwarg<T> &) { return true; }
+  template <class T> bool add_keyword(const T &) { return true; }
+  template <class T> bool add_keyword(const kwarg<T> &x) {
+    const char *n = x.name;
+    if (!n || !*n || !put(',')) return false;
+    size_t start = len;
+    for (; *n; n++) {
+      char c = *n;
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      if (!ok || !put(c)) return false;
+    }
+    if (given_before(start, len - start)) return false;
+    return put('=') && put(callf_letter<T>());
+  }
+  // Whether text[start, start+n) is already one of the keyword names before start.
+  bool given_before(size_t start, size_t n) const {
+    for (size_t i = 0; i < start; i++) {
+      if (text[i] != ',') continue;
+      size_t j = i + 1, k = 0;
+      while (k < n && j + k < start && text[j + k] == text[start + k]) k++;
+      if (k == n && j + k < start && text[j + k] == '=') return true;
+    }
+    return false;
+  }
+  template <class R, class... A> bool build(const A &...a) {
+    if (!((add_positional(a) && ...) && (add_keyword(a) && ...))) return false;
+    constexpr char r = callf_result_letter<R>();
+    if (r && !(put('>') && put(r))) return false;
+    text[len] = '\0';
+    return true;
+  }
+};
+
+// Calls fn(format, C values..., result pointer) and reads the result as R, as
+// prepared<R> does.  fn is one of pyhost_prepared_callf, pyhost_call_namef,
+// pyhost_plugin_callf with its leading arguments bound.
+template <class R, class Fn, class... A> R callf_call(pyhost *h, const Fn &fn, const char *fmt, const A &...a) {
+  auto values = std::tuple_cat(callf_positional(a)..., callf_keyword(a)...);
+  auto call = [&](auto *out) {
+    return std::apply([&](auto... v) {
+      if constexpr (std::is_same<decltype(out), std::nullptr_t *>::value) return fn(fmt, v...);
+      else return fn(fmt, v..., out);
+    }, values);
+  };
+  if constexpr (std::is_void<R>::value) {
+    check(h, call(static_cast<std::nullptr_t *>(nullptr)));
+  } else if constexpr (std::is_same<R, bool>::value) {
+    int b;
+    check(h, call(&b));
+    return b != 0;
+  } else if constexpr (is_integer<R>) {
+    int64_t i;
+    check(h, call(&i));
+    return narrow_int<R>(i);
+  } else if constexpr (std::is_floating_point<R>::value) {
+    double d;
+    check(h, call(&d));
+    return static_cast<R>(d);
+  } else {
+    pyhost_value *r = nullptr;
+    check(h, call(&r));
+    return take_result<R>(r);
+  }
+}
+
+// A call, keywords allowed: through fn when every argument has a format letter and the
+// names fit a format, else through the value trees (slow(args tuple, kwargs dict, &r)).
+// fast false: the value-tree route always (for the misuse message of the slow route).
+template <class R, class Fn, class Slow, class... A>
+R typed_call(pyhost *h, bool fast, const Fn &fn, const Slow &slow, const A &...a) {
+  if constexpr (callf_expressible<A...>) {
+    callf_format f;
+    if (fast && f.build<R>(a...)) return callf_call<R>(h, fn, f.text, a...);
+  }
+  value_args va = make_value_args(a...);
+  pyhost_value *r = nullptr;
+  check(h, slow(va.args.get(), va.kwargs.get(), &r));
+  return take_result<R>(r);
+}
+
 }  // namespace detail
 
 // ---- functions: prepared callables -----------------------------------------
@@ -519,10 +663,12 @@ class function {
   // f.call<double>(1, "x", pyh::kw("weight", 2)): the result as R (void discards it).
   template <class R, class... A> R call(const A &...a) const {
     if constexpr (detail::any_kwarg<A...>) {
-      detail::value_args va = detail::make_value_args(a...);
-      pyhost_value *r = nullptr;
-      detail::check(h_, pyhost_call(h_, obj_.get(), va.args.get(), va.kwargs.get(), &r));
-      return detail::take_result<R>(r);
+      return detail::typed_call<R>(
+          h_, c_ != nullptr, [this](const char *fmt, auto... v) { return pyhost_prepared_callf(h_, c_, fmt, v...); },
+          [this](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {
+            return pyhost_call(h_, obj_.get(), args, kwargs, r);
+          },
+          a...);
     } else {
       return detail::prepared_call<R>(h_, c_, a...);
     }
@@ -1290,10 +1436,12 @@ class interpreter {
   // Calls the object a dotted name resolves to, once: call<double>("math.hypot", 3, 4).
   // For repeated calls, function() prepares it.
   template <class R = pyh::value, class... A> R call(const char *dotted, const A &...a) {
-    detail::value_args va = detail::make_value_args(a...);
-    pyhost_value *r = nullptr;
-    detail::check(h_, pyhost_call_name(h_, dotted, va.args.get(), va.kwargs.get(), &r));
-    return detail::take_result<R>(r);
+    return detail::typed_call<R>(
+        h_, dotted != nullptr, [&](const char *fmt, auto... v) { return pyhost_call_namef(h_, dotted, fmt, v...); },
+        [&](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {
+          return pyhost_call_name(h_, dotted, args, kwargs, r);
+        },
+        a...);
   }
   // Calls a callable value.
   template <class R = pyh::value, class... A> R call(const pyh::value &callable, const A &...a) {

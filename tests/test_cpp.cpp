@@ -188,6 +188,41 @@ TEST_CASE(call_keywords_and_typed_results) {
   EXPECT_ERROR(f.call<std::string>(1), PYHOST_TYPE, "", "expected str, got int");
 }
 
+// Keyword calls of scalars and strings go through pyhost_prepared_callf / call_namef;
+// other argument types, and keyword names a format cannot carry, through value trees.
+TEST_CASE(call_keywords_fast_route_and_fallback) {
+  auto py = start();
+  py.exec("def g(a, s='', *, weight=1, flag=False, **rest):\n"
+          "    return (a * weight, s, flag, sorted(rest.items()))\n"
+          "def k(*, n): return n * 2\n");
+  auto k = py.function("k");
+  CHECK(k.call<int>("n"_kw = 21) == 42);  // keyword-only, typed result
+  CHECK(k.call<double>("n"_kw = 1.25) == 2.5);
+  CHECK(k.call<std::string>("n"_kw = std::string("ab")) == "abab");
+  CHECK(py.call<int>("k", "n"_kw = 4) == 8);
+  auto g = py.function("g");
+  using T = std::tuple<int, std::string, bool, std::vector<std::tuple<std::string, int>>>;
+  T r = g.call<T>(2, "x", "weight"_kw = 3, "flag"_kw = true);
+  CHECK(std::get<0>(r) == 6 && std::get<1>(r) == "x" && std::get<2>(r) && std::get<3>(r).empty());
+  // a keyword before a positional argument still reaches its parameter
+  r = g.call<T>("weight"_kw = 5, 1);
+  CHECK(std::get<0>(r) == 5);
+  // containers take the value-tree route
+  r = g.call<T>(std::vector<int>{1, 2}.size(), "weight"_kw = 2, "v"_kw = 7);
+  CHECK(std::get<0>(r) == 4 && std::get<3>(r).size() == 1 && std::get<1>(std::get<3>(r)[0]) == 7);
+  CHECK(py.call<std::vector<int>>("list", std::vector<int>{1, 2, 3}).size() == 3);
+  auto lists = g.call<std::tuple<std::vector<int>, std::string, bool, pyh::value>>(std::vector<int>{1, 2},
+                                                                                   "weight"_kw = 2);
+  CHECK(std::get<0>(lists).size() == 4);
+  // names a format cannot carry, and a name given twice (a dict keeps the last)
+  r = g.call<T>(1, pyh::kw("two words", 3), pyh::kw("caf\xc3\xa9", 4));
+  CHECK(std::get<3>(r).size() == 2 && std::get<0>(std::get<3>(r)[1]) == "two words");
+  CHECK(std::get<0>(g.call<T>(1, "weight"_kw = 2, "weight"_kw = 3)) == 3);
+  EXPECT_ERROR(k.call<int>("n"_kw = "x", "m"_kw = 1), PYHOST_PYEXC, "TypeError", "m");
+  EXPECT_ERROR(k.call<int>("n"_kw = 1.5), PYHOST_TYPE, "", "expected int, got float");
+  EXPECT_ERROR(py.call<int>("no_such_fn", "n"_kw = 1), PYHOST_PYEXC, "ModuleNotFoundError", "no_such_fn");
+}
+
 TEST_CASE(plugin_hooks) {
   auto py = start();
   std::string dir = std::string(check_arg4);
