@@ -1176,8 +1176,8 @@ PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
                                   pyhost_value **result);
 
 /* As pyhost_plugin_call in one line: hook's arguments and result as the format of
- * pyhost_prepared_callf says (a Python error is PYHOST_PYEXC with its traceback).
- * Since 0.1. */
+ * pyhost_prepared_callf says (a Python error is PYHOST_PYEXC, "plugin NAME: hook HOOK
+ * raised: " and the traceback, as pyhost_plugin_call's).  Since 0.1. */
 PYHOST_API int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook,
                                    const char *fmt, ...);
 

@@ -145,6 +145,8 @@ TEST_CASE(callf_plugin_hooks) {
   CHECK(d == 13.0);
   CHECK_RC(pyhost_plugin_callf(h, p, "score", "s>d", "[1, ", &d), PYHOST_PYEXC);
   CHECK(strstr(pyhost_errmsg(h), "JSONDecodeError") != NULL);
+  /* the same context as pyhost_plugin_call's */
+  CHECK(strstr(pyhost_errmsg(h), "plugin scorer: hook score raised") != NULL);
   CHECK_RC(pyhost_plugin_callf(h, p, "nohook", ""), PYHOST_NOHOOK);
   CHECK_RC(pyhost_plugin_callf(h, p, NULL, ""), PYHOST_MISUSE);
   pyhost_plugin_unload(p);

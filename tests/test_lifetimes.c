@@ -629,6 +629,16 @@ TEST_CASE(plugin_unloaded_by_its_running_hook) {
   CHECK_CONTAINS(pyhost_errmsg(h), "plugin gone: hook leave raised");
   CHECK_CONTAINS(pyhost_errmsg(h), "raised after the unload");
   churn(h, 200);
+  /* the one-line form keeps the plugin alive under its hook the same way */
+  p = load_plugin(h, write_file("gone2.py",
+                                "import unloader\n"
+                                "def leave():\n"
+                                "    unloader.unload_me()\n"
+                                "    raise ValueError('raised after the unload')\n"));
+  CHECK_RC(pyhost_plugin_callf(h, p, "leave", ""), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "plugin gone2: hook leave raised");
+  CHECK_CONTAINS(pyhost_errmsg(h), "raised after the unload");
+  churn(h, 200);
   pyhost_module_free(h, m);
   finish(h);
   tmp_remove();

@@ -424,10 +424,11 @@ struct pyhost__callf_plan {
 /* With the GIL: calls fn as the format fmt and the varargs ap say and reads the result
  * (fname names the public function in messages); cache (may be NULL) keeps the plan;
  * keep (may be NULL: then >s and >y are refused) holds a borrowed result, replacing
- * (and dropping) the one it held once the call is over.
+ * (and dropping) the one it held once the call is over; raised (may be NULL) is the
+ * context put before the exception when fn raises.
  * A status with h's message set. */
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep);
+                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised);
 /* With the GIL: drops what the plan keeps. */
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p);
 

@@ -211,7 +211,7 @@ static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
 }
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep) {
+                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
   struct pyhost__callf_plan read;
   const struct pyhost__callf_plan *p = &read;
   if (cache && cache->text && fmt && strcmp(cache->text, fmt) == 0) {
@@ -255,7 +255,7 @@ int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, v
     }
   }
   while (done) pyhost__drop(stack[done--]);
-  if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
+  if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, raised) : PYHOST_MISUSE;
   if (!borrowed) return read_result(h, r, p->rtype, out, fname);
   PyObject *kept = NULL, *old = *keep;
   int rc = read_borrowed(h, r, p->rtype, out, out_len, &kept, fname);
@@ -281,7 +281,7 @@ int pyhost_call_namef(pyhost *h, const char *dotted, const char *fmt, ...) {
   PyObject *fn = NULL;
   if (!dotted) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_call_namef: dotted is NULL");
   else if (!(fn = pyhost__resolve(h, dotted))) rc = pyhost__take_exception(h, NULL);
-  else rc = pyhost__callf(h, fn, "pyhost_call_namef", fmt, &ap, NULL, NULL);
+  else rc = pyhost__callf(h, fn, "pyhost_call_namef", fmt, &ap, NULL, NULL, NULL);
   va_end(ap);
   if (fn) PY.Py_DecRef(fn);
   pyhost__leave(h, gil);

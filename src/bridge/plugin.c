@@ -423,14 +423,18 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
   if (rc) return rc;
+  p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
   PyObject *fn = find_hook(h, p, hook, &rc);
   if (fn) {
+    char raised[512];
+    pyhost__fmt(raised, sizeof raised, "plugin %s: hook %s raised", p->name, hook);
     va_list ap;
     va_start(ap, fmt);
-    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL, NULL);
+    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL, NULL, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }
+  if (--p->busy == 0 && p->doomed) plugin_free(p);
   pyhost__leave(h, gil);
   return rc;
 }

@@ -273,7 +273,7 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     va_start(ap, fmt);
     c->busy++;
     PyObject *kept = c->kept;
-    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept);
+    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept, NULL);
     if (--c->busy == DOOMED) {
       int lost = rc == PYHOST_OK && c->kept != kept; /* a borrowed result went with c */
       destroy(c);
