@@ -12,13 +12,25 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Expressions that compute for minutes inside one C call cannot be interrupted. */
+/* Expressions that compute for minutes inside one C call cannot be interrupted: big
+ * powers and shifts, long literals, and repetitions whose numbers multiply into a
+ * result of millions of items (8488*488*[...]: converting it is one C call of seconds
+ * and gigabytes), so the product of the numbers of two digits or more stays small. */
 static int too_costly(const char *s, size_t n) {
   size_t digits = 0;
-  for (size_t i = 0; i < n; i++) {
-    if ((s[i] == '*' || s[i] == '<') && i + 1 < n && s[i + 1] == s[i]) return 1;
-    digits = s[i] >= '0' && s[i] <= '9' ? digits + 1 : 0;
-    if (digits > 4) return 1;
+  unsigned long number = 0, product = 1;
+  for (size_t i = 0; i <= n; i++) {
+    int digit = i < n && s[i] >= '0' && s[i] <= '9';
+    if (digit) {
+      digits++;
+      number = number * 10 + (unsigned long)(s[i] - '0');
+      if (digits > 4) return 1;
+      continue;
+    }
+    if (digits >= 2 && (product *= number) > 100000) return 1;
+    digits = 0;
+    number = 0;
+    if (i < n && (s[i] == '*' || s[i] == '<') && i + 1 < n && s[i + 1] == s[i]) return 1;
   }
   return 0;
 }
