@@ -476,3 +476,59 @@ TEST_CASE(typed_methods_hostile_python) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* `C(...)` takes quick ways past type_call (a typed constructor's common call; from
+ * 3.14 the type's own vectorcall): they must do what type_call does, whatever Python
+ * changed in the class or made of it. */
+TEST_CASE(typed_constructor_calls_like_type_call) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup_types(h, &t);
+  expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]"); /* the quick way */
+  expect_py(h, "tt.C(*[4]).get(), tt.C(*(), **{'start': 5}).get(), tt.C(6, label=None).get()",
+            "(4, 5, 6)");
+  expect_raise(h, "tt.C(1, 2, 3)", "TypeError: tt.C() takes at most 2 positional arguments (3 given)");
+  expect_raise(h, "tt.C(1, start=2)",
+               "TypeError: argument for tt.C() given by name ('start') and position (1)");
+  /* __init__ set on the class runs after the constructor, with the same arguments */
+  CHECK_RC(pyhost_exec(h,
+                       "seen = []\n"
+                       "tt.C.__init__ = lambda self, *a, **k: seen.append((self.get(), a, k))\n"
+                       "c = tt.C(7)\n"
+                       "c = tt.C(8, label='ab')\n",
+                       NULL),
+           PYHOST_OK);
+  expect_py(h, "seen", "[(7, (7,), {}), (10, (8,), {'label': 'ab'})]");
+  CHECK_RC(pyhost_exec(h, "del tt.C.__init__", NULL), PYHOST_OK);
+  expect_py(h, "tt.C(9).get(), len(seen)", "(9, 2)");
+  /* a __new__ set on the class replaces the constructor (deleting it would leave
+   * object's: CPython's rule) */
+  CHECK_RC(pyhost_exec(h, "tt.C.__new__ = staticmethod(lambda cls, *a, **k: ('new', a, k))", NULL),
+           PYHOST_OK);
+  expect_py(h, "tt.C(1), tt.C(2, label='x')", "(('new', (1,), {}), ('new', (2,), {'label': 'x'}))");
+  /* a subclass's own __init__ runs (3.8+: subclasses are refused before) */
+  pyhost_type *sub = NULL;
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT,
+                           .name = "K",
+                           .typed_methods = counter_methods,
+                           .n_typed_methods = 1,
+                           .typed_constructor = counter_init,
+                           .constructor_signature = "K(start: int, label: str = None)",
+                           .payload_size = sizeof(struct counter),
+                           .flags = PYHOST_TYPE_SUBCLASSABLE};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &sub), PYHOST_OK);
+  if (at_least(h, 8)) {
+    CHECK_RC(pyhost_exec(h,
+                         "class S(tt.K):\n"
+                         "    def __init__(self, start, label=None): self.twice = 2 * start\n"
+                         "s = [tt.K(3), S(4)]\n",
+                         NULL),
+             PYHOST_OK);
+    expect_py(h, "[type(x).__name__ for x in s], s[0].get(), s[1].get(), s[1].twice",
+              "(['K', 'S'], 3, 4, 8)");
+  }
+  pyhost_type_free(h, sub);
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

@@ -40,6 +40,7 @@
 #define HT_T_OBJECT 6
 #define HT_READONLY 1
 #define HT_TPFLAGS_HAVE_VECTORCALL (1UL << 11)  /* stable ABI 3.12 */
+#define HT_TP_VECTORCALL 82                      /* Py_tp_vectorcall: stable ABI 3.14 */
 #define HT_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17) /* stable ABI 3.8 */
 #define HT_TPFLAGS_IMMUTABLETYPE (1UL << 8)      /* 3.10 */
 #define HT_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
@@ -326,13 +327,31 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
   return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
 }
 
-/* The fast constructor called as `T()`, the hot case: a view of no arguments keeps no
- * temporaries and the constructor gives no result, so a frame is all it needs. */
-static inline int construct_no_args(struct typerec *t, void **payload) {
+/* The common call of a typed callable: every argument given by position, none by
+ * keyword, each of its parameter's exact type (an int for an int, a float for a float),
+ * read as pyhost__typed_bind's quick path reads them, from items or else from the
+ * tuple.  Nothing here can run Python code or raise, so the arguments are read before
+ * the callback's frame exists and without a view; 0 leaves the call, and every error,
+ * to the binding inside the frame. */
+static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items,
+                             PyObject *tuple, size_t nargs, pyhost_arg *argv) {
+  if (nargs != s->n) return 0;
+  for (size_t i = 0; i < nargs; i++)
+    if (!pyhost__read_exact(&s->p[i], items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)i),
+                            &argv[i]))
+      return 0;
+  return 1;
+}
+
+/* A constructor whose call keeps no temporaries and gives no result, so a frame is all
+ * it needs: the typed form on arguments already bound (argv), or else the fast form
+ * called as `T()` (a view of no arguments). */
+static inline int construct_bare(struct typerec *t, const pyhost_arg *argv, void **payload) {
   if (pyhost__recursion_enter(pyhost__thread.frame) < 0) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
+  int rc = argv ? t->tctor(t->callee.h, t->userdata, argv, payload)
+               : t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
   PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
   pyhost__frame_pop(outer_frame);
   pyhost__recursion_leave(outer_frame);
@@ -357,7 +376,7 @@ static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
   if (t->fctor) {
     struct ctor_call c = {t, payload};
     struct pyhost__fast_call v;
-    if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
+    if (no_arguments(args, kwargs)) return construct_bare(t, NULL, payload);
     if (pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs) < 0) return -1;
     PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
     if (!none) return -1;
@@ -380,8 +399,8 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
  * here. */
 /* (pyhost__process.fast_type and fast_rec) */
 
-/* tp_new.  `T(...)` of that type, with any arguments, costs the allocation, the
- * binding (the typed form), a frame and the constructor. */
+/* tp_new.  `T(...)` of that type, with any arguments, costs the allocation, a frame
+ * and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   struct typerec *t = pyhost__process.fast_rec;
   if (type == pyhost__process.fast_type && pyhost__python_running()) {
@@ -397,6 +416,88 @@ static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     return (PyObject *)o;
   }
   return obj_new_any(type, args, kwargs);
+}
+
+/* tp_new of a type with a typed constructor (a tp_new of its own, so that the other
+ * forms' pay no test for it).  Its common call, every argument by position and of
+ * its parameter's exact type, is bound here straight from the tuple; any other call
+ * is bound in the constructor's frame, as obj_new does it. */
+static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  struct typerec *t = pyhost__process.fast_rec;
+  if (type != pyhost__process.fast_type || !pyhost__python_running())
+    return obj_new_any(type, args, kwargs);
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  if (kwargs || !bind_exact(t->ctor_sig, NULL, args, (size_t)((PyVarObject *)args)->ob_size, argv))
+    return obj_new(type, args, kwargs);
+  hostobj *o = (hostobj *)t->alloc(type, 0);
+  if (!o) return NULL;
+  o->t = t;
+  void *payload = o->payload = (char *)o + INLINE_AT;
+  if (construct_bare(t, argv, &payload) < 0) {
+    PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+    return NULL;
+  }
+  o->valid = 1;
+  return (PyObject *)o;
+}
+
+/* `T(...)` as type_call makes it, a tuple and a dict to the type's tp_new and then its
+ * tp_init (both read now: Python code may have replaced __new__ or __init__): every
+ * call obj_vectorcall does not take itself. */
+static HT_COLD PyObject *obj_vectorcall_any(PyTypeObject *type, PyObject *const *args,
+                                            size_t nargs, PyObject *kwnames) {
+  PyObject *tuple = PY.PyTuple_New((Py_ssize_t)nargs), *kwargs = NULL, *o = NULL;
+  if (!tuple) return NULL;
+  for (size_t i = 0; i < nargs; i++) {
+    PY.Py_IncRef(args[i]);
+    PY.PyTuple_SetItem(tuple, (Py_ssize_t)i, args[i]);
+  }
+  Py_ssize_t nkw = kwnames ? PY.PyTuple_Size(kwnames) : 0;
+  if (nkw > 0 && !(kwargs = PY.PyDict_New())) goto done;
+  for (Py_ssize_t k = 0; k < nkw; k++)
+    if (PY.PyDict_SetItem(kwargs, PY.PyTuple_GetItem(kwnames, k), args[nargs + (size_t)k]) < 0)
+      goto done;
+  newfunc new_fn = (newfunc)PY.PyType_GetSlot(type, Py_tp_new);
+  if (!(o = new_fn(type, tuple, kwargs)) ||
+      (Py_TYPE(o) != type && !PY.PyType_IsSubtype(Py_TYPE(o), type)))
+    goto done; /* type_call runs no __init__ then either */
+  initproc init = (initproc)PY.PyType_GetSlot(type, Py_tp_init);
+  if (init && init(o, tuple, kwargs) < 0) {
+    PY.Py_DecRef(o);
+    o = NULL;
+  }
+done:
+  PY.Py_DecRef(tuple);
+  if (kwargs) PY.Py_DecRef(kwargs);
+  return o;
+}
+
+/* tp_vectorcall, from 3.14 (where a type from a spec may have one): `T(...)` without
+ * the argument tuple type_call makes.  CPython never inherits it, so only T itself
+ * comes here (a subclass goes through type_call); it drops it when Python code sets
+ * T.__new__ or T.__init__.  The quick calls are obj_new_typed's and obj_new's `T()`:
+ * the type's own tp_new and object's __init__, which takes any arguments of a type
+ * whose __new__ is not object's and does nothing. */
+static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                PyObject *kwnames) {
+  PyTypeObject *type = (PyTypeObject *)callable;
+  struct typerec *t = pyhost__process.fast_rec;
+  size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  if (type == pyhost__process.fast_type && !kwnames && pyhost__python_running() &&
+      (t->tctor ? bind_exact(t->ctor_sig, args, NULL, nargs, argv) : !nargs && t->fctor)) {
+    hostobj *o = (hostobj *)t->alloc(type, 0);
+    if (!o) return NULL;
+    o->t = t;
+    void *payload = o->payload = (char *)o + INLINE_AT;
+    if (construct_bare(t, t->tctor ? argv : NULL, &payload) < 0) {
+      PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+      return NULL;
+    }
+    o->valid = 1;
+    return (PyObject *)o;
+  }
+  return obj_vectorcall_any(type, args, nargs, kwnames);
 }
 
 /* Every other case: subclasses, arguments, the value form, payload pointers, and the
@@ -557,6 +658,19 @@ static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args
   return c->m->tfn(h, c->payload, c->m->t->userdata, argv, ret);
 }
 
+/* A typed method on arguments bound before its frame (bind_exact): no view to read. */
+struct bound_method_call {
+  struct methrec *m;
+  void *payload;
+  const pyhost_arg *argv;
+};
+static int bound_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
+                              pyhost_ret *ret) {
+  struct bound_method_call *c = userdata;
+  (void)args;
+  return c->m->tfn(h, c->payload, c->m->t->userdata, c->argv, ret);
+}
+
 /* The value-form method as pyhost__run_value calls it. */
 struct value_method_call {
   struct methrec *m;
@@ -603,7 +717,7 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
 }
 
 /* The same with a vectorcall argument array (self not in it). */
-static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *const *argv,
+static PYHOST__HOT_INLINE PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *const *argv,
                                size_t nargs, PyObject *kwnames) {
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
@@ -611,7 +725,15 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-    if (m->tfn) return pyhost__run_fast(typed_method_entry, &c, &v);
+    if (m->tfn) {
+      pyhost_arg cargs[PYHOST__SIG_MAX];
+      if (!kwnames && bind_exact(m->sig, argv, NULL, nargs, cargs)) {
+        /* the common call: converted C values only, so the view keeps nothing */
+        struct bound_method_call b = {m, o->payload, cargs};
+        return pyhost__run_fast_as(bound_method_entry, &b, &v, pyhost__inline_refcounts(), 0, 1);
+      }
+      return pyhost__run_fast(typed_method_entry, &c, &v);
+    }
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
@@ -1017,10 +1139,12 @@ fail:
 }
 
 static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
-  PyType_Slot slots[8];
+  PyType_Slot slots[9];
   int n = 0;
   slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)obj_dealloc};
-  slots[n++] = (PyType_Slot){Py_tp_new, (void *)obj_new};
+  slots[n++] = (PyType_Slot){Py_tp_new, (void *)(t->tctor ? obj_new_typed : obj_new)};
+  if (pyhost__runtime_at_least(3, 14))
+    slots[n++] = (PyType_Slot){HT_TP_VECTORCALL, (void *)obj_vectorcall};
   if (t->doc) slots[n++] = (PyType_Slot){Py_tp_doc, t->doc};
   if (t->n_props) slots[n++] = (PyType_Slot){Py_tp_getset, t->getset};
   if ((flags & PYHOST_TYPE_WEAKREF) && pyhost__runtime_at_least(3, 9)) {
