@@ -16,7 +16,12 @@
  * bound method, the way Python functions work.  From 3.8 the descriptor type says
  * Py_TPFLAGS_METHOD_DESCRIPTOR, so `obj.m(...)` calls it with obj first and no bound
  * method is made; from 3.12, where vectorcall is stable ABI, it is called without an
- * argument tuple (the tuple form before).
+ * argument tuple (the tuple form before).  The exception: from 3.10 typed methods are
+ * tp_methods after all, each through a C function of a fixed set that knows its
+ * record ("trampolines" below), so CPython calls them as its own builtin methods.
+ *
+ * Construction: `T(...)` goes through type_call and tp_new, with a tuple, up to 3.13;
+ * from 3.14 the type has a tp_vectorcall (obj_vectorcall) that takes the call's array.
  *
  * Instances: a type with payload_size keeps the payload inside the object, after the
  * header at a 16-byte boundary (INLINE_AT), so creating one allocates the object and
@@ -41,6 +46,7 @@
 #define HT_READONLY 1
 #define HT_TPFLAGS_HAVE_VECTORCALL (1UL << 11)  /* stable ABI 3.12 */
 #define HT_TP_VECTORCALL 82                      /* Py_tp_vectorcall: stable ABI 3.14 */
+#define HT_METH_FASTCALL 0x0080                  /* stable ABI 3.10 */
 #define HT_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17) /* stable ABI 3.8 */
 #define HT_TPFLAGS_IMMUTABLETYPE (1UL << 8)      /* 3.10 */
 #define HT_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
@@ -69,6 +75,7 @@ struct methrec {
   pyhost_typed_method tfn;   /* the typed form, bound against sig */
   struct pyhost__sig *sig;   /* own, or NULL */
   char *textsig;             /* __text_signature__: "($self, ...)" */
+  int native;                /* a method descriptor of CPython's calls it (trampolines) */
 };
 
 struct proprec {
@@ -102,6 +109,8 @@ struct typerec {
   struct proprec *props;
   size_t n_props;
   PyGetSetDef *getset;       /* n_props + 1, referenced by the type */
+  PyMethodDef *methdefs;     /* the typed methods CPython calls itself (see
+                              * "trampolines"), NULL-terminated, referenced by the type */
   PyMemberDef members[2];    /* referenced by the type */
   PyTypeObject *type;        /* strong while Python runs */
   int weakrefs;
@@ -358,6 +367,21 @@ static inline int construct_bare(struct typerec *t, const pyhost_arg *argv, void
   return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
 }
 
+/* A new instance of t's own type (with an inline payload) made by construct_bare, or
+ * NULL with the Python exception set. */
+static inline PyObject *new_bare(struct typerec *t, PyTypeObject *type, const pyhost_arg *argv) {
+  hostobj *o = (hostobj *)t->alloc(type, 0);
+  if (!o) return NULL;
+  o->t = t;
+  void *payload = o->payload = (char *)o + INLINE_AT;
+  if (construct_bare(t, argv, &payload) < 0) {
+    PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+    return NULL;
+  }
+  o->valid = 1;
+  return (PyObject *)o;
+}
+
 /* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
  * with the Python exception set. */
 static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
@@ -429,16 +453,7 @@ static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwa
   pyhost_arg argv[PYHOST__SIG_MAX];
   if (kwargs || !bind_exact(t->ctor_sig, NULL, args, (size_t)((PyVarObject *)args)->ob_size, argv))
     return obj_new(type, args, kwargs);
-  hostobj *o = (hostobj *)t->alloc(type, 0);
-  if (!o) return NULL;
-  o->t = t;
-  void *payload = o->payload = (char *)o + INLINE_AT;
-  if (construct_bare(t, argv, &payload) < 0) {
-    PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
-    return NULL;
-  }
-  o->valid = 1;
-  return (PyObject *)o;
+  return new_bare(t, type, argv);
 }
 
 /* `T(...)` as type_call makes it, a tuple and a dict to the type's tp_new and then its
@@ -486,16 +501,7 @@ static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_
   pyhost_arg argv[PYHOST__SIG_MAX];
   if (type == pyhost__process.fast_type && !kwnames && pyhost__python_running() &&
       (t->tctor ? bind_exact(t->ctor_sig, args, NULL, nargs, argv) : !nargs && t->fctor)) {
-    hostobj *o = (hostobj *)t->alloc(type, 0);
-    if (!o) return NULL;
-    o->t = t;
-    void *payload = o->payload = (char *)o + INLINE_AT;
-    if (construct_bare(t, t->tctor ? argv : NULL, &payload) < 0) {
-      PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
-      return NULL;
-    }
-    o->valid = 1;
-    return (PyObject *)o;
+    return new_bare(t, type, t->tctor ? argv : NULL);
   }
   return obj_vectorcall_any(type, args, nargs, kwnames);
 }
@@ -767,6 +773,82 @@ static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t 
   return invoke_vector(m, args[0], args + 1, nargs - 1, kwnames);
 }
 
+/* ---- trampolines: typed methods as CPython's own method descriptors ----
+ * From 3.10, where METH_FASTCALL | METH_KEYWORDS is stable ABI, a typed method is a
+ * PyMethodDef of its type (tp_methods), so CPython's method descriptor calls it, the
+ * way it calls any builtin method: the interpreter's specialized calls reach the C
+ * function without a call through PyObject_Vectorcall.  A PyMethodDef has no closure,
+ * so each such method gets one of a fixed set of C functions, each of which knows its
+ * slot in a table of records; once the set is used up, later typed methods are pyhost
+ * descriptors as before 3.10.  CPython's descriptor checks that self is an instance of
+ * the type (or a subclass) before it calls: a foreign object gets its TypeError. */
+#define TRAMPOLINES 512
+static struct methrec *tramp_rec[TRAMPOLINES];
+static size_t tramp_used;
+
+/* Out of line: the trampolines only load their record and jump here. */
+static HT_COLD PyObject *method_fastcall(struct methrec *m, PyObject *self,
+                                         PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames) {
+  return invoke_vector(m, self, args, (size_t)nargs, kwnames);
+}
+
+#define TRAMP(a, b, c)                                                                   \
+  static PyObject *tramp_##a##b##c(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                                   PyObject *kwnames) {                                  \
+    return method_fastcall(tramp_rec[(a) * 64 + (b) * 8 + (c)], self, args, nargs, kwnames); \
+  }
+#define TRAMP8(a, b)                                                                     \
+  TRAMP(a, b, 0) TRAMP(a, b, 1) TRAMP(a, b, 2) TRAMP(a, b, 3) TRAMP(a, b, 4) TRAMP(a, b, 5) \
+  TRAMP(a, b, 6) TRAMP(a, b, 7)
+#define TRAMP64(a)                                                                       \
+  TRAMP8(a, 0) TRAMP8(a, 1) TRAMP8(a, 2) TRAMP8(a, 3) TRAMP8(a, 4) TRAMP8(a, 5) TRAMP8(a, 6) \
+  TRAMP8(a, 7)
+TRAMP64(0) TRAMP64(1) TRAMP64(2) TRAMP64(3) TRAMP64(4) TRAMP64(5) TRAMP64(6) TRAMP64(7)
+
+typedef PyObject *(*tramp_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
+#define TRAMP_PTR(a, b, c) tramp_##a##b##c,
+#define TRAMP_PTR8(a, b)                                                                 \
+  TRAMP_PTR(a, b, 0) TRAMP_PTR(a, b, 1) TRAMP_PTR(a, b, 2) TRAMP_PTR(a, b, 3)               \
+  TRAMP_PTR(a, b, 4) TRAMP_PTR(a, b, 5) TRAMP_PTR(a, b, 6) TRAMP_PTR(a, b, 7)
+#define TRAMP_PTR64(a)                                                                   \
+  TRAMP_PTR8(a, 0) TRAMP_PTR8(a, 1) TRAMP_PTR8(a, 2) TRAMP_PTR8(a, 3) TRAMP_PTR8(a, 4)      \
+  TRAMP_PTR8(a, 5) TRAMP_PTR8(a, 6) TRAMP_PTR8(a, 7)
+static const tramp_fn tramps[TRAMPOLINES] = {TRAMP_PTR64(0) TRAMP_PTR64(1) TRAMP_PTR64(2)
+                                                 TRAMP_PTR64(3) TRAMP_PTR64(4) TRAMP_PTR64(5)
+                                                     TRAMP_PTR64(6) TRAMP_PTR64(7)};
+
+/* With the GIL, before the type is made: the PyMethodDef entries of t's typed methods
+ * that get a trampoline (t->methdefs; the others stay pyhost descriptors).  0, or -1
+ * when out of memory. */
+static int native_methods(struct typerec *t) {
+  if (!pyhost__runtime_at_least(3, 10)) return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < t->n_methods; i++) n += t->methods[i].tfn != NULL;
+  if (!n || tramp_used == TRAMPOLINES) return 0;
+  if (!(t->methdefs = pyhost__calloc(n + 1, sizeof *t->methdefs))) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < t->n_methods && tramp_used < TRAMPOLINES; i++) {
+    struct methrec *m = &t->methods[i];
+    if (!m->tfn) continue;
+    tramp_rec[tramp_used] = m;
+    t->methdefs[k].ml_name = m->name;
+    t->methdefs[k].ml_meth = (PyCFunction)(void (*)(void))tramps[tramp_used++];
+    t->methdefs[k].ml_flags = HT_METH_FASTCALL | METH_KEYWORDS;
+    t->methdefs[k++].ml_doc = m->sig->doc; /* "name($self, ...)\n--\n\n" + the doc */
+    m->native = 1;
+  }
+  return 0;
+}
+
+/* After the type failed to be made: t's trampolines are free again (the last ones
+ * taken; any taken since stay used, pointing at nothing that is ever called). */
+static void native_methods_undo(struct typerec *t) {
+  for (size_t i = t->n_methods; i-- > 0;)
+    if (t->methods[i].native && tramp_used > 0 && tramp_rec[tramp_used - 1] == &t->methods[i])
+      tramp_rec[--tramp_used] = NULL;
+}
+
 /* A bound method's self is an instance of its method's type: descr_get makes bound
  * methods only for instances, and nothing else makes them (no_new). */
 static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -994,6 +1076,7 @@ static void rec_free(struct typerec *t) {
   pyhost__free(t->methods);
   pyhost__free(t->props);
   pyhost__free(t->getset);
+  pyhost__free(t->methdefs);
   pyhost__free(t->tp_name);
   pyhost__free(t->doc);
   pyhost__sig_release(t->ctor_sig);
@@ -1139,7 +1222,7 @@ fail:
 }
 
 static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
-  PyType_Slot slots[9];
+  PyType_Slot slots[10];
   int n = 0;
   slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)obj_dealloc};
   slots[n++] = (PyType_Slot){Py_tp_new, (void *)(t->tctor ? obj_new_typed : obj_new)};
@@ -1147,6 +1230,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
     slots[n++] = (PyType_Slot){HT_TP_VECTORCALL, (void *)obj_vectorcall};
   if (t->doc) slots[n++] = (PyType_Slot){Py_tp_doc, t->doc};
   if (t->n_props) slots[n++] = (PyType_Slot){Py_tp_getset, t->getset};
+  if (t->methdefs) slots[n++] = (PyType_Slot){Py_tp_methods, t->methdefs};
   if ((flags & PYHOST_TYPE_WEAKREF) && pyhost__runtime_at_least(3, 9)) {
     t->members[0] = (PyMemberDef){(char *)"__weaklistoffset__", HT_T_PYSSIZET,
                                   offsetof(hostobj, weaklist), HT_READONLY, NULL};
@@ -1180,6 +1264,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
 
 static int add_methods(struct typerec *t) {
   for (size_t i = 0; i < t->n_methods; i++) {
+    if (t->methods[i].native) continue; /* in the type's dict already */
     methdescr *d = (methdescr *)pyhost__heap_alloc(pyhost__process.descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
@@ -1224,8 +1309,15 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   PyObject *module = pyhost__module_object(m);
+  if (native_methods(t) < 0) {
+    rec_free(t);
+    pyhost__free(handle);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating type %s", spec->name);
+    goto done;
+  }
   if (internal_types() < 0 || !(t->type = make_type(t, module, spec->flags))) {
     rc = pyhost__take_exception(h, "creating the type failed");
+    native_methods_undo(t);
     rec_free(t);
     pyhost__free(handle);
     goto done;
