@@ -148,6 +148,7 @@ def median_ratio(pairs):
 class Bench:
     def __init__(self, cfg, entry, runs, scale):
         self.pyhost, self.lib, self.direct = cfg["pyhost"], entry["lib"], entry["direct"]
+        self.abi3 = entry.get("abi3", "")
         # the sysroot's entries run every program under sid's loader (bench/CMakeLists.txt)
         self.launcher = entry.get("launcher", [])
         self.python = self.launcher + [entry["python"]]
@@ -161,6 +162,10 @@ class Bench:
 
     def d(self, mode, n, program=None):
         return ([] if program else self.launcher) + [program or self.direct, mode, str(n)]
+
+    def a(self, mode, n):
+        """The stable-ABI baseline (bench_abi3) in mode."""
+        return self.launcher + [self.abi3, mode, str(n)]
 
     def pairs(self, a, b):
         """Runs a() and b() alternately; returns [(a, b)] per run."""
@@ -351,6 +356,40 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         pairs = b.pairs(lambda: ns_per_op(b.p(mode, r)), lambda: ns_per_op(b.d(mode, r)))
         add(rid, what, pairs, 1.05 if minor >= 12 else None,
             "baseline: the same objects made and read in place", ir, key=f"{rid}: {mode}")
+
+    # The same rows against the best the stable ABI of this version allows: bench_abi3,
+    # the hand-written host compiled with Py_LIMITED_API at this runtime's version.
+    # Where the full API has more (before 3.12: vectorcall; before 3.10: METH_FASTCALL
+    # and a UTF-8 view), this is the ceiling a stable-ABI library can reach, and the
+    # target is within 1.10x of it (issue 24).
+    if b.abi3:
+        abi_target = 1.10 if minor < 12 else None
+        for rid, mode, base, net_of, what in (
+                ("b2", "call2_args", "call2", None, "f(a, b) ints, pyhost_prepared_call_int"),
+                ("b2", "call2", "call2", None, "f(a, b) ints, one line (pyhost_prepared_callf)"),
+                ("c2", "hostfn2", "hostfn2", "loop_fn_empty", "g(i, 2.5) typed host function"),
+                ("c3", "hostfn2_kw", "hostfn2_kw", "loop_fn_empty", "g(i, y=2.5) typed host function"),
+                ("d2", "expr_inputs", "expr_inputs", None, "expression with an input"),
+                ("e2", "hosttype2", "hosttype2", "loop_fn_empty", "T(i).get() typed type"),
+                ("f2", "str_trip", "str_trip", None, "10 000-character str round trip"),
+                ("f3", "bytes_trip", "bytes_trip", None, "1 MiB bytes round trip")):
+            k = n if rid not in ("d2", "f2", "f3") else (ne if rid == "d2" else
+                                                       b.n(CALLS // 10 if rid == "f2" else STR_REPS * 10))
+            kc = cg if rid not in ("f2", "f3") else max(1, min(k, cg // 10))
+            ir = None
+            if cg:
+                if net_of:
+                    ir = (loop_ir(b.p(mode, kc), b.p(net_of, kc)),
+                          loop_ir(b.a(base, kc), b.a(net_of, kc)))
+                else:
+                    ir = (instructions(b.p(mode, kc), kc), instructions(b.a(base, kc), kc))
+            if net_of:
+                pairs = b.pairs(net(b.p(mode, k), b.p(net_of, k)), net(b.a(base, k), b.a(net_of, k)))
+            else:
+                pairs = b.pairs(lambda: ns_per_op(b.p(mode, k)), lambda: ns_per_op(b.a(base, k)))
+            add(rid, f"{what} vs the best the stable ABI of {entry['version']} allows (bench_abi3)",
+                pairs, abi_target, "baseline: Py_LIMITED_API at this version, directly linked", ir,
+                key=f"{rid}: vs best abi3" if mode != "call2" else None)
 
     # (g) pybind11 on Debian's 3.11
     if pybind11:
