@@ -387,7 +387,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                 pairs = b.pairs(net(b.p(mode, k), b.p(net_of, k)), net(b.a(base, k), b.a(net_of, k)))
             else:
                 pairs = b.pairs(lambda: ns_per_op(b.p(mode, k)), lambda: ns_per_op(b.a(base, k)))
-            add(rid, f"{what} vs the best the stable ABI of {entry['version']} allows (bench_abi3)",
+            add(rid, f"{what} vs the best the stable ABI of the same version allows (bench_abi3)",
                 pairs, abi_target, "baseline: Py_LIMITED_API at this version, directly linked", ir,
                 key=f"{rid}: vs best abi3" if mode != "call2" else None)
 
@@ -524,18 +524,62 @@ plot {cols}
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-def update_doc(out_dir, generated):
+ARG_ROWS = ("b2", "c2", "c3", "d2", "e2", "f2", "f3")  # issue 24: the shapes real hosts call
+
+
+def cell(r):
+    """One row's ratio for a summary: by instructions where callgrind counted them."""
+    if r["ir"] and r["ir"][1] > 0:
+        a, c = r["ir"]
+        text = f"{a / c:.2f}x ({a:.0f} / {c:.0f})"
+    else:
+        text = f"{r['ratio']:.2f}x (time)"
+    v = verdict(r)
+    return text + (f" **{v.split(' (')[0]}**" if v else "")
+
+
+def summary(all_rows, tags, with_args):
+    """The rows of every version side by side: the rows with arguments (with_args) or the
+    rest, each as `ratio (pyhost / baseline instructions)` and its verdict."""
+    order, cells = [], {}
+    for tag, rows in zip(tags, all_rows):
+        for r in rows:
+            args = r["id"] in ARG_ROWS or (r["id"] == "g" and r["what"][:2] in ARG_ROWS)
+            if args != with_args:
+                continue
+            k = (r["id"], r["what"])
+            if k not in cells:
+                order.append(k)
+                cells[k] = {}
+            cells[k][tag] = cell(r)
+    rank = {rid: i for i, rid in enumerate(ARG_ROWS)}
+    order.sort(key=lambda k: (k[0] == "g", rank.get(k[0], len(rank))) if with_args else 0)
+    out = ["| | benchmark | " + " | ".join(tags) + " |", "|---|---|" + "---|" * len(tags)]
+    for k in order:
+        out.append(f"| {k[0]} | {k[1]} | " + " | ".join(cells[k].get(t, "") for t in tags) + " |")
+    return "\n".join(out) + "\n"
+
+
+def replace_between(text, name, body):
+    begin, end = f"<!-- bench/run.py: {name}begin -->", f"<!-- bench/run.py: {name}end -->"
+    if begin not in text or end not in text:
+        return text
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + body + end + tail
+
+
+def update_doc(out_dir, generated, args_table, other_table):
     doc = os.path.join(out_dir, "performance.md")
-    begin, end = "<!-- bench/run.py: begin -->", "<!-- bench/run.py: end -->"
     if not os.path.exists(doc):
         return
     with open(doc) as f:
         text = f.read()
-    if begin in text and end in text:
-        head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(doc, "w") as f:
-            f.write(head + begin + "\n" + generated + end + tail)
+    text = replace_between(text, "", generated)
+    text = replace_between(text, "arguments ", args_table)
+    text = replace_between(text, "no-arguments ", other_table)
+    with open(doc, "w") as f:
+        f.write(text)
 
 
 def main():
@@ -586,7 +630,10 @@ def main():
     with open(os.path.join(a.out, "bench", "results.tsv"), "w") as f:
         f.write("\n".join(tsv) + "\n")
     plot(a.out, all_rows, tags)
-    update_doc(a.out, generated)
+    args_table, other_table = summary(all_rows, tags, True), summary(all_rows, tags, False)
+    with open(os.path.join(a.out, "bench", "summary.md"), "w") as f:
+        f.write("## With arguments\n\n" + args_table + "\n## Without arguments\n\n" + other_table)
+    update_doc(a.out, generated, args_table, other_table)
     print(generated)
 
 
