@@ -66,22 +66,52 @@ def wall_best(cmd):
     return min(wall(cmd) for _ in range(STARTS))
 
 
+_counted = {}  # (cmd, toggle) -> (instructions, calls of libc's allocator): counts repeat exactly
+
+
+def callgrind_counts(cmd, toggle=None):
+    """(instructions, calls of malloc/calloc/realloc) callgrind counts in one run of cmd:
+    inside functions matching toggle (--toggle-collect), or the whole process (loader
+    and exit included) without one.  Each command is run once per process of run.py."""
+    key = (tuple(cmd), toggle)
+    if key not in _counted:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cg.out")
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+                           + ([f"--toggle-collect={toggle}"] if toggle else []) + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
+            with open(out) as f:
+                text = f.read()
+        ir = int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+        # callgrind names a function once ("cfn=(7) malloc"), then by number ("cfn=(7)");
+        # the calls= line after a cfn= counts the calls of it
+        names, allocs, callee = {}, 0, None
+        for m in re.finditer(r"^(c?fn)=\((\d+)\)(?: (.*))?$|^calls=(\d+)", text, re.M):
+            if m.group(1):
+                if m.group(3):
+                    names[m.group(2)] = m.group(3)
+                callee = names.get(m.group(2)) if m.group(1) == "cfn" else None
+            elif callee in ("malloc", "calloc", "realloc"):
+                allocs += int(m.group(4))
+        _counted[key] = (ir, allocs)
+    return _counted[key]
+
+
 def callgrind_total(cmd, toggle=None):
-    """Instructions callgrind counts in one run of cmd: inside functions matching toggle
-    (--toggle-collect), or the whole process (loader and exit included) without one."""
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-                       + ([f"--toggle-collect={toggle}"] if toggle else []) + cmd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
-        with open(out) as f:
-            text = f.read()
-    return int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+    return callgrind_counts(cmd, toggle)[0]
 
 
 def instructions(cmd, n):
     """Instructions per iteration of bench_loop (warm-up included: n + n // 10 + 1)."""
     return callgrind_total(cmd, "bench_loop*") / (n + n // 10 + 1)
+
+
+def allocations(cmd_of, n):
+    """Calls of libc's allocator per iteration of bench_loop: the difference between a
+    run of 2n and one of n iterations, so that what a run does once (compiling the
+    loop's Python, a first call's plan) cancels out.  cmd_of(k): the command for k."""
+    once, twice = (callgrind_counts(cmd_of(k), "bench_loop*")[1] for k in (n, 2 * n))
+    return (twice - once) / ((2 * n + 2 * n // 10 + 1) - (n + n // 10 + 1))
 
 
 def instructions_in(cmd, function, n):
@@ -187,6 +217,17 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         return lambda: ns_per_op(prog_call) - ns_per_op(prog_empty)
 
     minor = int(entry["version"].split(".")[1])
+
+    def allocs_note(pm, dm, k):
+        """How often each side calls libc's allocator per operation (issue 24: none on the
+        per-call path of b2, c2, c3, d2)."""
+        if not cg:
+            return ""
+        a, d = allocations(lambda j: b.p(pm, j), k), allocations(lambda j: b.d(dm, j), k)
+        return f"libc allocations per operation: pyhost {a:.3f}, direct {d:.3f}"
+
+    def join(*notes):
+        return "; ".join(x for x in notes if x)
     call_target = 1.10 if minor >= 10 else 1.25
 
     # (a) start-up, whole processes: each sample the fastest of STARTS
@@ -220,11 +261,12 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     abi = "" if minor >= 12 else "before 3.12 the stable ABI has no vectorcall: an argument tuple per call"
     pairs = b.pairs(lambda: ns_per_op(b.p("call2_args", n)), lambda: ns_per_op(b.d("call2", n)))
     add("b2", "C->Python: f(a, b) two ints in, an int out: pyhost_prepared_call_int in a GIL "
-        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None, abi, ir,
+        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None,
+        join(abi, allocs_note("call2_args", "call2", cg)), ir,
         key="b2: C->Python f(a, b)")
     pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op(b.d("call2", n)))
     add("b2", "the same in one line: pyhost_prepared_callf(\"ii>i\")", pairs, None,
-        "for reference", ir_line, key="b2: one line (callf)")
+        join("for reference", allocs_note("call2", "call2", cg)), ir_line, key="b2: one line (callf)")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -279,8 +321,9 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         pairs = b.pairs(net(b.p(mode, n), b.p("loop_fn_empty", n)),
                         net(b.d(mode, n), b.d("loop_fn_empty", n)))
         add(rid, what, pairs, 1.15 if minor >= 12 else None,
-            "" if minor >= 10 else "before 3.10 the stable ABI has no METH_FASTCALL: an argument "
-            "tuple per call", ir, key=f"{rid}: Python->C with arguments")
+            join("" if minor >= 10 else "before 3.10 the stable ABI has no METH_FASTCALL: an "
+                 "argument tuple per call", allocs_note(mode, mode, cg)),
+            ir, key=f"{rid}: Python->C with arguments")
 
     # (d) pyhost_eval with the cache vs compiling every time
     ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)
@@ -299,7 +342,8 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         ir = (instructions(b.p("expr_inputs", cg), cg), instructions(b.d("expr_inputs", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_inputs", ne)))
     add("d2", "expression with an input: pyhost_prepare_expression + pyhost_prepared_call_int vs "
-        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None, "", ir,
+        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None,
+        allocs_note("expr_inputs", "expr_inputs", cg), ir,
         key="d2: expression with inputs")
 
     # (e) host-type instances, net of the loop
