@@ -16,28 +16,46 @@ static PyObject *eval_expr(PyObject *code) {
   return r;
 }
 
-/* The directly linked conversions a hand-written host would do. */
+/* (f) The conversions as a hand-written host makes them: its C data handed to Python
+ * (keep(x) stores it in a global) and Python data read back into C (get_s(), get_l()),
+ * each through a call, as the pyhost side's public route makes them; a str read in
+ * place, a list read into the host's own int64_t array. */
+static PyObject *call0(PyObject *f) {
+#if PY_VERSION_HEX >= 0x03090000
+  return PyObject_CallNoArgs(f);
+#else
+  return PyObject_CallObject(f, NULL);
+#endif
+}
+static PyObject *call1(PyObject *f, PyObject *arg);
+
+static void give(PyObject *keep, PyObject *o) {
+  check(o != NULL, "conversion");
+  PyObject *r = call1(keep, o);
+  check(r != NULL, "keep()");
+  Py_DECREF(r);
+  Py_DECREF(o);
+}
+
 static void str_to_py(const char *s, size_t len, unsigned long n) {
+  PyObject *keep = get("keep");
+  for (unsigned long i = 0; i < n; i++) give(keep, PyUnicode_FromStringAndSize(s, (Py_ssize_t)len));
+}
+
+static void str_from_py(unsigned long n) {
+  PyObject *get_s = get("get_s");
   for (unsigned long i = 0; i < n; i++) {
-    PyObject *o = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "strict");
-    check(o != NULL, "PyUnicode_DecodeUTF8");
+    PyObject *o = call0(get_s);
+    check(o != NULL, "get_s()");
+    Py_ssize_t len;
+    const char *p = PyUnicode_AsUTF8AndSize(o, &len);
+    check(p != NULL && len == BENCH_STR_BYTES && p[len - 1] == 'f', "PyUnicode_AsUTF8AndSize");
     Py_DECREF(o);
   }
 }
 
-static void str_from_py(PyObject *o, unsigned long n) {
-  for (unsigned long i = 0; i < n; i++) {
-    Py_ssize_t len;
-    const char *p = PyUnicode_AsUTF8AndSize(o, &len);
-    check(p != NULL, "PyUnicode_AsUTF8AndSize");
-    char *copy = malloc((size_t)len + 1);
-    memcpy(copy, p, (size_t)len + 1);
-    sink = copy;
-    free(sink);
-  }
-}
-
 static void list_to_py(const int64_t *items, size_t len, unsigned long n) {
+  PyObject *keep = get("keep");
   for (unsigned long i = 0; i < n; i++) {
     PyObject *o = PyList_New((Py_ssize_t)len);
     check(o != NULL, "PyList_New");
@@ -46,12 +64,15 @@ static void list_to_py(const int64_t *items, size_t len, unsigned long n) {
       check(x != NULL, "PyLong_FromLongLong");
       PyList_SET_ITEM(o, (Py_ssize_t)j, x);
     }
-    Py_DECREF(o);
+    give(keep, o);
   }
 }
 
-static void list_from_py(PyObject *o, unsigned long n) {
+static void list_from_py(unsigned long n) {
+  PyObject *get_l = get("get_l");
   for (unsigned long i = 0; i < n; i++) {
+    PyObject *o = call0(get_l);
+    check(o != NULL && PyList_Check(o), "get_l()");
     Py_ssize_t len = PyList_GET_SIZE(o);
     int64_t *items = malloc(sizeof *items * (size_t)len);
     for (Py_ssize_t j = 0; j < len; j++) {
@@ -60,6 +81,7 @@ static void list_from_py(PyObject *o, unsigned long n) {
     }
     sink = items;
     free(sink);
+    Py_DECREF(o);
   }
 }
 
@@ -236,11 +258,11 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   } else if (!strcmp(mode, "conv_str_to_py")) {
     str_to_py(str_data, BENCH_STR_BYTES, n);
   } else if (!strcmp(mode, "conv_str_from_py")) {
-    str_from_py(get("s"), n);
+    str_from_py(n);
   } else if (!strcmp(mode, "conv_list_to_py")) {
     list_to_py(list_data, BENCH_LIST_LEN, n);
   } else if (!strcmp(mode, "conv_list_from_py")) {
-    list_from_py(get("l"), n);
+    list_from_py(n);
   } else if (!run_loop_mode(mode, n)) {
     bench_die(mode, "unknown mode");
   }
