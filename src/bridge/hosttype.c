@@ -473,6 +473,10 @@ static HT_COLD PyObject *obj_vectorcall_any(PyTypeObject *type, PyObject *const 
     if (PY.PyDict_SetItem(kwargs, PY.PyTuple_GetItem(kwnames, k), args[nargs + (size_t)k]) < 0)
       goto done;
   newfunc new_fn = (newfunc)PY.PyType_GetSlot(type, Py_tp_new);
+  if (!new_fn) { /* type_call's check (CPython drops the vectorcall before it matters) */
+    PY.PyErr_SetString(*PY.PyExc_TypeError, "cannot create instances of this host type");
+    goto done;
+  }
   if (!(o = new_fn(type, tuple, kwargs)) ||
       (Py_TYPE(o) != type && !PY.PyType_IsSubtype(Py_TYPE(o), type)))
     goto done; /* type_call runs no __init__ then either */
