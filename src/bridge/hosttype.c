@@ -55,10 +55,11 @@ typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, Py
 /* The slow ways out of tp_new and tp_dealloc stay out of line, so that the short
  * ways save and restore no more registers than they use. */
 #if defined(__GNUC__)
-#define HT_COLD __attribute__((noinline))
+#define HT_NOINLINE __attribute__((noinline))
 #else
-#define HT_COLD
+#define HT_NOINLINE
 #endif
+#define HT_COLD HT_NOINLINE
 
 /* The largest inline payload a spec may ask for. */
 #define PAYLOAD_MAX ((size_t)1 << 20)
@@ -791,7 +792,7 @@ static struct methrec *tramp_rec[TRAMPOLINES];
 static size_t tramp_used;
 
 /* Out of line: the trampolines only load their record and jump here. */
-static HT_COLD PyObject *method_fastcall(struct methrec *m, PyObject *self,
+static HT_NOINLINE PyObject *method_fastcall(struct methrec *m, PyObject *self,
                                          PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames) {
   return invoke_vector(m, self, args, (size_t)nargs, kwnames);
