@@ -219,6 +219,15 @@ static PYHOST__HOT_INLINE int pyhost__run_value(pyhost *h, const char *who,
 /* The Python class of a pyhost_exc code (borrowed), NULL for an unknown code. */
 PyObject *pyhost__exc_type(pyhost_exc type);
 
+/* The flags every type pyhost makes starts from: Py_TPFLAGS_DEFAULT as the runtime's
+ * own headers define it.  Up to 3.9 it holds Py_TPFLAGS_HAVE_VERSION_TAG (bit 18, the
+ * same in every version), without which the runtime never caches a look-up on the type
+ * (every `obj.m` walks the MRO's dicts); the floor's newer headers leave it out, as
+ * 3.10+ no longer reads it. */
+static inline unsigned long pyhost__tpflags_default(void) {
+  return Py_TPFLAGS_DEFAULT | (pyhost__runtime_at_least(3, 10) ? 0 : (1UL << 18));
+}
+
 /* ---- instances of pyhost's heap types (heapobj.c) ---- */
 /* A new instance of type through its tp_alloc, or NULL with the exception set. */
 PyObject *pyhost__heap_alloc(PyTypeObject *type);

@@ -124,7 +124,7 @@ static PyObject *fnself_new(struct hostfn *f) {
                            {Py_tp_new, (void *)fnself_refuse_new},
                            {0, NULL}};
     PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
-                        Py_TPFLAGS_DEFAULT, slots};
+                        (unsigned int)pyhost__tpflags_default(), slots};
     pyhost__process.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
     if (!pyhost__process.fnself_type) return NULL;
   }

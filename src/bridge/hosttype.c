@@ -16,9 +16,9 @@
  * bound method, the way Python functions work.  From 3.8 the descriptor type says
  * Py_TPFLAGS_METHOD_DESCRIPTOR, so `obj.m(...)` calls it with obj first and no bound
  * method is made; from 3.12, where vectorcall is stable ABI, it is called without an
- * argument tuple (the tuple form before).  The exception: from 3.10 typed methods are
- * tp_methods after all, each through a C function of a fixed set that knows its
- * record ("trampolines" below), so CPython calls them as its own builtin methods.
+ * argument tuple (the tuple form before).  The exception: typed methods are tp_methods
+ * after all, each through a C function of a fixed set that knows its record
+ * ("trampolines" below), so CPython calls them as its own builtin methods.
  *
  * Construction: `T(...)` goes through type_call and tp_new, with a tuple, up to 3.13;
  * from 3.14 the type has a tp_vectorcall (obj_vectorcall) that takes the call's array.
@@ -344,10 +344,11 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
  * the callback's frame exists and without a view; 0 leaves the call, and every error,
  * to the binding inside the frame. */
 static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items,
-                             PyObject *tuple, size_t nargs, pyhost_arg *argv) {
+                             PyObject *tuple, size_t skip, size_t nargs, pyhost_arg *argv) {
   if (nargs != s->n) return 0;
   for (size_t i = 0; i < nargs; i++)
-    if (!pyhost__read_exact(&s->p[i], items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)i),
+    if (!pyhost__read_exact(&s->p[i],
+                            items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
                             &argv[i]))
       return 0;
   return 1;
@@ -452,7 +453,7 @@ static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwa
   if (type != pyhost__process.fast_type || !pyhost__python_running())
     return obj_new_any(type, args, kwargs);
   pyhost_arg argv[PYHOST__SIG_MAX];
-  if (kwargs || !bind_exact(t->ctor_sig, NULL, args, (size_t)((PyVarObject *)args)->ob_size, argv))
+  if (kwargs || !bind_exact(t->ctor_sig, NULL, args, 0, (size_t)((PyVarObject *)args)->ob_size, argv))
     return obj_new(type, args, kwargs);
   return new_bare(t, type, argv);
 }
@@ -505,7 +506,7 @@ static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_
   size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
   pyhost_arg argv[PYHOST__SIG_MAX];
   if (type == pyhost__process.fast_type && !kwnames && pyhost__python_running() &&
-      (t->tctor ? bind_exact(t->ctor_sig, args, NULL, nargs, argv) : !nargs && t->fctor)) {
+      (t->tctor ? bind_exact(t->ctor_sig, args, NULL, 0, nargs, argv) : !nargs && t->fctor)) {
     return new_bare(t, type, t->tctor ? argv : NULL);
   }
   return obj_vectorcall_any(type, args, nargs, kwnames);
@@ -681,6 +682,15 @@ static int bound_method_entry(pyhost *h, void *userdata, const pyhost_args *args
   (void)args;
   return c->m->tfn(h, c->payload, c->m->t->userdata, c->argv, ret);
 }
+/* Runs typed method m on the payload with its arguments bound (argv): a view of no
+ * arguments (the callback reads none), inside the recursion guard. */
+static inline PyObject *run_bound_method(struct methrec *m, void *payload,
+                                         const pyhost_arg *argv) {
+  struct bound_method_call b = {m, payload, argv};
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, &m->callee, NULL, 0, NULL);
+  return pyhost__run_fast_as(bound_method_entry, &b, &v, pyhost__inline_refcounts(), 0, 1);
+}
 
 /* The value-form method as pyhost__run_value calls it. */
 struct value_method_call {
@@ -703,17 +713,40 @@ static PyObject *run_value_method(struct value_method_call *c) {
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
  * left out. */
+/* Typed method m on a usable instance o, called with an args tuple whose first skip
+ * items are left out: its common call bound straight from the tuple, any other in the
+ * frame (its arguments are converted before it runs: bytes are read in place). */
+static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, PyObject *args,
+                                                 size_t skip, PyObject *kwargs) {
+  pyhost_arg cargs[PYHOST__SIG_MAX];
+  size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
+  if (!kwargs && bind_exact(m->sig, NULL, args, skip, n - skip, cargs))
+    return run_bound_method(m, o->payload, cargs); /* the common call: no view */
+  struct method_call c = {m, o->payload};
+  struct pyhost__fast_call v;
+  if (pyhost__args_tuple_as(&v.args, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
+    return NULL;
+  return pyhost__run_fast(typed_method_entry, &c, &v);
+}
+
+/* The same with a vectorcall argument array (self not in it). */
+static PYHOST__HOT_INLINE PyObject *invoke_typed_vector(struct methrec *m, hostobj *o,
+                                                        PyObject *const *argv, size_t nargs,
+                                                        PyObject *kwnames) {
+  pyhost_arg cargs[PYHOST__SIG_MAX];
+  if (!kwnames && bind_exact(m->sig, argv, NULL, 0, nargs, cargs))
+    return run_bound_method(m, o->payload, cargs); /* the common call: no view */
+  struct method_call c = {m, o->payload};
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
+  return pyhost__run_fast(typed_method_entry, &c, &v);
+}
+
 static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_t skip,
                         PyObject *kwargs) {
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
-  if (m->tfn) { /* its arguments are converted before it runs: bytes are read in place */
-    struct method_call c = {m, o->payload};
-    struct pyhost__fast_call v;
-    if (pyhost__args_tuple_as(&v.args, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
-      return NULL;
-    return pyhost__run_fast(typed_method_entry, &c, &v);
-  }
+  if (m->tfn) return invoke_typed(m, o, args, skip, kwargs);
   if (m->ffn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
@@ -732,19 +765,11 @@ static PYHOST__HOT_INLINE PyObject *invoke_vector(struct methrec *m, PyObject *s
                                size_t nargs, PyObject *kwnames) {
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
-  if (m->ffn || m->tfn) {
+  if (m->tfn) return invoke_typed_vector(m, o, argv, nargs, kwnames);
+  if (m->ffn) {
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-    if (m->tfn) {
-      pyhost_arg cargs[PYHOST__SIG_MAX];
-      if (!kwnames && bind_exact(m->sig, argv, NULL, nargs, cargs)) {
-        /* the common call: converted C values only, so the view keeps nothing */
-        struct bound_method_call b = {m, o->payload, cargs};
-        return pyhost__run_fast_as(bound_method_entry, &b, &v, pyhost__inline_refcounts(), 0, 1);
-      }
-      return pyhost__run_fast(typed_method_entry, &c, &v);
-    }
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
@@ -779,29 +804,45 @@ static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t 
 }
 
 /* ---- trampolines: typed methods as CPython's own method descriptors ----
- * From 3.10, where METH_FASTCALL | METH_KEYWORDS is stable ABI, a typed method is a
- * PyMethodDef of its type (tp_methods), so CPython's method descriptor calls it, the
- * way it calls any builtin method: the interpreter's specialized calls reach the C
- * function without a call through PyObject_Vectorcall.  A PyMethodDef has no closure,
- * so each such method gets one of a fixed set of C functions, each of which knows its
- * slot in a table of records; once the set is used up, later typed methods are pyhost
- * descriptors as before 3.10.  CPython's descriptor checks that self is an instance of
- * the type (or a subclass) before it calls: a foreign object gets its TypeError. */
+ * A typed method is a PyMethodDef of its type (tp_methods), so CPython's method
+ * descriptor calls it the way it calls any builtin method: from 3.10, where
+ * METH_FASTCALL | METH_KEYWORDS is stable ABI, with the call's array (the interpreter's
+ * specialized calls reach the C function without a call through PyObject_Vectorcall);
+ * before, as METH_VARARGS | METH_KEYWORDS, with a tuple of the arguments after self
+ * (the runtime's shared empty tuple for none; from 3.7 `obj.m(...)` makes no bound
+ * method).  A PyMethodDef has no closure, so each such method gets one of a fixed set
+ * of C functions, each of which knows its slot in a table of records; once the set is
+ * used up, later typed methods are pyhost descriptors.  CPython's descriptor checks
+ * that self is an instance of the type (or a subclass) before it calls, on every
+ * version: a foreign object gets its TypeError. */
 #define TRAMPOLINES 512
 static struct methrec *tramp_rec[TRAMPOLINES];
 static size_t tramp_used;
 
-/* Out of line: the trampolines only load their record and jump here. */
-static HT_NOINLINE PyObject *method_fastcall(struct methrec *m, PyObject *self,
-                                         PyObject *const *args, Py_ssize_t nargs,
-                                         PyObject *kwnames) {
-  return invoke_vector(m, self, args, (size_t)nargs, kwnames);
+/* What the trampolines jump to, out of line; the record comes last, so that a
+ * trampoline leaves the call's own arguments where they are and adds its record. */
+static HT_NOINLINE PyObject *method_fastcall(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs, PyObject *kwnames,
+                                             struct methrec *m) {
+  hostobj *o = (hostobj *)self;
+  if (!usable(o)) return NULL;
+  return invoke_typed_vector(m, o, args, (size_t)nargs, kwnames);
+}
+static HT_NOINLINE PyObject *method_varargs(PyObject *self, PyObject *args, PyObject *kwargs,
+                                            struct methrec *m) {
+  hostobj *o = (hostobj *)self;
+  if (!usable(o)) return NULL;
+  return invoke_typed(m, o, args, 0, kwargs);
 }
 
+/* Trampoline i in both conventions: tramp_<i> (3.10+) and trampv_<i> (before). */
 #define TRAMP(a, b, c)                                                                   \
   static PyObject *tramp_##a##b##c(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
                                    PyObject *kwnames) {                                  \
-    return method_fastcall(tramp_rec[(a) * 64 + (b) * 8 + (c)], self, args, nargs, kwnames); \
+    return method_fastcall(self, args, nargs, kwnames, tramp_rec[(a) * 64 + (b) * 8 + (c)]); \
+  }                                                                                      \
+  static PyObject *trampv_##a##b##c(PyObject *self, PyObject *args, PyObject *kwargs) {  \
+    return method_varargs(self, args, kwargs, tramp_rec[(a) * 64 + (b) * 8 + (c)]);      \
   }
 #define TRAMP8(a, b)                                                                     \
   TRAMP(a, b, 0) TRAMP(a, b, 1) TRAMP(a, b, 2) TRAMP(a, b, 3) TRAMP(a, b, 4) TRAMP(a, b, 5) \
@@ -811,35 +852,37 @@ static HT_NOINLINE PyObject *method_fastcall(struct methrec *m, PyObject *self,
   TRAMP8(a, 7)
 TRAMP64(0) TRAMP64(1) TRAMP64(2) TRAMP64(3) TRAMP64(4) TRAMP64(5) TRAMP64(6) TRAMP64(7)
 
-typedef PyObject *(*tramp_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
-#define TRAMP_PTR(a, b, c) tramp_##a##b##c,
-#define TRAMP_PTR8(a, b)                                                                 \
-  TRAMP_PTR(a, b, 0) TRAMP_PTR(a, b, 1) TRAMP_PTR(a, b, 2) TRAMP_PTR(a, b, 3)               \
-  TRAMP_PTR(a, b, 4) TRAMP_PTR(a, b, 5) TRAMP_PTR(a, b, 6) TRAMP_PTR(a, b, 7)
-#define TRAMP_PTR64(a)                                                                   \
-  TRAMP_PTR8(a, 0) TRAMP_PTR8(a, 1) TRAMP_PTR8(a, 2) TRAMP_PTR8(a, 3) TRAMP_PTR8(a, 4)      \
-  TRAMP_PTR8(a, 5) TRAMP_PTR8(a, 6) TRAMP_PTR8(a, 7)
-static const tramp_fn tramps[TRAMPOLINES] = {TRAMP_PTR64(0) TRAMP_PTR64(1) TRAMP_PTR64(2)
-                                                 TRAMP_PTR64(3) TRAMP_PTR64(4) TRAMP_PTR64(5)
-                                                     TRAMP_PTR64(6) TRAMP_PTR64(7)};
+/* The table of each convention, as PyMethodDef stores them (p: the prefix). */
+#define TRAMP_PTR(p, a, b, c) (PyCFunction)(void (*)(void))p##a##b##c,
+#define TRAMP_PTR8(p, a, b)                                                              \
+  TRAMP_PTR(p, a, b, 0) TRAMP_PTR(p, a, b, 1) TRAMP_PTR(p, a, b, 2) TRAMP_PTR(p, a, b, 3)   \
+  TRAMP_PTR(p, a, b, 4) TRAMP_PTR(p, a, b, 5) TRAMP_PTR(p, a, b, 6) TRAMP_PTR(p, a, b, 7)
+#define TRAMP_PTR64(p, a)                                                                \
+  TRAMP_PTR8(p, a, 0) TRAMP_PTR8(p, a, 1) TRAMP_PTR8(p, a, 2) TRAMP_PTR8(p, a, 3)           \
+  TRAMP_PTR8(p, a, 4) TRAMP_PTR8(p, a, 5) TRAMP_PTR8(p, a, 6) TRAMP_PTR8(p, a, 7)
+#define TRAMP_TABLE(p)                                                                   \
+  {TRAMP_PTR64(p, 0) TRAMP_PTR64(p, 1) TRAMP_PTR64(p, 2) TRAMP_PTR64(p, 3)                  \
+       TRAMP_PTR64(p, 4) TRAMP_PTR64(p, 5) TRAMP_PTR64(p, 6) TRAMP_PTR64(p, 7)}
+static const PyCFunction tramps_fast[TRAMPOLINES] = TRAMP_TABLE(tramp_);
+static const PyCFunction tramps_varargs[TRAMPOLINES] = TRAMP_TABLE(trampv_);
 
 /* With the GIL, before the type is made: the PyMethodDef entries of t's typed methods
  * that get a trampoline (t->methdefs; the others stay pyhost descriptors).  0, or -1
  * when out of memory. */
 static int native_methods(struct typerec *t) {
-  if (!pyhost__runtime_at_least(3, 10)) return 0;
   size_t n = 0;
   for (size_t i = 0; i < t->n_methods; i++) n += t->methods[i].tfn != NULL;
   if (!n || tramp_used == TRAMPOLINES) return 0;
   if (!(t->methdefs = pyhost__calloc(n + 1, sizeof *t->methdefs))) return -1;
+  int fast = pyhost__runtime_at_least(3, 10);
   size_t k = 0;
   for (size_t i = 0; i < t->n_methods && tramp_used < TRAMPOLINES; i++) {
     struct methrec *m = &t->methods[i];
     if (!m->tfn) continue;
     tramp_rec[tramp_used] = m;
     t->methdefs[k].ml_name = m->name;
-    t->methdefs[k].ml_meth = (PyCFunction)(void (*)(void))tramps[tramp_used++];
-    t->methdefs[k].ml_flags = HT_METH_FASTCALL | METH_KEYWORDS;
+    t->methdefs[k].ml_meth = (fast ? tramps_fast : tramps_varargs)[tramp_used++];
+    t->methdefs[k].ml_flags = (fast ? HT_METH_FASTCALL : METH_VARARGS) | METH_KEYWORDS;
     t->methdefs[k++].ml_doc = m->sig->doc; /* "name($self, ...)\n--\n\n" + the doc */
     m->native = 1;
   }
@@ -966,7 +1009,7 @@ static PyMemberDef bound_members_plain[] = {
 static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) {
   PyType_Slot slots[7];
   int n = 0;
-  unsigned long flags = Py_TPFLAGS_DEFAULT;
+  unsigned long flags = pyhost__tpflags_default();
   slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)(is_descr ? descr_dealloc : bound_dealloc)};
   slots[n++] = (PyType_Slot){Py_tp_call, (void *)(is_descr ? descr_call : bound_call)};
   slots[n++] = (PyType_Slot){Py_tp_new, (void *)no_new};
@@ -1247,7 +1290,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
     slots[n++] = (PyType_Slot){Py_tp_clear, (void *)obj_clear};
   }
   slots[n] = (PyType_Slot){0, NULL};
-  unsigned int tpflags = Py_TPFLAGS_DEFAULT;
+  unsigned int tpflags = (unsigned int)pyhost__tpflags_default();
   /* bpo-37879: no Python subclasses before 3.8 */
   if ((flags & PYHOST_TYPE_SUBCLASSABLE) && pyhost__runtime_at_least(3, 8))
     tpflags |= Py_TPFLAGS_BASETYPE;
