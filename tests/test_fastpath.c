@@ -215,27 +215,34 @@ TEST_CASE(prepared_call_arguments) {
   pyhost_free(h);
 }
 
-TEST_CASE(prepared_call_results) {
-  pyhost *h = start();
-  CHECK_RC(pyhost_exec(h, "def ident(x):\n    return x\nclass I(int): pass\n", NULL), PYHOST_OK);
-  pyhost_value *fn = NULL;
-  pyhost_callable *c = NULL;
-  CHECK_RC(pyhost_get_global(h, "ident", &fn), PYHOST_OK);
-  CHECK_RC(pyhost_prepare(h, fn, &c), PYHOST_OK);
-  pyhost_value_free(fn);
+/* The typed reads, the same outside a scope and inside one (where the typed forms take
+ * their quick entry): exact ints at both ends of 64 bits and -1 (the value that may
+ * mean an error), bools and floats refused as ints, int subclasses read. */
+static void check_results(pyhost *h, pyhost_callable *c, pyhost_callable *big,
+                          pyhost_callable *sub) {
   int64_t i = 0;
   double d = 0;
   int b = -1;
   pyhost_arg x = pyhost_arg_int(41);
   CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_OK);
   CHECK(i == 41);
+  static const int64_t edges[] = {-1, INT64_MIN, INT64_MAX, 0};
+  for (size_t k = 0; k < sizeof edges / sizeof *edges; k++) {
+    x = pyhost_arg_int(edges[k]);
+    i = 5;
+    CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_OK);
+    CHECK(i == edges[k]);
+  }
+  x = pyhost_arg_int(41);
   CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_OK); /* an int is a float */
   CHECK(d == 41.0);
   x = pyhost_arg_float(0.5);
   CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_OK);
   CHECK(d == 0.5);
+  i = 5;
   CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_TYPE);
   CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_prepared_call_int: the result: expected int, got float");
+  CHECK(i == 5);
   x = pyhost_arg_bool(1);
   CHECK_RC(pyhost_prepared_call_bool(h, c, &x, 1, &b), PYHOST_OK);
   CHECK(b == 1);
@@ -246,19 +253,34 @@ TEST_CASE(prepared_call_results) {
   x = pyhost_arg_str("s", 1);
   CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_TYPE);
   CHECK_CONTAINS(pyhost_errmsg(h), "expected float, got str");
-  pyhost_callable *big = NULL, *sub = NULL;
-  CHECK_RC(pyhost_exec(h, "def big():\n    return 2**70\ndef sub():\n    return I(-3)\n", NULL),
-           PYHOST_OK);
-  CHECK_RC(pyhost_prepare_name(h, "big", &big), PYHOST_OK);
   CHECK_RC(pyhost_prepared_call_int(h, big, NULL, 0, &i), PYHOST_RANGE);
   CHECK_CONTAINS(pyhost_errmsg(h), "does not fit in 64 bits");
+  CHECK(i == 5);
   CHECK_RC(pyhost_prepared_call_float(h, big, NULL, 0, &d), PYHOST_OK);
   CHECK(d == 1180591620717411303424.0);
-  CHECK_RC(pyhost_prepare_name(h, "sub", &sub), PYHOST_OK);
   CHECK_RC(pyhost_prepared_call_int(h, sub, NULL, 0, &i), PYHOST_OK); /* int subclasses too */
   CHECK(i == -3);
   CHECK_RC(pyhost_prepared_call(h, sub, NULL, 0), PYHOST_OK);
   CHECK_STREQ(pyhost_errmsg(h), "not an error");
+}
+
+TEST_CASE(prepared_call_results) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def ident(x):\n    return x\nclass I(int): pass\n", NULL), PYHOST_OK);
+  pyhost_value *fn = NULL;
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_get_global(h, "ident", &fn), PYHOST_OK);
+  CHECK_RC(pyhost_prepare(h, fn, &c), PYHOST_OK);
+  pyhost_value_free(fn);
+  pyhost_callable *big = NULL, *sub = NULL;
+  CHECK_RC(pyhost_exec(h, "def big():\n    return 2**70\ndef sub():\n    return I(-3)\n", NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "big", &big), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "sub", &sub), PYHOST_OK);
+  check_results(h, c, big, sub);
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  check_results(h, c, big, sub);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
   pyhost_callable_free(big);
   pyhost_callable_free(sub);
   pyhost_callable_free(c);

@@ -81,10 +81,10 @@ static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
 
 /* Argument i of the call, of letter t, from ap: a new reference, or NULL with the
  * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
-static PyObject *read_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+static inline PyObject *read_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
   pyhost_arg a;
+  if (t == 'i') return PY.PyLong_FromLongLong((long long)va_arg(*ap, int)); /* the usual one */
   switch (t) {
-  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
   case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
   case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
   case 'b': a = pyhost_arg_bool(va_arg(*ap, int)); break;
@@ -226,7 +226,11 @@ int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, v
   }
   PyObject *stack[PYHOST__CALLF_MAX + 1];
   size_t done = 0;
-  while (done < p->n && (stack[done + 1] = read_arg(h, p->letter[done], ap, done, fname))) done++;
+  for (; done < p->n; done++) {
+    PyObject *x = read_arg(h, p->letter[done], ap, done, fname);
+    if (!x) break;
+    stack[done + 1] = x;
+  }
   int borrowed = p->rtype == 's' || p->rtype == 'y';
   void *out = p->rtype ? va_arg(*ap, void *) : NULL;
   size_t *out_len = borrowed ? va_arg(*ap, size_t *) : NULL;

@@ -119,7 +119,7 @@ void pyhost_callable_free(pyhost_callable *c) {
 
 /* ---- calling ---- */
 
-static PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
+static PYHOST__NOINLINE PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
                             const char *fn) {
   PyObject *args = PY.PyTuple_New((Py_ssize_t)n);
   for (size_t i = 0; args && i < n; i++) {
@@ -134,11 +134,15 @@ static PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size
   return r;
 }
 
-static PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
-                             const char *fn) {
+static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv,
+                                              size_t n, const char *fn) {
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
-  while (done < n && (stack[done + 1] = pyhost__arg_to_python(h, &argv[done], done, fn))) done++;
+  for (; done < n; done++) {
+    PyObject *x = pyhost__arg_to_python_inline(h, &argv[done], done, fn);
+    if (!x) break;
+    stack[done + 1] = x;
+  }
   PyObject *r = done == n ? PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL) : NULL;
   while (done) PY.Py_DecRef(stack[done--]);
   return r;
@@ -153,7 +157,7 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
 }
 
 /* A call with arguments: onto the stack (3.12+) or into a tuple. */
-static PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
+static inline PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
                            const char *fn) {
   if (c->how == CALL_VECTOR && n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
   return call_tuple(h, c->fn, argv, n, fn);
@@ -173,18 +177,28 @@ static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
   return r;
 }
 
-/* The call: PYHOST_OK with *r a new reference, or the status with h's message set.
- * Inlined into each public form: a call without arguments is one branch and one call. */
+/* 1 when invoke takes c, argv, n (else refuse says why). */
+static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
+                                  const pyhost_arg *argv, size_t n) {
+  return c && c->h == h && (!n || argv);
+}
+
+/* A call of c (usable): a new reference, or NULL with the exception set (or MISUSE in
+ * h's message).  A call without arguments is one branch and one call. */
+static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                        size_t n, const char *fn) {
+  if (!n) return call0(c);
+  c->busy++;
+  PyObject *r = call_with(h, c, argv, n, fn);
+  if (--c->busy == DOOMED) destroy(c);
+  return r;
+}
+
+/* The call: PYHOST_OK with *r a new reference, or the status with h's message set. */
 static PYHOST__HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
                          const char *fn, PyObject **r) {
-  if (!c || c->h != h || (n && !argv)) return refuse(h, c, fn);
-  if (!n) {
-    *r = call0(c);
-  } else {
-    c->busy++;
-    *r = call_with(h, c, argv, n, fn);
-    if (--c->busy == DOOMED) destroy(c);
-  }
+  if (!callable_usable(h, c, argv, n)) return refuse(h, c, fn);
+  *r = run(h, c, argv, n, fn);
   return *r ? PYHOST_OK : failed(h);
 }
 
@@ -227,20 +241,40 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
   return call0_discard(c);
 }
 
-/* The typed forms: one body, the reader and the output differ. */
+/* The typed forms: one body, the reader and the output differ.  The hot case (inside a
+ * scope, no message to reset, good arguments) costs entry_is_free's checks and the
+ * call; every other goes through the general body, NAME_any, out of line. */
 #define TYPED_CALL(NAME, FN, CTYPE, READ)                                               \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
-           CTYPE *out) {                                                                \
+           CTYPE *out); /* a leading static makes both static */                        \
+  static PYHOST__NOINLINE int NAME##_any(pyhost *h, pyhost_callable *c,                 \
+                                         const pyhost_arg *argv, size_t nargs,          \
+                                         CTYPE *out) {                                  \
     PyGILState_STATE gil;                                                               \
     int rc = pyhost__enter(h, &gil);                                                    \
     if (rc) return rc;                                                                  \
     PyObject *r;                                                                        \
-    if (!out) rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", FN);       \
-    else if (!(rc = invoke(h, c, argv, nargs, FN, &r))) {                            \
-      rc = READ(h, r, FN, out);                                                      \
+    if (!out) rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", FN);          \
+    else if (!(rc = invoke(h, c, argv, nargs, FN, &r))) {                               \
+      rc = READ(h, r, FN, out);                                                         \
       pyhost__drop(r);                                                                  \
     }                                                                                   \
     pyhost__leave(h, gil);                                                              \
+    return rc;                                                                          \
+  }                                                                                     \
+  int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
+           CTYPE *out) {                                                                \
+    if (!pyhost__entry_is_free(h) || !out || !callable_usable(h, c, argv, nargs))       \
+      return NAME##_any(h, c, argv, nargs, out);                                        \
+    PyObject *r = run(h, c, argv, nargs, FN);                                           \
+    int rc;                                                                             \
+    if (!r) {                                                                           \
+      rc = failed(h);                                                                   \
+    } else {                                                                            \
+      rc = READ(h, r, FN, out);                                                         \
+      pyhost__drop(r);                                                                  \
+    }                                                                                   \
+    pyhost__leave(h, PYHOST__GIL_SCOPED);                                               \
     return rc;                                                                          \
   }
 
@@ -263,9 +297,9 @@ int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c, const pyhost_arg *
 }
 
 int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
-  PyGILState_STATE gil;
-  int rc = pyhost__enter(h, &gil);
-  if (rc) return rc;
+  PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
+  int rc = PYHOST_OK;
+  if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
   if (!c || c->h != h) {
     rc = refuse(h, c, "pyhost_prepared_callf");
   } else {
