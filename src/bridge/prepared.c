@@ -6,14 +6,12 @@
  * is running is never freed under its call: pyhost_callable_free from inside (a host
  * function the call reached) only marks it, and the call frees it on the way out.
  */
-#include "bridge.h"
+#include "callf.h"
 
 #include <limits.h>
 #include <string.h>
 
-/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use argv[-1] (a bound method puts
- * self there instead of copying the arguments).  Not in the floor's headers. */
-#define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#define ARGS_OFFSET PYHOST__ARGS_OFFSET /* see callf.h */
 #define STACK_MAX 8 /* arguments converted onto the C stack; more go through a tuple */
 
 enum how { CALL_TUPLE, CALL_NOARGS, CALL_VECTOR }; /* best call of the runtime */
@@ -307,7 +305,8 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     va_start(ap, fmt);
     c->busy++;
     PyObject *kept = c->kept;
-    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept, NULL);
+    rc = pyhost__callf_inline(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept,
+                              NULL);
     if (--c->busy == DOOMED) {
       int lost = rc == PYHOST_OK && c->kept != kept; /* a borrowed result went with c */
       destroy(c);
