@@ -209,6 +209,34 @@ TEST_CASE(prepared_call_arguments) {
   CHECK_RC(pyhost_prepare_name(h, "k.m", &m), PYHOST_OK);
   check_echo(h, m, a + 2, 2, "(-9223372036854775808, 2.5)");
   pyhost_callable_free(m);
+  /* every count, in order, around the stack's size (8: on the C stack on every runtime,
+   * before 3.12 through PyObject_CallFunctionObjArgs; past it a tuple), typed and
+   * as pyhost_prepared_callf */
+  pyhost_callable *w = NULL;
+  CHECK_RC(pyhost_exec(h, "def weigh(*a):\n    return sum((i + 1) * x for i, x in enumerate(a))\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "weigh", &w), PYHOST_OK);
+  pyhost_arg ints[10];
+  int64_t want = 0;
+  for (int n = 0; n <= 10; n++) {
+    int64_t got = -1;
+    CHECK_RC(pyhost_prepared_call_int(h, w, ints, (size_t)n, &got), PYHOST_OK);
+    CHECK(got == want);
+    if (n < 10) {
+      ints[n] = pyhost_arg_int(100 + n);
+      want += (int64_t)(n + 1) * (100 + n);
+    }
+  }
+  int r = -1;
+  CHECK_RC(pyhost_prepared_callf(h, w, "iiiiiiii>i", 1, 2, 3, 4, 5, 6, 7, 8, &r), PYHOST_OK);
+  CHECK(r == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64);
+  CHECK_RC(pyhost_prepared_callf(h, w, "iiiiiiiii>i", 1, 2, 3, 4, 5, 6, 7, 8, 9, &r), PYHOST_OK);
+  CHECK(r == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64 + 81);
+  double d = 0;
+  CHECK_RC(pyhost_prepared_callf(h, w, "id>d", 1, 0.5, &d), PYHOST_OK);
+  CHECK(d == 2.0);
+  pyhost_callable_free(w);
   pyhost_value_free(obj);
   pyhost_value_free(lst);
   pyhost_callable_free(c);

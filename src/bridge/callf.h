@@ -26,8 +26,8 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
  * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
 PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn);
 /* fn called with the plan's arguments objs the ways the vector call below does not
- * take: a tuple and a dict before 3.12, keyword names made for this call when the plan
- * holds none.  A new reference, or NULL with the exception set. */
+ * take: before 3.12 pyhost__call_stack, or a tuple and a dict for keywords; keyword
+ * names made for this call when the plan holds none.  A new reference, or NULL with the exception set. */
 PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
                                    const struct pyhost__callf_plan *p);
 /* A borrowed str or bytes result r (a new reference, taken): its text in *out and

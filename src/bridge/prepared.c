@@ -2,7 +2,8 @@
  *
  * The callable is resolved and its runtime's best call chosen once, in pyhost_prepare;
  * a call converts its C arguments straight onto the C stack and hands them to
- * PyObject_Vectorcall (3.12+), so the per-call work is Python's own.  A callable that
+ * PyObject_Vectorcall (3.12+; before, pyhost__call_stack: no tuple either), so the
+ * per-call work is Python's own.  A callable that
  * is running is never freed under its call: pyhost_callable_free from inside (a host
  * function the call reached) only marks it, and the call frees it on the way out.
  */
@@ -12,7 +13,8 @@
 #include <string.h>
 
 #define ARGS_OFFSET PYHOST__ARGS_OFFSET /* see callf.h */
-#define STACK_MAX 8 /* arguments converted onto the C stack; more go through a tuple */
+#define STACK_MAX PYHOST__CALL_STACK_MAX /* arguments converted onto the C stack; more go
+                                           * through a tuple */
 
 enum how { CALL_TUPLE, CALL_NOARGS, CALL_VECTOR }; /* best call of the runtime */
 #define DOOMED INT_MIN /* the sign bit: a call's way out tests it with the decrement */
@@ -141,8 +143,15 @@ static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const py
     if (!x) break;
     stack[done + 1] = x;
   }
-  PyObject *r = done == n ? PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL) : NULL;
-  while (done) PY.Py_DecRef(stack[done--]);
+  PyObject *r = NULL;
+  if (done < n) {
+    /* an argument failed: its exception (or MISUSE message) is the answer */
+  } else if (pyhost__runtime_at_least(3, 12)) {
+    r = PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL);
+  } else {
+    r = pyhost__call_stack(f, stack + 1, n); /* no tuple there either */
+  }
+  pyhost__callf_drop_args(stack + 1, done);
   return r;
 }
 
@@ -154,10 +163,10 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: argv is NULL", fn);
 }
 
-/* A call with arguments: onto the stack (3.12+) or into a tuple. */
+/* A call with arguments: onto the stack, or past STACK_MAX into a tuple. */
 static inline PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
                            const char *fn) {
-  if (c->how == CALL_VECTOR && n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
+  if (n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
   return call_tuple(h, c->fn, argv, n, fn);
 }
 
