@@ -591,10 +591,14 @@ TEST_CASE(typed_methods_past_the_trampolines) {
                        "    o = getattr(many, 'T%d' % k)(0)\n"
                        "    for i in range(1, 100, 2):\n"
                        "        got.append(getattr(o, 'm%d' % i)(1) == 1 + k * 1000 + i)\n"
-                       "        got.append(getattr(o, 'm%d' % i)(1, b=2) == 3)\n",
+                       "        got.append(getattr(o, 'm%d' % i)(1, b=2) == 3)\n"
+                       /* every argument by position: bound straight from the call's
+                        * tuple or array, after self when the tuple holds it */
+                       "        got.append(getattr(o, 'm%d' % i)(1, 5) == 6)\n"
+                       "        got.append(getattr(type(o), 'm%d' % i)(o, 2, 5) == 7)\n",
                        NULL),
            PYHOST_OK);
-  expect_py(h, "len(got), all(got)", "(600, True)");
+  expect_py(h, "len(got), all(got)", "(1200, True)");
   /* the last type's methods are past the 512 trampolines: the same errors either way,
    * but the unbound form's own message */
   expect_raise(h, "many.T5(0).m99()", "TypeError: many.T5.m99() missing required argument 'a' (pos 1)");
