@@ -255,8 +255,8 @@ static inline PyObject *pyhost__none_new(void) {
 /* Drops a new reference (o not NULL). */
 static inline void pyhost__drop(PyObject *o) {
   if (pyhost__inline_refcounts()) {
-    if (PYHOST__REFCNT(o) > 1) PYHOST__REFCNT(o)--;
-    else PY.Py_DecRef(o);
+    /* as Py_DECREF of those runtimes' limited headers: _Py_Dealloc is stable ABI */
+    if (--PYHOST__REFCNT(o) == 0) PY._Py_Dealloc(o);
   } else if (o != PY._Py_NoneStruct) {
     PY.Py_DecRef(o);
   }
