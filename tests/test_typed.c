@@ -132,6 +132,50 @@ TEST_CASE(typed_errors_name_the_function_and_parameter) {
   pyhost_free(h);
 }
 
+/* The quick binding (3.10+ reads the arguments straight from the call's vector and
+ * keeps the last call's keyword names): keyword names in every order, alternating
+ * call sites, names that are not the interned ones, and the ints it reads with a
+ * call that has no overflow flag. */
+TEST_CASE(typed_quick_binding_keywords) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "four(a: int, b: float = 0.5, c: int = 3, d: str = 'd')",
+                                            typed_show, (void *)4, NULL),
+           PYHOST_OK);
+  /* each call site's names, in turn, many times: a kept match from another site (or
+   * a stale one) would put a value in the wrong parameter */
+  CHECK_RC(pyhost_exec(h, "def sites(k):\n"
+                          "    return [tm.four(a=-k, c=k), tm.four(c=k, a=-k), tm.four(k, d='x', c=k),\n"
+                          "            tm.four(k, 2.0, d='y'), tm.four(d='z', b=1.5, a=k, c=7),\n"
+                          "            tm.four(k, c=k + 1)]\n"
+                          "got = [sites(k) for k in range(3)]\n", NULL),
+           PYHOST_OK);
+  expect_py(h, "got[2]", "['i-2 f0.5 i2 sd/1/1', 'i-2 f0.5 i2 sd/1/1', 'i2 f0.5 i2 sx/1/1', "
+                         "'i2 f2 i3 sy/1/1', 'i2 f1.5 i7 sz/1/1', 'i2 f0.5 i3 sd/1/1']");
+  expect_py(h, "got[0] == sites(0) and got[1] == sites(1)", "True");
+  /* names made at run time (not interned), and ** from dicts built per call */
+  expect_py(h, "tm.four(1, **{''.join(['c']): 9, 'd': ''.join(['q'])})", "'i1 f0.5 i9 sq/1/1'");
+  expect_py(h, "[tm.four(**{'a': k, 'c': -k}) for k in (4, 5)]",
+            "['i4 f0.5 i-4 sd/1/1', 'i5 f0.5 i-5 sd/1/1']");
+  /* errors after a kept match: each is still worded by the full binder */
+  expect_py(h, "tm.scale(x=2, factor=3)", "6.0");
+  expect_raise(h, "tm.scale(1, x=2)",
+               "TypeError: argument for tm.scale() given by name ('x') and position (1)");
+  expect_raise(h, "tm.scale(factor=2)", "TypeError: tm.scale() missing required argument 'x' (pos 1)");
+  expect_py(h, "tm.mix(1, t='z', flag=True)", "'i1 f2.5 b1 None None sz/1/1'");
+  expect_raise(h, "tm.mix(1, t='z', i=2)",
+               "TypeError: 'i' is an invalid keyword argument for tm.mix() (positional-only)");
+  expect_raise(h, "tm.four(1, e=2)", "TypeError: tm.four() got an unexpected keyword argument 'e'");
+  /* -1 and the ends of the 64-bit range read as ints, one past them refused */
+  expect_py(h, "[tm.four(-1, c=-1), tm.four(-2**63, c=2**63-1)]",
+            "['i-1 f0.5 i-1 sd/1/1', 'i-9223372036854775808 f0.5 i9223372036854775807 sd/1/1']");
+  expect_raise(h, "tm.four(-2**63-1)", "OverflowError: tm.four() argument 'a': int does not fit in 64 bits");
+  expect_raise(h, "tm.four(1, c=2**63)", "OverflowError: tm.four() argument 'c': int does not fit in 64 bits");
+  expect_py(h, "tm.four(2**40, 1)", "'i1099511627776 f1 i3 sd/1/1'");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_signature_seen_by_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);

@@ -253,6 +253,19 @@ PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer,
   return result;
 }
 
+PYHOST__COLD PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
+                                             const struct pyhost__callee *callee) {
+  struct pyhost__frame *f = pyhost__thread.frame; /* not popped yet, see bridge.h */
+  PYHOST__ASSERT(f && f != outer);
+  PyObject *result = ((struct pyhost__typed_call *)(void *)f)->ret.obj; /* frame first */
+  pyhost__frame_pop(outer);
+  if (pyhost__frame_finish(callee->h, f, rc, callee->who) < 0) {
+    pyhost__drop(result);
+    return NULL;
+  }
+  return result;
+}
+
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
 static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
   if (!ret) return bad_call(h, fn, "ret");

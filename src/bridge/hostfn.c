@@ -217,14 +217,26 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, none_counted, 0, 0); /* 3.10+ */
 }
 
-/* A typed function's open door (3.10+): the fast door with the binding inlined. */
-static inline PyObject *enter_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames, int none_counted) {
-  struct hostfn *f = record_of(self);
-  PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+/* A typed function's call that the quick binding left: the fast door with the full
+ * binder over a view, which words every error. */
+static PYHOST__NOINLINE PyObject *enter_typed_view(struct hostfn *f, PyObject *const *args,
+                                                   Py_ssize_t nargs, PyObject *kwnames,
+                                                   int none_counted) {
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
   return pyhost__run_fast_as(pyhost__typed_entry, f->sig, &v, none_counted, 0, 0);
+}
+
+/* A typed function's open door (3.10+): the arguments bound straight from the vector
+ * (any signature, see pyhost__typed_bind_vector), then the callback in a frame. */
+static PYHOST__HOT_INLINE PyObject *enter_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames, int none_counted) {
+  struct hostfn *f = record_of(self);
+  PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+  struct pyhost__typed_call c;
+  if (PYHOST__UNLIKELY(!pyhost__typed_bind_vector(f->sig, args, (size_t)nargs, kwnames, c.argv)))
+    return enter_typed_view(f, args, nargs, kwnames, none_counted);
+  return pyhost__run_typed_as(f->sig, &f->callee, &c, none_counted);
 }
 
 static PyObject *entry_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -141,6 +141,7 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
       defaults |= p->has_default;
       s->borrows_bytes |= p->kind == PYHOST_ARG_BYTES;
       p->kwonly = (unsigned char)star;
+      s->kind[s->n] = (unsigned char)p->kind;
       s->n++;
     }
     skip_ws(r);
@@ -239,6 +240,8 @@ int pyhost__sig_intern(struct pyhost__sig *s) {
 
 void pyhost__sig_release(struct pyhost__sig *s) {
   if (!s) return;
+  if (s->kw_names) PY.Py_DecRef(s->kw_names);
+  s->kw_names = NULL;
   for (size_t j = 0; j < s->n; j++) {
     if (s->p[j].pyname) PY.Py_DecRef(s->p[j].pyname);
     s->p[j].pyname = NULL;
