@@ -176,6 +176,50 @@ TEST_CASE(typed_quick_binding_keywords) {
   pyhost_free(h);
 }
 
+/* Sets its result in turn by every setter its mode (argv[0]) names, the last one
+ * winning; mode 'n' calls tm.turns itself through Python between two setters. */
+static int typed_turns(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  int rc = PYHOST_OK;
+  for (const char *m = argv[0].u.s; *m && rc == PYHOST_OK; m++) {
+    switch (*m) {
+    case 'f': rc = pyhost_ret_float(h, ret, 1.5); break;
+    case 'i': rc = pyhost_ret_int(h, ret, -7); break;
+    case '0': rc = pyhost_ret_none(h, ret); break;
+    case 'b': rc = pyhost_ret_bool(h, ret, 1); break;
+    case 's': rc = pyhost_ret_str(h, ret, "s", 1); break;
+    case 'y': rc = pyhost_ret_bytes(h, ret, "y", 1); break;
+    case 'r': return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "after a result");
+    case 'n': {
+      pyhost_value *v = NULL;
+      rc = pyhost_eval(h, "tm.turns('fi')", &v);
+      pyhost_value_free(v);
+      break;
+    }
+    default: rc = PYHOST_MISUSE;
+    }
+  }
+  return rc;
+}
+
+/* A typed callback's scalar result is kept as a C value and made an object once it
+ * returned: every order of setters gives the last one's result, and nothing leaks. */
+TEST_CASE(typed_results_set_in_turn) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "turns(mode: str)", typed_turns, NULL, NULL),
+           PYHOST_OK);
+  expect_py(h, "[tm.turns(x) for x in ['', 'f', 'i', '0', 'fi', 'if', 'f0', 'sf', 'fs', 'iy', "
+               "'fb', 'bf', 's0', 'nf', 'fn', 'fni', 'fsif']]",
+            "[None, 1.5, -7, None, -7, 1.5, None, 1.5, 's', b'y', True, 1.5, None, 1.5, 1.5, -7, 1.5]");
+  expect_raise(h, "tm.turns('fr')", "ValueError: after a result");
+  expect_raise(h, "tm.turns('sr')", "ValueError: after a result");
+  CHECK_RC(pyhost_exec(h, "for _ in range(3):\n    [tm.turns(x) for x in ['f', 'si', 'i0']]\n", NULL),
+           PYHOST_OK);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_signature_seen_by_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);

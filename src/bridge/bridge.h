@@ -82,7 +82,12 @@ static inline int pyhost__args_is_tuple(const struct pyhost_args *a) {
   return a->kwnames == PYHOST__TUPLE_FORM;
 }
 struct pyhost_ret {
-  PyObject *obj;             /* new reference, None until a setter runs */
+  PyObject *obj;             /* new reference, None until a setter runs; in a typed call
+                              * (pyhost__typed_call) NULL until a setter makes an object,
+                              * the result being `pending` meanwhile */
+  pyhost_arg pending;        /* while obj is NULL: the result as a C value (kind NONE, INT
+                              * or FLOAT), made an object once the callback returned, so
+                              * that the scalar setters of typed callbacks only store */
 };
 /* One fast call on the stack: the callback's frame, its result and the view in one
  * object, so the hot path addresses them all from the stack pointer.  The order is
@@ -472,9 +477,20 @@ struct pyhost__typed_call {
 };
 /* The rare end of pyhost__run_typed_as (fastargs.c): the callback failed or kept an
  * exception.  The call is the innermost frame's; pops it back to outer, finishes it
- * (callee names the callable); the result as pyhost__run_typed_as returns it. */
+ * (callee names the callable); the result as pyhost__run_typed_as returns it (a
+ * pending one made with the runtime's own way of counting None). */
 PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
                                 const struct pyhost__callee *callee);
+/* A typed call's pending result (obj NULL) as a new reference: NULL with the exception
+ * set when making it fails. */
+static PYHOST__HOT_INLINE PyObject *pyhost__ret_pending(const struct pyhost_ret *r,
+                                                        int none_counted) {
+  if (r->pending.kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(r->pending.u.d);
+  if (r->pending.kind == PYHOST_ARG_INT) return PY.PyLong_FromLongLong((long long)r->pending.u.i);
+  PyObject *none = PY._Py_NoneStruct;
+  if (none_counted) PYHOST__REFCNT(none)++;
+  return none;
+}
 /* Runs s's callback over the bound arguments c->argv in a frame, as
  * pyhost__run_fast_as runs a fast one (unguarded: for the doors CPython guards)
  * without a view, which a typed callback never reads.  The result as a new reference,
@@ -483,14 +499,14 @@ static PYHOST__HOT_INLINE PyObject *pyhost__run_typed_as(const struct pyhost__si
                                                          const struct pyhost__callee *callee,
                                                          struct pyhost__typed_call *c,
                                                          int none_counted) {
-  c->ret.obj = PY._Py_NoneStruct;
-  if (none_counted) PYHOST__REFCNT(c->ret.obj)++;
+  c->ret.obj = NULL;
+  c->ret.pending.kind = PYHOST_ARG_NONE;
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   int rc = s->fn(callee->h, s->userdata, c->argv, &c->ret);
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL)) return pyhost__run_typed_end(rc, outer, callee);
   pyhost__frame_pop(outer);
-  return c->ret.obj;
+  return c->ret.obj ? c->ret.obj : pyhost__ret_pending(&c->ret, none_counted);
 }
 
 /* ---- calls in one line (callf.c) ---- */

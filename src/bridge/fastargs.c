@@ -257,13 +257,13 @@ PYHOST__COLD PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer
                                              const struct pyhost__callee *callee) {
   struct pyhost__frame *f = pyhost__thread.frame; /* not popped yet, see bridge.h */
   PYHOST__ASSERT(f && f != outer);
-  PyObject *result = ((struct pyhost__typed_call *)(void *)f)->ret.obj; /* frame first */
+  const struct pyhost_ret *ret = &((struct pyhost__typed_call *)(void *)f)->ret; /* frame first */
   pyhost__frame_pop(outer);
   if (pyhost__frame_finish(callee->h, f, rc, callee->who) < 0) {
-    pyhost__drop(result);
+    if (ret->obj) pyhost__drop(ret->obj);
     return NULL;
   }
-  return result;
+  return ret->obj ? ret->obj : pyhost__ret_pending(ret, pyhost__inline_refcounts());
 }
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
@@ -271,13 +271,21 @@ static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
   if (!ret) return bad_call(h, fn, "ret");
   PyObject *o = pyhost__arg_to_python(h, &a, 0, fn);
   if (!o) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
-  pyhost__drop(ret->obj);
+  if (ret->obj) pyhost__drop(ret->obj); /* NULL: a typed call's pending result */
   ret->obj = o;
+  return PYHOST_OK;
+}
+
+/* In a typed call whose result is still pending (bridge.h): the scalar setters only
+ * store, the door makes the object. */
+static inline int set_pending(pyhost_ret *ret, pyhost_arg a) {
+  ret->pending = a;
   return PYHOST_OK;
 }
 
 int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
   if (!ret) return bad_call(h, "pyhost_ret_none", "ret");
+  if (!ret->obj) return set_pending(ret, pyhost_arg_none());
   pyhost__drop(ret->obj);
   ret->obj = pyhost__none_new();
   return PYHOST_OK;
@@ -293,13 +301,31 @@ static int set_made(pyhost *h, pyhost_ret *ret, PyObject *o) {
   ret->obj = o;
   return PYHOST_OK;
 }
-int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
+/* The int and float setters but for a pending result: out of line, so that the
+ * pending one saves no registers. */
+static PYHOST__NOINLINE int ret_int_made(pyhost *h, pyhost_ret *ret, int64_t i) {
   if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
   return set_made(h, ret, PY.PyLong_FromLongLong((long long)i));
 }
-int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
+static PYHOST__NOINLINE int ret_float_made(pyhost *h, pyhost_ret *ret, double d) {
   if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
   return set_made(h, ret, PY.PyFloat_FromDouble(d));
+}
+int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
+  if (ret && !ret->obj) {
+    ret->pending.kind = PYHOST_ARG_INT;
+    ret->pending.u.i = i;
+    return PYHOST_OK;
+  }
+  return ret_int_made(h, ret, i);
+}
+int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
+  if (ret && !ret->obj) {
+    ret->pending.kind = PYHOST_ARG_FLOAT;
+    ret->pending.u.d = d;
+    return PYHOST_OK;
+  }
+  return ret_float_made(h, ret, d);
 }
 int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len) {
   return set(h, ret, pyhost_arg_str(s, len), "pyhost_ret_str");
