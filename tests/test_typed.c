@@ -172,6 +172,17 @@ TEST_CASE(typed_quick_binding_keywords) {
   expect_raise(h, "tm.four(-2**63-1)", "OverflowError: tm.four() argument 'a': int does not fit in 64 bits");
   expect_raise(h, "tm.four(1, c=2**63)", "OverflowError: tm.four() argument 'c': int does not fit in 64 bits");
   expect_py(h, "tm.four(2**40, 1)", "'i1099511627776 f1 i3 sd/1/1'");
+  /* more positional arguments than parameters, or than positional parameters, each of
+   * a type the quick binding reads */
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "kwo(a: int, *, b: int = 0)", typed_show,
+                                            (void *)2, NULL),
+           PYHOST_OK);
+  expect_py(h, "tm.kwo(1, b=2)", "'i1 i2'");
+  expect_raise(h, "tm.kwo(1, 2)", "TypeError: tm.kwo() takes at most 1 positional argument (2 given)");
+  expect_raise(h, "tm.four(1, 2.0, 3, 'x', 5)",
+               "TypeError: tm.four() takes at most 4 positional arguments (5 given)");
+  expect_raise(h, "tm.four(1, 2.0, 3, 'x', 'y')",
+               "TypeError: tm.four() takes at most 4 positional arguments (5 given)");
   pyhost_module_free(h, m);
   pyhost_free(h);
 }

@@ -323,7 +323,10 @@ struct pyhost__sig {
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
   int borrows_bytes;        /* a bytes parameter: its argument is read in place */
-  unsigned char kind[PYHOST__SIG_MAX]; /* p[j].kind, packed for the quick binding */
+  /* p[j].kind packed for the quick binding, then PYHOST_ARG_NONE (0), which no
+   * argument matches: a loop over more arguments than parameters stops there */
+  unsigned char kind[PYHOST__SIG_MAX + 1];
+  size_t n_all_positional;  /* n when every parameter may be positional, else SIZE_MAX */
   /* The keyword names of the last vector-form call with keywords (a strong reference,
    * so that its address names it: in the common case a code object's constant) and the
    * parameter each of them names, for the quick binding (typedargs.c); NULL while
@@ -386,8 +389,9 @@ static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_
                                      pyhost_arg *argv) {
   size_t i = 0;
   /* the common call: every parameter given by position, of its exact type (a vector
-   * form without keywords, or a tuple form without them: its kwnames is a marker) */
-  if (a->nargs != s->n) return pyhost__sig_bind(s, a, argv);
+   * form without keywords, or a tuple form without them: its kwnames is a marker);
+   * never when some are keyword-only (then n arguments are too many) */
+  if (a->nargs != s->n_all_positional) return pyhost__sig_bind(s, a, argv);
   if (a->kwnames == NULL) {
     while (i < s->n && pyhost__read_exact(&s->p[i], a->argv[i], &argv[i])) i++;
   } else if (pyhost__args_is_tuple(a)) {
@@ -434,7 +438,7 @@ int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s, PyObject *const *arg
 static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
                                                         PyObject *const *args, size_t nargs,
                                                         PyObject *kwnames, pyhost_arg *argv) {
-  if (PYHOST__UNLIKELY(nargs > s->npos)) return 0;
+  /* more arguments than parameters stop at kind[n]; _from refuses them */
   for (size_t i = 0; i < nargs; i++) {
     PyObject *o = args[i];
     PyTypeObject *t = Py_TYPE(o);
@@ -452,7 +456,7 @@ static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
       return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, i);
     }
   }
-  if (PYHOST__UNLIKELY(kwnames != NULL || nargs != s->n))
+  if (PYHOST__UNLIKELY(kwnames != NULL || nargs != s->n_all_positional))
     return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, nargs);
   return 1;
 }

@@ -13,6 +13,7 @@
 #include "bridge.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,7 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
   }
   if (star && s->npos == s->n) return fail(r, "'*' must be followed by a parameter");
   if (!star) s->npos = s->n;
+  s->n_all_positional = s->npos == s->n ? s->n : SIZE_MAX;
   for (size_t j = 0; j < s->nposonly; j++) s->p[j].posonly = 1;
   return 0;
 }
