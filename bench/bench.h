@@ -22,7 +22,8 @@
 #endif
 
 /* Python run once before any mode: the trivial function for C->Python calls, the
- * expression's variable, a 1 MiB str and a 100 000-element list for the conversions. */
+ * expression's variable, a 1 MiB str and a 100 000-element list for the conversions,
+ * and the functions (f) hands data through: keep(x), get_s(), get_l(). */
 #define BENCH_SETUP_PY                                                           \
   "def f():\n"                                                                    \
   "    return None\n"                                                             \
@@ -31,6 +32,13 @@
   "def ident(x):\n"                                                               \
   "    return x\n"                                                                \
   "x = 20\n"                                                                      \
+  "def keep(x):\n"                                                               \
+  "    global kept\n"                                                            \
+  "    kept = x\n"                                                               \
+  "def get_s():\n"                                                               \
+  "    return s\n"                                                               \
+  "def get_l():\n"                                                               \
+  "    return l\n"                                                               \
   "s = '0123456789abcdef' * 65536\n"                                              \
   "l = list(range(100000))\n"                                                     \
   "import gc\n"                                                                    \

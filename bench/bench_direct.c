@@ -5,30 +5,10 @@
 #include <Python.h>
 #include <stdint.h>
 
-#include "bench.h"
+#include "bench_capi.h"
 
-static PyObject *main_dict;
 /* Where copies are published so that the compiler cannot drop malloc+memcpy+free. */
 static void *volatile sink;
-
-static void check(int ok, const char *what) {
-  if (!ok) {
-    PyErr_Print();
-    bench_die(what, "Python raised");
-  }
-}
-
-static PyObject *get(const char *name) {
-  PyObject *o = PyDict_GetItemString(main_dict, name);
-  if (!o) bench_die(name, "missing from __main__");
-  return o;
-}
-
-static void run(const char *src) {
-  PyObject *r = PyRun_String(src, Py_file_input, main_dict, main_dict);
-  check(r != NULL, src);
-  Py_DECREF(r);
-}
 
 static PyObject *eval_expr(PyObject *code) {
   PyObject *r = PyEval_EvalCode(code, main_dict, main_dict);
@@ -36,28 +16,46 @@ static PyObject *eval_expr(PyObject *code) {
   return r;
 }
 
-/* The directly linked conversions a hand-written host would do. */
+/* (f) The conversions as a hand-written host makes them: its C data handed to Python
+ * (keep(x) stores it in a global) and Python data read back into C (get_s(), get_l()),
+ * each through a call, as the pyhost side's public route makes them; a str read in
+ * place, a list read into the host's own int64_t array. */
+static PyObject *call0(PyObject *f) {
+#if PY_VERSION_HEX >= 0x03090000
+  return PyObject_CallNoArgs(f);
+#else
+  return PyObject_CallObject(f, NULL);
+#endif
+}
+static PyObject *call1(PyObject *f, PyObject *arg);
+
+static void give(PyObject *keep, PyObject *o) {
+  check(o != NULL, "conversion");
+  PyObject *r = call1(keep, o);
+  check(r != NULL, "keep()");
+  Py_DECREF(r);
+  Py_DECREF(o);
+}
+
 static void str_to_py(const char *s, size_t len, unsigned long n) {
+  PyObject *keep = get("keep");
+  for (unsigned long i = 0; i < n; i++) give(keep, PyUnicode_FromStringAndSize(s, (Py_ssize_t)len));
+}
+
+static void str_from_py(unsigned long n) {
+  PyObject *get_s = get("get_s");
   for (unsigned long i = 0; i < n; i++) {
-    PyObject *o = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "strict");
-    check(o != NULL, "PyUnicode_DecodeUTF8");
+    PyObject *o = call0(get_s);
+    check(o != NULL, "get_s()");
+    Py_ssize_t len;
+    const char *p = PyUnicode_AsUTF8AndSize(o, &len);
+    check(p != NULL && len == BENCH_STR_BYTES && p[len - 1] == 'f', "PyUnicode_AsUTF8AndSize");
     Py_DECREF(o);
   }
 }
 
-static void str_from_py(PyObject *o, unsigned long n) {
-  for (unsigned long i = 0; i < n; i++) {
-    Py_ssize_t len;
-    const char *p = PyUnicode_AsUTF8AndSize(o, &len);
-    check(p != NULL, "PyUnicode_AsUTF8AndSize");
-    char *copy = malloc((size_t)len + 1);
-    memcpy(copy, p, (size_t)len + 1);
-    sink = copy;
-    free(sink);
-  }
-}
-
 static void list_to_py(const int64_t *items, size_t len, unsigned long n) {
+  PyObject *keep = get("keep");
   for (unsigned long i = 0; i < n; i++) {
     PyObject *o = PyList_New((Py_ssize_t)len);
     check(o != NULL, "PyList_New");
@@ -66,12 +64,15 @@ static void list_to_py(const int64_t *items, size_t len, unsigned long n) {
       check(x != NULL, "PyLong_FromLongLong");
       PyList_SET_ITEM(o, (Py_ssize_t)j, x);
     }
-    Py_DECREF(o);
+    give(keep, o);
   }
 }
 
-static void list_from_py(PyObject *o, unsigned long n) {
+static void list_from_py(unsigned long n) {
+  PyObject *get_l = get("get_l");
   for (unsigned long i = 0; i < n; i++) {
+    PyObject *o = call0(get_l);
+    check(o != NULL && PyList_Check(o), "get_l()");
     Py_ssize_t len = PyList_GET_SIZE(o);
     int64_t *items = malloc(sizeof *items * (size_t)len);
     for (Py_ssize_t j = 0; j < len; j++) {
@@ -80,6 +81,7 @@ static void list_from_py(PyObject *o, unsigned long n) {
     }
     sink = items;
     free(sink);
+    Py_DECREF(o);
   }
 }
 
@@ -100,13 +102,6 @@ static PyMethodDef host_g_def = {"g", host_g_noargs, METH_NOARGS, NULL};
 /* (c2, c3): g(i, y) -> i + y as a directly linked builtin does it by hand: the
  * fewest checks a real host needs (the count, the keyword's name, each conversion's
  * error), METH_FASTCALL | METH_KEYWORDS where the runtime has it (3.7+). */
-static PyObject *host_h_finish(PyObject *io, PyObject *yo) {
-  long long i = PyLong_AsLongLong(io);
-  if (i == -1 && PyErr_Occurred()) return NULL;
-  double y = PyFloat_AsDouble(yo);
-  if (y == -1.0 && PyErr_Occurred()) return NULL;
-  return PyFloat_FromDouble((double)i + y);
-}
 #if PY_VERSION_HEX >= 0x03070000
 static PyObject *host_h(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames) {
@@ -182,20 +177,23 @@ static PyTypeObject int_type = {
   sizeof(int_obj),     /* tp_basicsize */
 };
 
-static void bind_g(PyObject *g) {
-  check(g != NULL && PyDict_SetItemString(main_dict, "g", g) == 0, "binding g");
-  Py_DECREF(g);
-}
-
-static void run_loop(const char *src, unsigned long n) {
-  PyObject *count = PyLong_FromUnsignedLong(n);
-  check(count && PyDict_SetItemString(main_dict, "n", count) == 0, "n");
-  Py_DECREF(count);
-  run(src);
-}
-
-static char *str_data;
 static int64_t *list_data;
+
+/* (f2, f3): ident(x), the fastest call the runtime offers, and a str's UTF-8 in place. */
+static PyObject *call1(PyObject *f, PyObject *arg) {
+#if PY_VERSION_HEX >= 0x03090000
+  return PyObject_Vectorcall(f, &arg, 1, NULL);
+#elif PY_VERSION_HEX >= 0x03080000
+  return _PyObject_Vectorcall(f, &arg, 1, NULL);
+#else
+  return PyObject_CallFunctionObjArgs(f, arg, NULL);
+#endif
+}
+static void read_str(PyObject *r, size_t len) {
+  Py_ssize_t got = 0;
+  const char *back = PyUnicode_AsUTF8AndSize(r, &got);
+  check(back && (size_t)got == len && back[len - 1] == str_data[len - 1], "result");
+}
 
 /* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
@@ -235,14 +233,6 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     }
   } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
-  } else if (!strcmp(mode, "hostfn2")) {
-    run_loop(BENCH_LOOP_ARGS_PY, n);
-  } else if (!strcmp(mode, "hosttype2")) {
-    run_loop(BENCH_LOOP_OBJ_PY, n);
-  } else if (!strcmp(mode, "hostfn2_kw")) {
-    run_loop(BENCH_LOOP_KW_PY, n);
-  } else if (!strcmp(mode, "loop_fn_empty")) {
-    run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
   } else if (!strcmp(mode, "eval_code")) {
@@ -251,55 +241,9 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     if (!code) check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
     for (unsigned long i = 0; i < n; i++) Py_DECREF(eval_expr(code));
   } else if (!strcmp(mode, "expr_inputs")) {
-    /* (d2): the expression compiled once, evaluated with x = i in a dict of its own
-     * (PyEval_EvalCode), the int read */
-    static PyObject *code, *globals;
-    if (!code) {
-      check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
-      check((globals = PyDict_New()) != NULL &&
-                PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) == 0,
-            "globals");
-    }
-    for (unsigned long i = 0; i < n; i++) {
-      PyObject *x = PyLong_FromLong((long)(i & 0xffff));
-      check(x && PyDict_SetItemString(globals, "x", x) == 0, "x");
-      Py_DECREF(x);
-      PyObject *r = PyEval_EvalCode(code, globals, globals);
-      check(r != NULL, "eval");
-      long v = PyLong_AsLong(r);
-      Py_DECREF(r);
-      check(v == (long)(i & 0xffff) * 2 + 1, "result");
-    }
+    loop_expr_inputs(n);
   } else if (!strcmp(mode, "str_trip") || !strcmp(mode, "bytes_trip")) {
-    /* (f2, f3): C data to Python and back, read in place: a str from UTF-8 and its
-     * UTF-8 view, or bytes and their buffer */
-    int str = mode[0] == 's';
-    size_t len = str ? BENCH_TRIP_STR : BENCH_TRIP_BYTES;
-    PyObject *f = get("ident");
-    for (unsigned long i = 0; i < n; i++) {
-      PyObject *arg = str ? PyUnicode_FromStringAndSize(str_data, (Py_ssize_t)len)
-                          : PyBytes_FromStringAndSize(str_data, (Py_ssize_t)len);
-      check(arg != NULL, "argument");
-#if PY_VERSION_HEX >= 0x03090000
-      PyObject *r = PyObject_Vectorcall(f, &arg, 1, NULL);
-#elif PY_VERSION_HEX >= 0x03080000
-      PyObject *r = _PyObject_Vectorcall(f, &arg, 1, NULL);
-#else
-      PyObject *r = PyObject_CallFunctionObjArgs(f, arg, NULL);
-#endif
-      Py_DECREF(arg);
-      check(r != NULL, "ident()");
-      Py_ssize_t got = 0;
-      const char *back;
-      if (str) {
-        back = PyUnicode_AsUTF8AndSize(r, &got);
-      } else {
-        char *p = NULL;
-        back = PyBytes_AsStringAndSize(r, &p, &got) == 0 ? p : NULL;
-      }
-      check(back && (size_t)got == len && back[len - 1] == str_data[len - 1], "result");
-      Py_DECREF(r);
-    }
+    loop_trip(mode[0] == 's', n, call1, read_str);
   } else if (!strcmp(mode, "eval_compile")) {
     /* what pyhost_eval did before its cache: compile, then evaluate, every time */
     for (unsigned long i = 0; i < n; i++) {
@@ -314,12 +258,12 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   } else if (!strcmp(mode, "conv_str_to_py")) {
     str_to_py(str_data, BENCH_STR_BYTES, n);
   } else if (!strcmp(mode, "conv_str_from_py")) {
-    str_from_py(get("s"), n);
+    str_from_py(n);
   } else if (!strcmp(mode, "conv_list_to_py")) {
     list_to_py(list_data, BENCH_LIST_LEN, n);
   } else if (!strcmp(mode, "conv_list_from_py")) {
-    list_from_py(get("l"), n);
-  } else {
+    list_from_py(n);
+  } else if (!run_loop_mode(mode, n)) {
     bench_die(mode, "unknown mode");
   }
 }
@@ -332,20 +276,13 @@ int main(int argc, char **argv) {
   const char *mode = argv[1];
   unsigned long n = bench_count(argv[2]);
   double t0 = bench_now();
-#ifdef BENCH_PYTHON_HOME
-  /* the home pyhost gives the runtime too: neither side searches for its prefix */
-  Py_SetPythonHome(Py_DecodeLocale(BENCH_PYTHON_HOME, NULL));
-#endif
-  Py_InitializeEx(0);
+  start_python();
   if (!strcmp(mode, "startup")) {
     Py_FinalizeEx();
     bench_result("startup_inproc", bench_now() - t0, 1);
     return 0;
   }
-  main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
-  run(BENCH_SETUP_PY);
-  str_data = malloc(BENCH_STR_BYTES);
-  for (unsigned i = 0; i < BENCH_STR_BYTES; i++) str_data[i] = "0123456789abcdef"[i % 16];
+  set_up_main();
   list_data = malloc(sizeof *list_data * BENCH_LIST_LEN);
   for (unsigned i = 0; i < BENCH_LIST_LEN; i++) list_data[i] = i;
   if (!strcmp(mode, "hostfn")) bind_g(PyCFunction_New(&host_g_def, NULL));

@@ -1,17 +1,13 @@
 /* bench_pyhost.c: the pyhost side of every benchmark.  `bench_pyhost MODE N LIB`.
- *
- * White-box for the conversions only (mode conv_*): it calls pyhost__to_python and
- * pyhost__from_python inside a GIL scope, so that (f) measures conversion and nothing
- * else; every other mode uses the public API as a host would. */
-#include "internal.h"
+ * Every mode uses the public API only, as a host would. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdtemp */
+#include "pyhost.h"
 #include "bench.h"
 
 #include <pthread.h>
 #include <unistd.h>
 
 static pyhost *h;
-static PyObject *str_obj, *list_obj;
-static pyhost_value *str_val, *list_val;
 static pyhost_value *fn;       /* (b): the Python function f, resolved once */
 static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_callable *pfn2;  /* (b2): f2(a, b) prepared */
@@ -31,19 +27,51 @@ static void eval_once(const char *expr) {
   pyhost_value_free(v);
 }
 
-static void conv_to_py(pyhost_value *v, unsigned long n) {
+/* (f) The conversions through the public route: the host's C data handed to Python
+ * (keep(x) stores it), Python data read back into C (get_s(), get_l()).  A str goes in
+ * and out in place ("z", borrowed ">s"); a list is built as a value from the host's
+ * int64_t array and read back into one. */
+static pyhost_callable *pkeep, *pget_s, *pget_l;
+static char *str_data;
+static int64_t *list_data;
+
+static void str_to_py(unsigned long n) {
+  for (unsigned long i = 0; i < n; i++)
+    check(pyhost_prepared_callf(h, pkeep, "z", str_data, (size_t)BENCH_STR_BYTES), "keep(s)");
+}
+
+static void str_from_py(unsigned long n) {
   for (unsigned long i = 0; i < n; i++) {
-    PyObject *o = pyhost__to_python(h, v);
-    if (!o) bench_die("pyhost__to_python", NULL);
-    PY.Py_DecRef(o);
+    const char *p = NULL;
+    size_t len = 0;
+    check(pyhost_prepared_callf(h, pget_s, ">s", &p, &len), "get_s()");
+    if (len != BENCH_STR_BYTES || p[len - 1] != 'f') bench_die("get_s()", "wrong result");
   }
 }
 
-static void conv_from_py(PyObject *o, unsigned long n) {
+static void list_to_py(unsigned long n) {
   for (unsigned long i = 0; i < n; i++) {
-    pyhost_value *v = pyhost__from_python(h, o);
-    if (!v) bench_die("pyhost__from_python", NULL);
-    pyhost_value_free(v);
+    pyhost_value *l = pyhost_value_list();
+    for (unsigned j = 0; l && j < BENCH_LIST_LEN; j++)
+      if (pyhost_value_append(l, pyhost_value_int(list_data[j]))) bench_die("append", NULL);
+    if (!l) bench_die("pyhost_value_list", NULL);
+    check(pyhost_prepared_callf(h, pkeep, "O", l), "keep(l)");
+    pyhost_value_free(l);
+  }
+}
+
+static void *volatile sink;
+static void list_from_py(unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_value *l = NULL;
+    check(pyhost_prepared_call_value(h, pget_l, NULL, 0, &l), "get_l()");
+    size_t len = pyhost_value_count(l);
+    int64_t *items = malloc(sizeof *items * len);
+    for (size_t j = 0; j < len; j++)
+      check(pyhost_value_to_int(h, pyhost_value_item(l, j), &items[j]), "item");
+    sink = items;
+    free(sink);
+    pyhost_value_free(l);
   }
 }
 
@@ -210,13 +238,13 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       eval_once(expr);
     }
   } else if (!strcmp(mode, "conv_str_to_py")) {
-    conv_to_py(str_val, n);
+    str_to_py(n);
   } else if (!strcmp(mode, "conv_list_to_py")) {
-    conv_to_py(list_val, n);
+    list_to_py(n);
   } else if (!strcmp(mode, "conv_str_from_py")) {
-    conv_from_py(str_obj, n);
+    str_from_py(n);
   } else if (!strcmp(mode, "conv_list_from_py")) {
-    conv_from_py(list_obj, n);
+    list_from_py(n);
   } else {
     bench_die(mode, "unknown mode");
   }
@@ -335,15 +363,14 @@ static void scale_threads(unsigned long n) {
 }
 
 static void make_values(void) {
-  char *s = malloc(BENCH_STR_BYTES);
-  for (unsigned i = 0; i < BENCH_STR_BYTES; i++) s[i] = "0123456789abcdef"[i % 16];
-  str_val = pyhost_value_str(s, BENCH_STR_BYTES);
-  free(s);
-  list_val = pyhost_value_list();
-  for (unsigned i = 0; i < BENCH_LIST_LEN; i++) pyhost_value_append(list_val, pyhost_value_int(i));
-  str_obj = PY.PyDict_GetItemString(h->main_dict, "s");
-  list_obj = PY.PyDict_GetItemString(h->main_dict, "l");
-  if (!str_val || !list_val || !str_obj || !list_obj) bench_die("conversion inputs", NULL);
+  check(pyhost_prepare_name(h, "keep", &pkeep), "keep");
+  check(pyhost_prepare_name(h, "get_s", &pget_s), "get_s");
+  check(pyhost_prepare_name(h, "get_l", &pget_l), "get_l");
+  str_data = malloc(BENCH_STR_BYTES);
+  list_data = malloc(sizeof *list_data * BENCH_LIST_LEN);
+  if (!str_data || !list_data) bench_die("malloc", NULL);
+  for (unsigned i = 0; i < BENCH_STR_BYTES; i++) str_data[i] = "0123456789abcdef"[i % 16];
+  for (unsigned i = 0; i < BENCH_LIST_LEN; i++) list_data[i] = i;
 }
 
 static void start(const char *lib) {
@@ -410,8 +437,11 @@ int main(int argc, char **argv) {
   bench_loop(mode, n);
   double t = bench_now() - t0;
   bench_result(mode, t, n);
-  pyhost_value_free(str_val);
-  pyhost_value_free(list_val);
+  pyhost_callable_free(pkeep);
+  pyhost_callable_free(pget_s);
+  pyhost_callable_free(pget_l);
+  free(str_data);
+  free(list_data);
   pyhost_value_free(fn);
   pyhost_callable_free(pfn);
   pyhost_callable_free(pfn2);

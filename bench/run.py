@@ -66,22 +66,52 @@ def wall_best(cmd):
     return min(wall(cmd) for _ in range(STARTS))
 
 
+_counted = {}  # (cmd, toggle) -> (instructions, calls of libc's allocator): counts repeat exactly
+
+
+def callgrind_counts(cmd, toggle=None):
+    """(instructions, calls of malloc/calloc/realloc) callgrind counts in one run of cmd:
+    inside functions matching toggle (--toggle-collect), or the whole process (loader
+    and exit included) without one.  Each command is run once per process of run.py."""
+    key = (tuple(cmd), toggle)
+    if key not in _counted:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cg.out")
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+                           + ([f"--toggle-collect={toggle}"] if toggle else []) + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
+            with open(out) as f:
+                text = f.read()
+        ir = int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+        # callgrind names a function once ("cfn=(7) malloc"), then by number ("cfn=(7)");
+        # the calls= line after a cfn= counts the calls of it
+        names, allocs, callee = {}, 0, None
+        for m in re.finditer(r"^(c?fn)=\((\d+)\)(?: (.*))?$|^calls=(\d+)", text, re.M):
+            if m.group(1):
+                if m.group(3):
+                    names[m.group(2)] = m.group(3)
+                callee = names.get(m.group(2)) if m.group(1) == "cfn" else None
+            elif callee in ("malloc", "calloc", "realloc"):
+                allocs += int(m.group(4))
+        _counted[key] = (ir, allocs)
+    return _counted[key]
+
+
 def callgrind_total(cmd, toggle=None):
-    """Instructions callgrind counts in one run of cmd: inside functions matching toggle
-    (--toggle-collect), or the whole process (loader and exit included) without one."""
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-                       + ([f"--toggle-collect={toggle}"] if toggle else []) + cmd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
-        with open(out) as f:
-            text = f.read()
-    return int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+    return callgrind_counts(cmd, toggle)[0]
 
 
 def instructions(cmd, n):
     """Instructions per iteration of bench_loop (warm-up included: n + n // 10 + 1)."""
     return callgrind_total(cmd, "bench_loop*") / (n + n // 10 + 1)
+
+
+def allocations(cmd_of, n):
+    """Calls of libc's allocator per iteration of bench_loop: the difference between a
+    run of 2n and one of n iterations, so that what a run does once (compiling the
+    loop's Python, a first call's plan) cancels out.  cmd_of(k): the command for k."""
+    once, twice = (callgrind_counts(cmd_of(k), "bench_loop*")[1] for k in (n, 2 * n))
+    return (twice - once) / ((2 * n + 2 * n // 10 + 1) - (n + n // 10 + 1))
 
 
 def instructions_in(cmd, function, n):
@@ -148,6 +178,7 @@ def median_ratio(pairs):
 class Bench:
     def __init__(self, cfg, entry, runs, scale):
         self.pyhost, self.lib, self.direct = cfg["pyhost"], entry["lib"], entry["direct"]
+        self.abi3 = entry.get("abi3", "")
         # the sysroot's entries run every program under sid's loader (bench/CMakeLists.txt)
         self.launcher = entry.get("launcher", [])
         self.python = self.launcher + [entry["python"]]
@@ -161,6 +192,10 @@ class Bench:
 
     def d(self, mode, n, program=None):
         return ([] if program else self.launcher) + [program or self.direct, mode, str(n)]
+
+    def a(self, mode, n):
+        """The stable-ABI baseline (bench_abi3) in mode."""
+        return self.launcher + [self.abi3, mode, str(n)]
 
     def pairs(self, a, b):
         """Runs a() and b() alternately; returns [(a, b)] per run."""
@@ -182,6 +217,17 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         return lambda: ns_per_op(prog_call) - ns_per_op(prog_empty)
 
     minor = int(entry["version"].split(".")[1])
+
+    def allocs_note(pm, dm, k):
+        """How often each side calls libc's allocator per operation (issue 24: none on the
+        per-call path of b2, c2, c3, d2)."""
+        if not cg:
+            return ""
+        a, d = allocations(lambda j: b.p(pm, j), k), allocations(lambda j: b.d(dm, j), k)
+        return f"libc allocations per operation: pyhost {a:.3f}, direct {d:.3f}"
+
+    def join(*notes):
+        return "; ".join(x for x in notes if x)
     call_target = 1.10 if minor >= 10 else 1.25
 
     # (a) start-up, whole processes: each sample the fastest of STARTS
@@ -215,11 +261,12 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     abi = "" if minor >= 12 else "before 3.12 the stable ABI has no vectorcall: an argument tuple per call"
     pairs = b.pairs(lambda: ns_per_op(b.p("call2_args", n)), lambda: ns_per_op(b.d("call2", n)))
     add("b2", "C->Python: f(a, b) two ints in, an int out: pyhost_prepared_call_int in a GIL "
-        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None, abi, ir,
+        "scope vs direct vectorcall", pairs, 1.15 if minor >= 12 else None,
+        join(abi, allocs_note("call2_args", "call2", cg)), ir,
         key="b2: C->Python f(a, b)")
     pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op(b.d("call2", n)))
     add("b2", "the same in one line: pyhost_prepared_callf(\"ii>i\")", pairs, None,
-        "for reference", ir_line, key="b2: one line (callf)")
+        join("for reference", allocs_note("call2", "call2", cg)), ir_line, key="b2: one line (callf)")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -274,8 +321,9 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         pairs = b.pairs(net(b.p(mode, n), b.p("loop_fn_empty", n)),
                         net(b.d(mode, n), b.d("loop_fn_empty", n)))
         add(rid, what, pairs, 1.15 if minor >= 12 else None,
-            "" if minor >= 10 else "before 3.10 the stable ABI has no METH_FASTCALL: an argument "
-            "tuple per call", ir, key=f"{rid}: Python->C with arguments")
+            join("" if minor >= 10 else "before 3.10 the stable ABI has no METH_FASTCALL: an "
+                 "argument tuple per call", allocs_note(mode, mode, cg)),
+            ir, key=f"{rid}: Python->C with arguments")
 
     # (d) pyhost_eval with the cache vs compiling every time
     ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)
@@ -294,7 +342,8 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         ir = (instructions(b.p("expr_inputs", cg), cg), instructions(b.d("expr_inputs", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_inputs", ne)))
     add("d2", "expression with an input: pyhost_prepare_expression + pyhost_prepared_call_int vs "
-        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None, "", ir,
+        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None,
+        allocs_note("expr_inputs", "expr_inputs", cg), ir,
         key="d2: expression with inputs")
 
     # (e) host-type instances, net of the loop
@@ -351,6 +400,40 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         pairs = b.pairs(lambda: ns_per_op(b.p(mode, r)), lambda: ns_per_op(b.d(mode, r)))
         add(rid, what, pairs, 1.05 if minor >= 12 else None,
             "baseline: the same objects made and read in place", ir, key=f"{rid}: {mode}")
+
+    # The same rows against the best the stable ABI of this version allows: bench_abi3,
+    # the hand-written host compiled with Py_LIMITED_API at this runtime's version.
+    # Where the full API has more (before 3.12: vectorcall; before 3.10: METH_FASTCALL
+    # and a UTF-8 view), this is the ceiling a stable-ABI library can reach, and the
+    # target is within 1.10x of it (issue 24).
+    if b.abi3:
+        abi_target = 1.10 if minor < 12 else None
+        for rid, mode, base, net_of, what in (
+                ("b2", "call2_args", "call2", None, "f(a, b) ints, pyhost_prepared_call_int"),
+                ("b2", "call2", "call2", None, "f(a, b) ints, one line (pyhost_prepared_callf)"),
+                ("c2", "hostfn2", "hostfn2", "loop_fn_empty", "g(i, 2.5) typed host function"),
+                ("c3", "hostfn2_kw", "hostfn2_kw", "loop_fn_empty", "g(i, y=2.5) typed host function"),
+                ("d2", "expr_inputs", "expr_inputs", None, "expression with an input"),
+                ("e2", "hosttype2", "hosttype2", "loop_fn_empty", "T(i).get() typed type"),
+                ("f2", "str_trip", "str_trip", None, "10 000-character str round trip"),
+                ("f3", "bytes_trip", "bytes_trip", None, "1 MiB bytes round trip")):
+            k = n if rid not in ("d2", "f2", "f3") else (ne if rid == "d2" else
+                                                       b.n(CALLS // 10 if rid == "f2" else STR_REPS * 10))
+            kc = cg if rid not in ("f2", "f3") else max(1, min(k, cg // 10))
+            ir = None
+            if cg:
+                if net_of:
+                    ir = (loop_ir(b.p(mode, kc), b.p(net_of, kc)),
+                          loop_ir(b.a(base, kc), b.a(net_of, kc)))
+                else:
+                    ir = (instructions(b.p(mode, kc), kc), instructions(b.a(base, kc), kc))
+            if net_of:
+                pairs = b.pairs(net(b.p(mode, k), b.p(net_of, k)), net(b.a(base, k), b.a(net_of, k)))
+            else:
+                pairs = b.pairs(lambda: ns_per_op(b.p(mode, k)), lambda: ns_per_op(b.a(base, k)))
+            add(rid, f"{what} vs the best the stable ABI of the same version allows (bench_abi3)",
+                pairs, abi_target, "baseline: Py_LIMITED_API at this version, directly linked", ir,
+                key=f"{rid}: vs best abi3" if mode != "call2" else None)
 
     # (g) pybind11 on Debian's 3.11
     if pybind11:
@@ -485,18 +568,62 @@ plot {cols}
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-def update_doc(out_dir, generated):
+ARG_ROWS = ("b2", "c2", "c3", "d2", "e2", "f2", "f3")  # issue 24: the shapes real hosts call
+
+
+def cell(r):
+    """One row's ratio for a summary: by instructions where callgrind counted them."""
+    if r["ir"] and r["ir"][1] > 0:
+        a, c = r["ir"]
+        text = f"{a / c:.2f}x ({a:.0f} / {c:.0f})"
+    else:
+        text = f"{r['ratio']:.2f}x (time)"
+    v = verdict(r)
+    return text + (f" **{v.split(' (')[0]}**" if v else "")
+
+
+def summary(all_rows, tags, with_args):
+    """The rows of every version side by side: the rows with arguments (with_args) or the
+    rest, each as `ratio (pyhost / baseline instructions)` and its verdict."""
+    order, cells = [], {}
+    for tag, rows in zip(tags, all_rows):
+        for r in rows:
+            args = r["id"] in ARG_ROWS or (r["id"] == "g" and r["what"][:2] in ARG_ROWS)
+            if args != with_args:
+                continue
+            k = (r["id"], r["what"])
+            if k not in cells:
+                order.append(k)
+                cells[k] = {}
+            cells[k][tag] = cell(r)
+    rank = {rid: i for i, rid in enumerate(ARG_ROWS)}
+    order.sort(key=lambda k: (k[0] == "g", rank.get(k[0], len(rank))) if with_args else 0)
+    out = ["| | benchmark | " + " | ".join(tags) + " |", "|---|---|" + "---|" * len(tags)]
+    for k in order:
+        out.append(f"| {k[0]} | {k[1]} | " + " | ".join(cells[k].get(t, "") for t in tags) + " |")
+    return "\n".join(out) + "\n"
+
+
+def replace_between(text, name, body):
+    begin, end = f"<!-- bench/run.py: {name}begin -->", f"<!-- bench/run.py: {name}end -->"
+    if begin not in text or end not in text:
+        return text
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + body + end + tail
+
+
+def update_doc(out_dir, generated, args_table, other_table):
     doc = os.path.join(out_dir, "performance.md")
-    begin, end = "<!-- bench/run.py: begin -->", "<!-- bench/run.py: end -->"
     if not os.path.exists(doc):
         return
     with open(doc) as f:
         text = f.read()
-    if begin in text and end in text:
-        head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(doc, "w") as f:
-            f.write(head + begin + "\n" + generated + end + tail)
+    text = replace_between(text, "", generated)
+    text = replace_between(text, "arguments ", args_table)
+    text = replace_between(text, "no-arguments ", other_table)
+    with open(doc, "w") as f:
+        f.write(text)
 
 
 def main():
@@ -547,7 +674,10 @@ def main():
     with open(os.path.join(a.out, "bench", "results.tsv"), "w") as f:
         f.write("\n".join(tsv) + "\n")
     plot(a.out, all_rows, tags)
-    update_doc(a.out, generated)
+    args_table, other_table = summary(all_rows, tags, True), summary(all_rows, tags, False)
+    with open(os.path.join(a.out, "bench", "summary.md"), "w") as f:
+        f.write("## With arguments\n\n" + args_table + "\n## Without arguments\n\n" + other_table)
+    update_doc(a.out, generated, args_table, other_table)
     print(generated)
 
 

@@ -412,9 +412,14 @@ PYHOST_API int pyhost_call_namev(pyhost *h, const char *dotted,
  * A callable resolved once and called many times with C arguments read in place: no
  * pyhost_value is built for an argument or, unless asked for, for the result.  On
  * Python 3.12+ the call is PyObject_Vectorcall (no argument tuple); before, it is the
- * cheapest call the runtime's stable ABI has (PyObject_CallNoArgs on 3.10 and 3.11
- * for no arguments, else an argument tuple).  Inside a pyhost_gil_enter scope a
- * prepared call adds to Python's own call only a thread-local check of the handle. */
+ * cheapest call the runtime's stable ABI has: PyObject_CallNoArgs on 3.10 and 3.11 for
+ * no arguments, else PyObject_CallFunctionObjArgs, which CPython hands to the callee
+ * as a C array (an argument tuple only with keywords before 3.12, or past 8
+ * arguments).  Inside a pyhost_gil_enter scope, a call without arguments whose result
+ * is discarded adds to Python's own call only a thread-local check of the handle; with
+ * arguments and a typed result it adds the conversions a direct host makes too, and
+ * pyhost's own checks of the handle, the callable and each argument's kind
+ * (docs/performance.md measures each shape against a direct host). */
 
 /* A prepared callable: owned by the host, freed with pyhost_callable_free. */
 typedef struct pyhost_callable pyhost_callable;

@@ -131,6 +131,51 @@ TEST_CASE(call_by_name_and_value) {
   pyhost_free(h);
 }
 
+/* Positional calls of every count, across the stack's limit (8) where the tuple form
+ * takes over, to a Python function, a builtin, a bound method and a class: before 3.12
+ * the stack goes through PyObject_CallFunctionObjArgs, whose list a NULL would end. */
+TEST_CASE(callv_every_argument_count) {
+  pyhost *h = start();
+  run(h, "def args(*a):\n    return a\n"
+         "class K:\n    def m(self, *a):\n        return a\n"
+         "class T(tuple):\n    def __new__(cls, *a):\n        return tuple.__new__(cls, a)\n"
+         "bound = K().m\n");
+  pyhost_value *argv[10];
+  for (int i = 0; i < 10; i++) argv[i] = i == 3 ? pyhost_value_none() : pyhost_value_int(i);
+  const char *const names[] = {"args", "bound", "T"};
+  for (size_t f = 0; f < 3; f++) {
+    for (size_t n = 0; n <= 10; n++) {
+      char want[128] = "(";
+      for (size_t i = 0; i < n; i++) {
+        char item[8] = "None";
+        if (i != 3) snprintf(item, sizeof item, "%zu", i);
+        strcat(want, item);
+        strcat(want, n == 1 ? "," : i + 1 < n ? ", " : "");
+      }
+      strcat(want, ")");
+      pyhost_value *r = NULL, *t = NULL;
+      CHECK_RC(pyhost_call_namev(h, names[f], (const pyhost_value *const *)argv, n, NULL, &r),
+               PYHOST_OK);
+      if (f == 2) /* a T: the repr of its tuple */
+        CHECK_RC(pyhost_call_namev(h, "tuple", (const pyhost_value *const *)&r, 1, NULL, &t),
+                 PYHOST_OK);
+      CHECK_STREQ(pyhost_value_repr(h, t ? t : r), want);
+      pyhost_value_free(t);
+      pyhost_value_free(r);
+    }
+  }
+  pyhost_value *r = NULL; /* a builtin taking a fixed count */
+  CHECK_RC(pyhost_call_namev(h, "divmod", (const pyhost_value *const *)argv + 7, 2, NULL, &r),
+           PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, r), "(0, 7)");
+  pyhost_value_free(r);
+  CHECK_RC(pyhost_call_namev(h, "divmod", (const pyhost_value *const *)argv + 7, 3, NULL, &r),
+           PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "TypeError");
+  for (int i = 0; i < 10; i++) pyhost_value_free(argv[i]);
+  pyhost_free(h);
+}
+
 TEST_CASE(call_error_has_traceback) {
   pyhost *h = start();
   run(h, "def inner(x):\n    raise ValueError('bad %d' % x)\n\ndef outer(x):\n    return inner(x)\n");

@@ -13,6 +13,15 @@
  * Python exception set.  Needs the GIL. */
 PyObject *pyhost__resolve(pyhost *h, const char *dotted);
 
+/* f(*stack[0:n]), the cheapest positional call the runtime's stable ABI has (GIL held;
+ * a new reference, or NULL with the exception set): PyObject_Vectorcall on 3.12+ (the
+ * callee may write stack[-1]), PyObject_CallNoArgs for none on 3.10 and 3.11, and
+ * before that PyObject_CallFunctionObjArgs, which CPython 3.6+ hands to the callee's
+ * fast call as a C array, not a tuple (bench_abi3 measures it); a tuple only past
+ * PYHOST__CALL_STACK_MAX arguments (call.c). */
+#define PYHOST__CALL_STACK_MAX 8
+PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n);
+
 /* ---- callbacks (callback.c) ---- */
 /* One C callback running on this thread.  Frames nest (C -> Python -> C ...): the
  * innermost one is where pyhost_raise and failing pyhost calls leave the exception

@@ -218,28 +218,48 @@ static PyObject *tuple_of(pyhost *h, const pyhost_value *const *argv, size_t n) 
   return t;
 }
 
-/* Positional calls without a tuple: PyObject_Vectorcall on 3.12+ (up to VECTOR_MAX
- * arguments, converted onto the stack), PyObject_CallNoArgs for none on 3.10 and 3.11.
- * Steals f; the caller checked the runtime is 3.10+. */
-#define VECTOR_MAX 8
+/* PY_VECTORCALL_ARGUMENTS_OFFSET (not in the floor's headers): the callee may use
+ * stack[-1], so a bound method puts self there instead of copying the arguments. */
+#define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+
+PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
+  if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | ARGS_OFFSET, NULL);
+  if (n == 0 && pyhost__runtime_at_least(3, 10)) return PY.PyObject_CallNoArgs(f);
+  PyObject *(*const call)(PyObject *, ...) = PY.PyObject_CallFunctionObjArgs;
+  const PyObject *const *s = (const PyObject *const *)stack;
+  PyObject *a[PYHOST__CALL_STACK_MAX];
+  for (size_t i = 0; i < n && i < PYHOST__CALL_STACK_MAX; i++) a[i] = (PyObject *)s[i];
+  switch (n) { /* the list ends at the first NULL: every argument is an object here */
+  case 0: return call(f, NULL);
+  case 1: return call(f, a[0], NULL);
+  case 2: return call(f, a[0], a[1], NULL);
+  case 3: return call(f, a[0], a[1], a[2], NULL);
+  case 4: return call(f, a[0], a[1], a[2], a[3], NULL);
+  case 5: return call(f, a[0], a[1], a[2], a[3], a[4], NULL);
+  case 6: return call(f, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+  case 7: return call(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
+  case 8: return call(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+  default: break;
+  }
+  PyObject *args = PY.PyTuple_New((Py_ssize_t)n), *r = NULL;
+  for (size_t i = 0; args && i < n; i++) {
+    PY.Py_IncRef(stack[i]);
+    PY.PyTuple_SetItem(args, (Py_ssize_t)i, stack[i]); /* steals; cannot fail here */
+  }
+  if (args) r = PY.PyObject_Call(f, args, NULL);
+  if (args) PY.Py_DecRef(args);
+  return r;
+}
+
+/* Positional calls of up to PYHOST__CALL_STACK_MAX arguments, converted onto the
+ * stack.  Steals f. */
 static PyObject *call_fast(pyhost *h, PyObject *f, const pyhost_value *const *argv, size_t n) {
   PyObject *r = NULL;
-  if (!pyhost__runtime_at_least(3, 12)) {
-    if (n == 0) {
-      r = PY.PyObject_CallNoArgs(f);
-    } else {
-      PyObject *args = tuple_of(h, argv, n);
-      r = args ? PY.PyObject_Call(f, args, NULL) : NULL;
-      PY.Py_DecRef(args);
-    }
-    PY.Py_DecRef(f);
-    return r;
-  }
-  PyObject *stack[VECTOR_MAX];
+  PyObject *stack[PYHOST__CALL_STACK_MAX + 1];
   size_t done = 0;
-  while (done < n && (stack[done] = pyhost__to_python(h, argv[done]))) done++;
-  if (done == n) r = PY.PyObject_Vectorcall(f, stack, n, NULL);
-  while (done) PY.Py_DecRef(stack[--done]);
+  while (done < n && (stack[done + 1] = pyhost__to_python(h, argv[done]))) done++;
+  if (done == n) r = pyhost__call_stack(f, stack + 1, n);
+  while (done) PY.Py_DecRef(stack[done--]);
   PY.Py_DecRef(f);
   return r;
 }
@@ -259,7 +279,7 @@ static int do_call(pyhost *h, const char *fn, const pyhost_value *callable, cons
   PyObject *f = !callable ? pyhost__resolve(h, dotted)
                 : callable->kind == PYHOST_KIND_OBJECT ? (PY.Py_IncRef(callable->u.obj), callable->u.obj)
                 : pyhost__to_python(h, callable);
-  if (f && !kwargs && nargs <= VECTOR_MAX && pyhost__runtime_at_least(3, 10))
+  if (f && !kwargs && nargs <= PYHOST__CALL_STACK_MAX)
     return give(h, call_fast(h, f, argv, nargs), result);
   PyObject *args = f ? tuple_of(h, argv, nargs) : NULL;
   PyObject *kw = args && kwargs ? pyhost__to_python(h, kwargs) : NULL;
