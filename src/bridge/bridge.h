@@ -494,6 +494,11 @@ struct pyhost__typed_call {
  * pending one made with the runtime's own way of counting None). */
 PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
                                 const struct pyhost__callee *callee);
+/* The end of a typed call c whose frame is popped already: finishes the frame after
+ * the callback returned rc; the result (made when pending), or NULL with the Python
+ * exception set. */
+PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
+                                    const struct pyhost__callee *callee);
 /* A typed call's pending result (obj NULL) as a new reference: NULL with the exception
  * set when making it fails. */
 static PYHOST__HOT_INLINE PyObject *pyhost__ret_pending(const struct pyhost_ret *r,

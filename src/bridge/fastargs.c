@@ -257,9 +257,14 @@ PYHOST__COLD PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer
                                              const struct pyhost__callee *callee) {
   struct pyhost__frame *f = pyhost__thread.frame; /* not popped yet, see bridge.h */
   PYHOST__ASSERT(f && f != outer);
-  const struct pyhost_ret *ret = &((struct pyhost__typed_call *)(void *)f)->ret; /* frame first */
   pyhost__frame_pop(outer);
-  if (pyhost__frame_finish(callee->h, f, rc, callee->who) < 0) {
+  return pyhost__typed_call_finish((struct pyhost__typed_call *)(void *)f, rc, callee);
+}
+
+PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
+                                    const struct pyhost__callee *callee) {
+  const struct pyhost_ret *ret = &c->ret;
+  if (pyhost__frame_finish(callee->h, &c->frame, rc, callee->who) < 0) {
     if (ret->obj) pyhost__drop(ret->obj);
     return NULL;
   }
