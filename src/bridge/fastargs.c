@@ -317,20 +317,10 @@ static PYHOST__NOINLINE int ret_float_made(pyhost *h, pyhost_ret *ret, double d)
   return set_made(h, ret, PY.PyFloat_FromDouble(d));
 }
 int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
-  if (ret && !ret->obj) {
-    ret->pending.kind = PYHOST_ARG_INT;
-    ret->pending.u.i = i;
-    return PYHOST_OK;
-  }
-  return ret_int_made(h, ret, i);
+  return ret && !ret->obj ? set_pending(ret, pyhost_arg_int(i)) : ret_int_made(h, ret, i);
 }
 int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
-  if (ret && !ret->obj) {
-    ret->pending.kind = PYHOST_ARG_FLOAT;
-    ret->pending.u.d = d;
-    return PYHOST_OK;
-  }
-  return ret_float_made(h, ret, d);
+  return ret && !ret->obj ? set_pending(ret, pyhost_arg_float(d)) : ret_float_made(h, ret, d);
 }
 int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len) {
   return set(h, ret, pyhost_arg_str(s, len), "pyhost_ret_str");
