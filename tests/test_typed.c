@@ -507,9 +507,20 @@ TEST_CASE(typed_methods_errors) {
   expect_raise(h, "c.add(1, n=2)", "TypeError: argument for tt.C.add() given by name ('n') and position (1)");
   expect_raise(h, "c.show(x=1)", "TypeError: 'x' is an invalid keyword argument for tt.C.show() (positional-only)");
   expect_raise(h, "c.show(1, 's', True)", "TypeError: tt.C.show() takes at most 2 positional arguments (3 given)");
-  /* the instance check of every method entry */
-  expect_raise(h, "tt.C.add(1, 2)", "TypeError: tt.C.add() needs a 'tt.C' object as its first argument");
-  expect_raise(h, "tt.C.get()", "TypeError: tt.C.get() needs a 'tt.C' object as its first argument");
+  /* the instance check of every method entry: from 3.10 a typed method is CPython's own
+   * method descriptor (hosttype.c, "trampolines"), which checks self itself */
+  if (at_least(h, 10)) {
+    expect_raise(h, "tt.C.add(1, 2)",
+                 "TypeError: descriptor 'add' for 'tt.C' objects doesn't apply to a 'int' object");
+    expect_raise(h, "tt.C.get()", "TypeError: unbound method C.get() needs an argument");
+  } else {
+    expect_raise(h, "tt.C.add(1, 2)", "TypeError: tt.C.add() needs a 'tt.C' object as its first argument");
+    expect_raise(h, "tt.C.get()", "TypeError: tt.C.get() needs a 'tt.C' object as its first argument");
+  }
+  expect_raise(h, "tt.C.__dict__['add'].__get__(5)",
+               "TypeError: descriptor 'add' for 'tt.C' objects doesn't apply to a 'int' object");
+  expect_raise(h, "import types; types.MethodType(tt.C.__dict__['get'], 'x')()", "TypeError: ");
+  expect_raise(h, "tt.C.__dict__['get'](object())", "TypeError: ");
   /* the signature Python sees */
   CHECK_RC(pyhost_exec(h, "import inspect", NULL), PYHOST_OK);
   /* a heap type's __text_signature__ comes from its doc, and inspect reads a class's,
@@ -572,6 +583,121 @@ TEST_CASE(typed_methods_hostile_python) {
   expect_raise(h, "tt.C(1).again()", "RecursionError");
   expect_py(h, "tt.C(2).get()", "2"); /* and the next call runs */
   pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* `C(...)` takes quick ways past type_call (a typed constructor's common call; from
+ * 3.14 the type's own vectorcall): they must do what type_call does, whatever Python
+ * changed in the class or made of it. */
+TEST_CASE(typed_constructor_calls_like_type_call) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup_types(h, &t);
+  expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]"); /* the quick way */
+  expect_py(h, "tt.C(*[4]).get(), tt.C(*(), **{'start': 5}).get(), tt.C(6, label=None).get()",
+            "(4, 5, 6)");
+  expect_raise(h, "tt.C(1, 2, 3)", "TypeError: tt.C() takes at most 2 positional arguments (3 given)");
+  expect_raise(h, "tt.C(1, start=2)",
+               "TypeError: argument for tt.C() given by name ('start') and position (1)");
+  /* __init__ set on the class runs after the constructor, with the same arguments */
+  CHECK_RC(pyhost_exec(h,
+                       "seen = []\n"
+                       "tt.C.__init__ = lambda self, *a, **k: seen.append((self.get(), a, k))\n"
+                       "c = tt.C(7)\n"
+                       "c = tt.C(8, label='ab')\n",
+                       NULL),
+           PYHOST_OK);
+  expect_py(h, "seen", "[(7, (7,), {}), (10, (8,), {'label': 'ab'})]");
+  CHECK_RC(pyhost_exec(h, "del tt.C.__init__", NULL), PYHOST_OK);
+  expect_py(h, "tt.C(9).get(), len(seen)", "(9, 2)");
+  /* a __new__ set on the class replaces the constructor (deleting it would leave
+   * object's: CPython's rule) */
+  CHECK_RC(pyhost_exec(h, "tt.C.__new__ = staticmethod(lambda cls, *a, **k: ('new', a, k))", NULL),
+           PYHOST_OK);
+  expect_py(h, "tt.C(1), tt.C(2, label='x')", "(('new', (1,), {}), ('new', (2,), {'label': 'x'}))");
+  /* a subclass's own __init__ runs (3.8+: subclasses are refused before) */
+  pyhost_type *sub = NULL;
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT,
+                           .name = "K",
+                           .typed_methods = counter_methods,
+                           .n_typed_methods = 1,
+                           .typed_constructor = counter_init,
+                           .constructor_signature = "K(start: int, label: str = None)",
+                           .payload_size = sizeof(struct counter),
+                           .flags = PYHOST_TYPE_SUBCLASSABLE};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &sub), PYHOST_OK);
+  if (at_least(h, 8)) {
+    CHECK_RC(pyhost_exec(h,
+                         "class S(tt.K):\n"
+                         "    def __init__(self, start, label=None): self.twice = 2 * start\n"
+                         "s = [tt.K(3), S(4)]\n",
+                         NULL),
+             PYHOST_OK);
+    expect_py(h, "[type(x).__name__ for x in s], s[0].get(), s[1].get(), s[1].twice",
+              "(['K', 'S'], 3, 4, 8)");
+  }
+  pyhost_type_free(h, sub);
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* More typed methods than there are trampolines (512): the rest are pyhost's own
+ * descriptors, and every method of every type still calls its own callback. */
+static int method_index(pyhost *h, void *payload, void *ud, const pyhost_arg *argv,
+                        pyhost_ret *ret) {
+  (void)payload, (void)ud, (void)argv;
+  return pyhost_ret_int(h, ret, 0);
+}
+static int method_add(pyhost *h, void *payload, void *ud, const pyhost_arg *argv,
+                      pyhost_ret *ret) {
+  (void)payload, (void)ud;
+  return pyhost_ret_int(h, ret, argv[0].u.i + argv[1].u.i);
+}
+TEST_CASE(typed_methods_past_the_trampolines) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "many", NULL, &m), PYHOST_OK);
+  enum { PER_TYPE = 100, TYPES = 6 }; /* 600 methods */
+  static char sigs[TYPES][PER_TYPE][32];
+  static pyhost_typed_method_def defs[TYPES][PER_TYPE];
+  pyhost_type *types[TYPES] = {NULL};
+  for (int k = 0; k < TYPES; k++) {
+    for (int i = 0; i < PER_TYPE; i++) {
+      snprintf(sigs[k][i], sizeof sigs[k][i], "m%d(a: int, b: int = %d)", i, k * 1000 + i);
+      defs[k][i] = (pyhost_typed_method_def){sigs[k][i], i % 2 ? method_add : method_index, NULL};
+    }
+    char name[8];
+    snprintf(name, sizeof name, "T%d", k);
+    pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = name, .typed_methods = defs[k],
+                             .n_typed_methods = PER_TYPE, .typed_constructor = counter_init,
+                             .constructor_signature = NULL, .payload_size = sizeof(struct counter)};
+    char ctor[48];
+    snprintf(ctor, sizeof ctor, "T%d(start: int, label: str = None)", k);
+    spec.constructor_signature = ctor;
+    CHECK_RC(pyhost_type_new(h, m, &spec, &types[k]), PYHOST_OK);
+  }
+  CHECK_RC(pyhost_exec(h,
+                       "import many\n"
+                       "got = []\n"
+                       "for k in range(6):\n"
+                       "    o = getattr(many, 'T%d' % k)(0)\n"
+                       "    for i in range(1, 100, 2):\n"
+                       "        got.append(getattr(o, 'm%d' % i)(1) == 1 + k * 1000 + i)\n"
+                       "        got.append(getattr(o, 'm%d' % i)(1, b=2) == 3)\n",
+                       NULL),
+           PYHOST_OK);
+  expect_py(h, "len(got), all(got)", "(600, True)");
+  /* the last type's methods are past the 512 trampolines: the same errors either way,
+   * but the unbound form's own message */
+  expect_raise(h, "many.T5(0).m99()", "TypeError: many.T5.m99() missing required argument 'a' (pos 1)");
+  expect_raise(h, "many.T0(0).m1()", "TypeError: many.T0.m1() missing required argument 'a' (pos 1)");
+  expect_raise(h, "many.T5.m99(1, 2)",
+               "TypeError: many.T5.m99() needs a 'many.T5' object as its first argument");
+  expect_py(h, "type(many.T5.__dict__['m99']).__name__, type(many.T0.__dict__['m1']).__name__",
+            at_least(h, 10) ? "('method', 'method_descriptor')" : "('method', 'method')");
+  for (int k = 0; k < TYPES; k++) pyhost_type_free(h, types[k]);
   pyhost_module_free(h, m);
   pyhost_free(h);
 }

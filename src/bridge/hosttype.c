@@ -16,7 +16,12 @@
  * bound method, the way Python functions work.  From 3.8 the descriptor type says
  * Py_TPFLAGS_METHOD_DESCRIPTOR, so `obj.m(...)` calls it with obj first and no bound
  * method is made; from 3.12, where vectorcall is stable ABI, it is called without an
- * argument tuple (the tuple form before).
+ * argument tuple (the tuple form before).  The exception: from 3.10 typed methods are
+ * tp_methods after all, each through a C function of a fixed set that knows its
+ * record ("trampolines" below), so CPython calls them as its own builtin methods.
+ *
+ * Construction: `T(...)` goes through type_call and tp_new, with a tuple, up to 3.13;
+ * from 3.14 the type has a tp_vectorcall (obj_vectorcall) that takes the call's array.
  *
  * Instances: a type with payload_size keeps the payload inside the object, after the
  * header at a 16-byte boundary (INLINE_AT), so creating one allocates the object and
@@ -40,6 +45,8 @@
 #define HT_T_OBJECT 6
 #define HT_READONLY 1
 #define HT_TPFLAGS_HAVE_VECTORCALL (1UL << 11)  /* stable ABI 3.12 */
+#define HT_TP_VECTORCALL 82                      /* Py_tp_vectorcall: stable ABI 3.14 */
+#define HT_METH_FASTCALL 0x0080                  /* stable ABI 3.10 */
 #define HT_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17) /* stable ABI 3.8 */
 #define HT_TPFLAGS_IMMUTABLETYPE (1UL << 8)      /* 3.10 */
 #define HT_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
@@ -48,10 +55,11 @@ typedef PyObject *(*ht_vectorcallfunc)(PyObject *, PyObject *const *, size_t, Py
 /* The slow ways out of tp_new and tp_dealloc stay out of line, so that the short
  * ways save and restore no more registers than they use. */
 #if defined(__GNUC__)
-#define HT_COLD __attribute__((noinline))
+#define HT_NOINLINE __attribute__((noinline))
 #else
-#define HT_COLD
+#define HT_NOINLINE
 #endif
+#define HT_COLD HT_NOINLINE
 
 /* The largest inline payload a spec may ask for. */
 #define PAYLOAD_MAX ((size_t)1 << 20)
@@ -68,6 +76,7 @@ struct methrec {
   pyhost_typed_method tfn;   /* the typed form, bound against sig */
   struct pyhost__sig *sig;   /* own, or NULL */
   char *textsig;             /* __text_signature__: "($self, ...)" */
+  int native;                /* a method descriptor of CPython's calls it (trampolines) */
 };
 
 struct proprec {
@@ -101,6 +110,8 @@ struct typerec {
   struct proprec *props;
   size_t n_props;
   PyGetSetDef *getset;       /* n_props + 1, referenced by the type */
+  PyMethodDef *methdefs;     /* the typed methods CPython calls itself (see
+                              * "trampolines"), NULL-terminated, referenced by the type */
   PyMemberDef members[2];    /* referenced by the type */
   PyTypeObject *type;        /* strong while Python runs */
   int weakrefs;
@@ -326,17 +337,50 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
   return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
 }
 
-/* The fast constructor called as `T()`, the hot case: a view of no arguments keeps no
- * temporaries and the constructor gives no result, so a frame is all it needs. */
-static inline int construct_no_args(struct typerec *t, void **payload) {
+/* The common call of a typed callable: every argument given by position, none by
+ * keyword, each of its parameter's exact type (an int for an int, a float for a float),
+ * read as pyhost__typed_bind's quick path reads them, from items or else from the
+ * tuple.  Nothing here can run Python code or raise, so the arguments are read before
+ * the callback's frame exists and without a view; 0 leaves the call, and every error,
+ * to the binding inside the frame. */
+static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items,
+                             PyObject *tuple, size_t nargs, pyhost_arg *argv) {
+  if (nargs != s->n) return 0;
+  for (size_t i = 0; i < nargs; i++)
+    if (!pyhost__read_exact(&s->p[i], items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)i),
+                            &argv[i]))
+      return 0;
+  return 1;
+}
+
+/* A constructor whose call keeps no temporaries and gives no result, so a frame is all
+ * it needs: the typed form on arguments already bound (argv), or else the fast form
+ * called as `T()` (a view of no arguments). */
+static inline int construct_bare(struct typerec *t, const pyhost_arg *argv, void **payload) {
   if (pyhost__recursion_enter(pyhost__thread.frame) < 0) return -1;
   struct pyhost__frame frame;
   struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
+  int rc = argv ? t->tctor(t->callee.h, t->userdata, argv, payload)
+               : t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
   PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
   pyhost__frame_pop(outer_frame);
   pyhost__recursion_leave(outer_frame);
   return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
+}
+
+/* A new instance of t's own type (with an inline payload) made by construct_bare, or
+ * NULL with the Python exception set. */
+static inline PyObject *new_bare(struct typerec *t, PyTypeObject *type, const pyhost_arg *argv) {
+  hostobj *o = (hostobj *)t->alloc(type, 0);
+  if (!o) return NULL;
+  o->t = t;
+  void *payload = o->payload = (char *)o + INLINE_AT;
+  if (construct_bare(t, argv, &payload) < 0) {
+    PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
+    return NULL;
+  }
+  o->valid = 1;
+  return (PyObject *)o;
 }
 
 /* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
@@ -357,7 +401,7 @@ static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
   if (t->fctor) {
     struct ctor_call c = {t, payload};
     struct pyhost__fast_call v;
-    if (no_arguments(args, kwargs)) return construct_no_args(t, payload);
+    if (no_arguments(args, kwargs)) return construct_bare(t, NULL, payload);
     if (pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs) < 0) return -1;
     PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
     if (!none) return -1;
@@ -380,8 +424,8 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
  * here. */
 /* (pyhost__process.fast_type and fast_rec) */
 
-/* tp_new.  `T(...)` of that type, with any arguments, costs the allocation, the
- * binding (the typed form), a frame and the constructor. */
+/* tp_new.  `T(...)` of that type, with any arguments, costs the allocation, a frame
+ * and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   struct typerec *t = pyhost__process.fast_rec;
   if (type == pyhost__process.fast_type && pyhost__python_running()) {
@@ -397,6 +441,74 @@ static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     return (PyObject *)o;
   }
   return obj_new_any(type, args, kwargs);
+}
+
+/* tp_new of a type with a typed constructor (a tp_new of its own, so that the other
+ * forms' pay no test for it).  Its common call, every argument by position and of
+ * its parameter's exact type, is bound here straight from the tuple; any other call
+ * is bound in the constructor's frame, as obj_new does it. */
+static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  struct typerec *t = pyhost__process.fast_rec;
+  if (type != pyhost__process.fast_type || !pyhost__python_running())
+    return obj_new_any(type, args, kwargs);
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  if (kwargs || !bind_exact(t->ctor_sig, NULL, args, (size_t)((PyVarObject *)args)->ob_size, argv))
+    return obj_new(type, args, kwargs);
+  return new_bare(t, type, argv);
+}
+
+/* `T(...)` as type_call makes it, a tuple and a dict to the type's tp_new and then its
+ * tp_init (both read now: Python code may have replaced __new__ or __init__): every
+ * call obj_vectorcall does not take itself. */
+static HT_COLD PyObject *obj_vectorcall_any(PyTypeObject *type, PyObject *const *args,
+                                            size_t nargs, PyObject *kwnames) {
+  PyObject *tuple = PY.PyTuple_New((Py_ssize_t)nargs), *kwargs = NULL, *o = NULL;
+  if (!tuple) return NULL;
+  for (size_t i = 0; i < nargs; i++) {
+    PY.Py_IncRef(args[i]);
+    PY.PyTuple_SetItem(tuple, (Py_ssize_t)i, args[i]);
+  }
+  Py_ssize_t nkw = kwnames ? PY.PyTuple_Size(kwnames) : 0;
+  if (nkw > 0 && !(kwargs = PY.PyDict_New())) goto done;
+  for (Py_ssize_t k = 0; k < nkw; k++)
+    if (PY.PyDict_SetItem(kwargs, PY.PyTuple_GetItem(kwnames, k), args[nargs + (size_t)k]) < 0)
+      goto done;
+  newfunc new_fn = (newfunc)PY.PyType_GetSlot(type, Py_tp_new);
+  if (!new_fn) { /* type_call's check (CPython drops the vectorcall before it matters) */
+    PY.PyErr_SetString(*PY.PyExc_TypeError, "cannot create instances of this host type");
+    goto done;
+  }
+  if (!(o = new_fn(type, tuple, kwargs)) ||
+      (Py_TYPE(o) != type && !PY.PyType_IsSubtype(Py_TYPE(o), type)))
+    goto done; /* type_call runs no __init__ then either */
+  initproc init = (initproc)PY.PyType_GetSlot(type, Py_tp_init);
+  if (init && init(o, tuple, kwargs) < 0) {
+    PY.Py_DecRef(o);
+    o = NULL;
+  }
+done:
+  PY.Py_DecRef(tuple);
+  if (kwargs) PY.Py_DecRef(kwargs);
+  return o;
+}
+
+/* tp_vectorcall, from 3.14 (where a type from a spec may have one): `T(...)` without
+ * the argument tuple type_call makes.  CPython never inherits it, so only T itself
+ * comes here (a subclass goes through type_call); it drops it when Python code sets
+ * T.__new__ or T.__init__.  The quick calls are obj_new_typed's and obj_new's `T()`:
+ * the type's own tp_new and object's __init__, which takes any arguments of a type
+ * whose __new__ is not object's and does nothing. */
+static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                PyObject *kwnames) {
+  PyTypeObject *type = (PyTypeObject *)callable;
+  struct typerec *t = pyhost__process.fast_rec;
+  size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
+  pyhost_arg argv[PYHOST__SIG_MAX];
+  if (type == pyhost__process.fast_type && !kwnames && pyhost__python_running() &&
+      (t->tctor ? bind_exact(t->ctor_sig, args, NULL, nargs, argv) : !nargs && t->fctor)) {
+    return new_bare(t, type, t->tctor ? argv : NULL);
+  }
+  return obj_vectorcall_any(type, args, nargs, kwnames);
 }
 
 /* Every other case: subclasses, arguments, the value form, payload pointers, and the
@@ -557,6 +669,19 @@ static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args
   return c->m->tfn(h, c->payload, c->m->t->userdata, argv, ret);
 }
 
+/* A typed method on arguments bound before its frame (bind_exact): no view to read. */
+struct bound_method_call {
+  struct methrec *m;
+  void *payload;
+  const pyhost_arg *argv;
+};
+static int bound_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
+                              pyhost_ret *ret) {
+  struct bound_method_call *c = userdata;
+  (void)args;
+  return c->m->tfn(h, c->payload, c->m->t->userdata, c->argv, ret);
+}
+
 /* The value-form method as pyhost__run_value calls it. */
 struct value_method_call {
   struct methrec *m;
@@ -603,7 +728,7 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
 }
 
 /* The same with a vectorcall argument array (self not in it). */
-static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *const *argv,
+static PYHOST__HOT_INLINE PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *const *argv,
                                size_t nargs, PyObject *kwnames) {
   hostobj *o = (hostobj *)self;
   if (!usable(o)) return NULL;
@@ -611,7 +736,15 @@ static PyObject *invoke_vector(struct methrec *m, PyObject *self, PyObject *cons
     struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
     pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-    if (m->tfn) return pyhost__run_fast(typed_method_entry, &c, &v);
+    if (m->tfn) {
+      pyhost_arg cargs[PYHOST__SIG_MAX];
+      if (!kwnames && bind_exact(m->sig, argv, NULL, nargs, cargs)) {
+        /* the common call: converted C values only, so the view keeps nothing */
+        struct bound_method_call b = {m, o->payload, cargs};
+        return pyhost__run_fast_as(bound_method_entry, &b, &v, pyhost__inline_refcounts(), 0, 1);
+      }
+      return pyhost__run_fast(typed_method_entry, &c, &v);
+    }
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
@@ -643,6 +776,82 @@ static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t 
   size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
   if (!self_ok(m, nargs ? args[0] : NULL)) return NULL;
   return invoke_vector(m, args[0], args + 1, nargs - 1, kwnames);
+}
+
+/* ---- trampolines: typed methods as CPython's own method descriptors ----
+ * From 3.10, where METH_FASTCALL | METH_KEYWORDS is stable ABI, a typed method is a
+ * PyMethodDef of its type (tp_methods), so CPython's method descriptor calls it, the
+ * way it calls any builtin method: the interpreter's specialized calls reach the C
+ * function without a call through PyObject_Vectorcall.  A PyMethodDef has no closure,
+ * so each such method gets one of a fixed set of C functions, each of which knows its
+ * slot in a table of records; once the set is used up, later typed methods are pyhost
+ * descriptors as before 3.10.  CPython's descriptor checks that self is an instance of
+ * the type (or a subclass) before it calls: a foreign object gets its TypeError. */
+#define TRAMPOLINES 512
+static struct methrec *tramp_rec[TRAMPOLINES];
+static size_t tramp_used;
+
+/* Out of line: the trampolines only load their record and jump here. */
+static HT_NOINLINE PyObject *method_fastcall(struct methrec *m, PyObject *self,
+                                         PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames) {
+  return invoke_vector(m, self, args, (size_t)nargs, kwnames);
+}
+
+#define TRAMP(a, b, c)                                                                   \
+  static PyObject *tramp_##a##b##c(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                                   PyObject *kwnames) {                                  \
+    return method_fastcall(tramp_rec[(a) * 64 + (b) * 8 + (c)], self, args, nargs, kwnames); \
+  }
+#define TRAMP8(a, b)                                                                     \
+  TRAMP(a, b, 0) TRAMP(a, b, 1) TRAMP(a, b, 2) TRAMP(a, b, 3) TRAMP(a, b, 4) TRAMP(a, b, 5) \
+  TRAMP(a, b, 6) TRAMP(a, b, 7)
+#define TRAMP64(a)                                                                       \
+  TRAMP8(a, 0) TRAMP8(a, 1) TRAMP8(a, 2) TRAMP8(a, 3) TRAMP8(a, 4) TRAMP8(a, 5) TRAMP8(a, 6) \
+  TRAMP8(a, 7)
+TRAMP64(0) TRAMP64(1) TRAMP64(2) TRAMP64(3) TRAMP64(4) TRAMP64(5) TRAMP64(6) TRAMP64(7)
+
+typedef PyObject *(*tramp_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
+#define TRAMP_PTR(a, b, c) tramp_##a##b##c,
+#define TRAMP_PTR8(a, b)                                                                 \
+  TRAMP_PTR(a, b, 0) TRAMP_PTR(a, b, 1) TRAMP_PTR(a, b, 2) TRAMP_PTR(a, b, 3)               \
+  TRAMP_PTR(a, b, 4) TRAMP_PTR(a, b, 5) TRAMP_PTR(a, b, 6) TRAMP_PTR(a, b, 7)
+#define TRAMP_PTR64(a)                                                                   \
+  TRAMP_PTR8(a, 0) TRAMP_PTR8(a, 1) TRAMP_PTR8(a, 2) TRAMP_PTR8(a, 3) TRAMP_PTR8(a, 4)      \
+  TRAMP_PTR8(a, 5) TRAMP_PTR8(a, 6) TRAMP_PTR8(a, 7)
+static const tramp_fn tramps[TRAMPOLINES] = {TRAMP_PTR64(0) TRAMP_PTR64(1) TRAMP_PTR64(2)
+                                                 TRAMP_PTR64(3) TRAMP_PTR64(4) TRAMP_PTR64(5)
+                                                     TRAMP_PTR64(6) TRAMP_PTR64(7)};
+
+/* With the GIL, before the type is made: the PyMethodDef entries of t's typed methods
+ * that get a trampoline (t->methdefs; the others stay pyhost descriptors).  0, or -1
+ * when out of memory. */
+static int native_methods(struct typerec *t) {
+  if (!pyhost__runtime_at_least(3, 10)) return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < t->n_methods; i++) n += t->methods[i].tfn != NULL;
+  if (!n || tramp_used == TRAMPOLINES) return 0;
+  if (!(t->methdefs = pyhost__calloc(n + 1, sizeof *t->methdefs))) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < t->n_methods && tramp_used < TRAMPOLINES; i++) {
+    struct methrec *m = &t->methods[i];
+    if (!m->tfn) continue;
+    tramp_rec[tramp_used] = m;
+    t->methdefs[k].ml_name = m->name;
+    t->methdefs[k].ml_meth = (PyCFunction)(void (*)(void))tramps[tramp_used++];
+    t->methdefs[k].ml_flags = HT_METH_FASTCALL | METH_KEYWORDS;
+    t->methdefs[k++].ml_doc = m->sig->doc; /* "name($self, ...)\n--\n\n" + the doc */
+    m->native = 1;
+  }
+  return 0;
+}
+
+/* After the type failed to be made: t's trampolines are free again (the last ones
+ * taken; any taken since stay used, pointing at nothing that is ever called). */
+static void native_methods_undo(struct typerec *t) {
+  for (size_t i = t->n_methods; i-- > 0;)
+    if (t->methods[i].native && tramp_used > 0 && tramp_rec[tramp_used - 1] == &t->methods[i])
+      tramp_rec[--tramp_used] = NULL;
 }
 
 /* A bound method's self is an instance of its method's type: descr_get makes bound
@@ -872,6 +1081,7 @@ static void rec_free(struct typerec *t) {
   pyhost__free(t->methods);
   pyhost__free(t->props);
   pyhost__free(t->getset);
+  pyhost__free(t->methdefs);
   pyhost__free(t->tp_name);
   pyhost__free(t->doc);
   pyhost__sig_release(t->ctor_sig);
@@ -1017,12 +1227,15 @@ fail:
 }
 
 static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
-  PyType_Slot slots[8];
+  PyType_Slot slots[10];
   int n = 0;
   slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)obj_dealloc};
-  slots[n++] = (PyType_Slot){Py_tp_new, (void *)obj_new};
+  slots[n++] = (PyType_Slot){Py_tp_new, (void *)(t->tctor ? obj_new_typed : obj_new)};
+  if (pyhost__runtime_at_least(3, 14))
+    slots[n++] = (PyType_Slot){HT_TP_VECTORCALL, (void *)obj_vectorcall};
   if (t->doc) slots[n++] = (PyType_Slot){Py_tp_doc, t->doc};
   if (t->n_props) slots[n++] = (PyType_Slot){Py_tp_getset, t->getset};
+  if (t->methdefs) slots[n++] = (PyType_Slot){Py_tp_methods, t->methdefs};
   if ((flags & PYHOST_TYPE_WEAKREF) && pyhost__runtime_at_least(3, 9)) {
     t->members[0] = (PyMemberDef){(char *)"__weaklistoffset__", HT_T_PYSSIZET,
                                   offsetof(hostobj, weaklist), HT_READONLY, NULL};
@@ -1056,6 +1269,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
 
 static int add_methods(struct typerec *t) {
   for (size_t i = 0; i < t->n_methods; i++) {
+    if (t->methods[i].native) continue; /* in the type's dict already */
     methdescr *d = (methdescr *)pyhost__heap_alloc(pyhost__process.descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
@@ -1100,8 +1314,15 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   PyObject *module = pyhost__module_object(m);
+  if (native_methods(t) < 0) {
+    rec_free(t);
+    pyhost__free(handle);
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating type %s", spec->name);
+    goto done;
+  }
   if (internal_types() < 0 || !(t->type = make_type(t, module, spec->flags))) {
     rc = pyhost__take_exception(h, "creating the type failed");
+    native_methods_undo(t);
     rec_free(t);
     pyhost__free(handle);
     goto done;
