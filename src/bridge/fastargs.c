@@ -306,21 +306,21 @@ static int set_made(pyhost *h, pyhost_ret *ret, PyObject *o) {
   ret->obj = o;
   return PYHOST_OK;
 }
-/* The int and float setters but for a pending result: out of line, so that the
- * pending one saves no registers. */
+/* The int and float setters (ret checked) but for a pending result: out of line, so
+ * that the pending one saves no registers. */
 static PYHOST__NOINLINE int ret_int_made(pyhost *h, pyhost_ret *ret, int64_t i) {
-  if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
   return set_made(h, ret, PY.PyLong_FromLongLong((long long)i));
 }
 static PYHOST__NOINLINE int ret_float_made(pyhost *h, pyhost_ret *ret, double d) {
-  if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
   return set_made(h, ret, PY.PyFloat_FromDouble(d));
 }
 int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
-  return ret && !ret->obj ? set_pending(ret, pyhost_arg_int(i)) : ret_int_made(h, ret, i);
+  if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
+  return !ret->obj ? set_pending(ret, pyhost_arg_int(i)) : ret_int_made(h, ret, i);
 }
 int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
-  return ret && !ret->obj ? set_pending(ret, pyhost_arg_float(d)) : ret_float_made(h, ret, d);
+  if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
+  return !ret->obj ? set_pending(ret, pyhost_arg_float(d)) : ret_float_made(h, ret, d);
 }
 int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len) {
   return set(h, ret, pyhost_arg_str(s, len), "pyhost_ret_str");
