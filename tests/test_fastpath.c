@@ -209,33 +209,68 @@ TEST_CASE(prepared_call_arguments) {
   CHECK_RC(pyhost_prepare_name(h, "k.m", &m), PYHOST_OK);
   check_echo(h, m, a + 2, 2, "(-9223372036854775808, 2.5)");
   pyhost_callable_free(m);
+  /* every count, in order, around the stack's size (8: on the C stack on every runtime,
+   * before 3.12 through PyObject_CallFunctionObjArgs; past it a tuple), typed and
+   * as pyhost_prepared_callf */
+  pyhost_callable *w = NULL;
+  CHECK_RC(pyhost_exec(h, "def weigh(*a):\n    return sum((i + 1) * x for i, x in enumerate(a))\n",
+                       NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "weigh", &w), PYHOST_OK);
+  pyhost_arg ints[10];
+  int64_t want = 0;
+  for (int n = 0; n <= 10; n++) {
+    int64_t got = -1;
+    CHECK_RC(pyhost_prepared_call_int(h, w, ints, (size_t)n, &got), PYHOST_OK);
+    CHECK(got == want);
+    if (n < 10) {
+      ints[n] = pyhost_arg_int(100 + n);
+      want += (int64_t)(n + 1) * (100 + n);
+    }
+  }
+  int r = -1;
+  CHECK_RC(pyhost_prepared_callf(h, w, "iiiiiiii>i", 1, 2, 3, 4, 5, 6, 7, 8, &r), PYHOST_OK);
+  CHECK(r == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64);
+  CHECK_RC(pyhost_prepared_callf(h, w, "iiiiiiiii>i", 1, 2, 3, 4, 5, 6, 7, 8, 9, &r), PYHOST_OK);
+  CHECK(r == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64 + 81);
+  double d = 0;
+  CHECK_RC(pyhost_prepared_callf(h, w, "id>d", 1, 0.5, &d), PYHOST_OK);
+  CHECK(d == 2.0);
+  pyhost_callable_free(w);
   pyhost_value_free(obj);
   pyhost_value_free(lst);
   pyhost_callable_free(c);
   pyhost_free(h);
 }
 
-TEST_CASE(prepared_call_results) {
-  pyhost *h = start();
-  CHECK_RC(pyhost_exec(h, "def ident(x):\n    return x\nclass I(int): pass\n", NULL), PYHOST_OK);
-  pyhost_value *fn = NULL;
-  pyhost_callable *c = NULL;
-  CHECK_RC(pyhost_get_global(h, "ident", &fn), PYHOST_OK);
-  CHECK_RC(pyhost_prepare(h, fn, &c), PYHOST_OK);
-  pyhost_value_free(fn);
+/* The typed reads, the same outside a scope and inside one (where the typed forms take
+ * their quick entry): exact ints at both ends of 64 bits and -1 (the value that may
+ * mean an error), bools and floats refused as ints, int subclasses read. */
+static void check_results(pyhost *h, pyhost_callable *c, pyhost_callable *big,
+                          pyhost_callable *sub) {
   int64_t i = 0;
   double d = 0;
   int b = -1;
   pyhost_arg x = pyhost_arg_int(41);
   CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_OK);
   CHECK(i == 41);
+  static const int64_t edges[] = {-1, INT64_MIN, INT64_MAX, 0};
+  for (size_t k = 0; k < sizeof edges / sizeof *edges; k++) {
+    x = pyhost_arg_int(edges[k]);
+    i = 5;
+    CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_OK);
+    CHECK(i == edges[k]);
+  }
+  x = pyhost_arg_int(41);
   CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_OK); /* an int is a float */
   CHECK(d == 41.0);
   x = pyhost_arg_float(0.5);
   CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_OK);
   CHECK(d == 0.5);
+  i = 5;
   CHECK_RC(pyhost_prepared_call_int(h, c, &x, 1, &i), PYHOST_TYPE);
   CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_prepared_call_int: the result: expected int, got float");
+  CHECK(i == 5);
   x = pyhost_arg_bool(1);
   CHECK_RC(pyhost_prepared_call_bool(h, c, &x, 1, &b), PYHOST_OK);
   CHECK(b == 1);
@@ -246,19 +281,34 @@ TEST_CASE(prepared_call_results) {
   x = pyhost_arg_str("s", 1);
   CHECK_RC(pyhost_prepared_call_float(h, c, &x, 1, &d), PYHOST_TYPE);
   CHECK_CONTAINS(pyhost_errmsg(h), "expected float, got str");
-  pyhost_callable *big = NULL, *sub = NULL;
-  CHECK_RC(pyhost_exec(h, "def big():\n    return 2**70\ndef sub():\n    return I(-3)\n", NULL),
-           PYHOST_OK);
-  CHECK_RC(pyhost_prepare_name(h, "big", &big), PYHOST_OK);
   CHECK_RC(pyhost_prepared_call_int(h, big, NULL, 0, &i), PYHOST_RANGE);
   CHECK_CONTAINS(pyhost_errmsg(h), "does not fit in 64 bits");
+  CHECK(i == 5);
   CHECK_RC(pyhost_prepared_call_float(h, big, NULL, 0, &d), PYHOST_OK);
   CHECK(d == 1180591620717411303424.0);
-  CHECK_RC(pyhost_prepare_name(h, "sub", &sub), PYHOST_OK);
   CHECK_RC(pyhost_prepared_call_int(h, sub, NULL, 0, &i), PYHOST_OK); /* int subclasses too */
   CHECK(i == -3);
   CHECK_RC(pyhost_prepared_call(h, sub, NULL, 0), PYHOST_OK);
   CHECK_STREQ(pyhost_errmsg(h), "not an error");
+}
+
+TEST_CASE(prepared_call_results) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def ident(x):\n    return x\nclass I(int): pass\n", NULL), PYHOST_OK);
+  pyhost_value *fn = NULL;
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_get_global(h, "ident", &fn), PYHOST_OK);
+  CHECK_RC(pyhost_prepare(h, fn, &c), PYHOST_OK);
+  pyhost_value_free(fn);
+  pyhost_callable *big = NULL, *sub = NULL;
+  CHECK_RC(pyhost_exec(h, "def big():\n    return 2**70\ndef sub():\n    return I(-3)\n", NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "big", &big), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "sub", &sub), PYHOST_OK);
+  check_results(h, c, big, sub);
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  check_results(h, c, big, sub);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
   pyhost_callable_free(big);
   pyhost_callable_free(sub);
   pyhost_callable_free(c);

@@ -5,13 +5,7 @@
  * array; on 3.12+ the call is PyObject_Vectorcall with a tuple of keyword names, which
  * a prepared callable keeps from one call to the next (no allocation per call then);
  * before 3.12 the stable ABI's only call with keywords takes a tuple and a dict. */
-#include "bridge.h"
-
-#include <limits.h>
-#include <stdarg.h>
-#include <string.h>
-
-#define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1)) /* see prepared.c */
+#include "callf.h"
 
 /* A format read: what each argument's letter is, which are keywords, the result's
  * letter.  A prepared callable keeps the last one it read (struct pyhost__callf_plan
@@ -79,9 +73,7 @@ static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
   return t;
 }
 
-/* Argument i of the call, of letter t, from ap: a new reference, or NULL with the
- * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
-static PyObject *read_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
   pyhost_arg a;
   switch (t) {
   case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
@@ -128,10 +120,20 @@ static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
   return r;
 }
 
-/* A borrowed str or bytes result r (a new reference, taken): its text in *out and
- * *len, and in *kept what holds it (r, or before 3.10 the bytes of its UTF-8). */
-static int read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
-                         PyObject **kept, const char *fn) {
+PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
+                                   const struct pyhost__callf_plan *p) {
+  if (!pyhost__runtime_at_least(3, 12))
+    return p->n == p->npos ? pyhost__call_stack(fn, objs, p->n) : call_tuple(fn, objs, p);
+  PyObject *kwnames = kwnames_of(p), *r = NULL; /* the plan could not keep them */
+  if (kwnames) {
+    r = PY.PyObject_Vectorcall(fn, objs, p->npos | PYHOST__ARGS_OFFSET, kwnames);
+    PY.Py_DecRef(kwnames);
+  }
+  return r;
+}
+
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+                                PyObject **kept, const char *fn) {
   unsigned long flags = PY.PyType_GetFlags(Py_TYPE(r));
   char *p = NULL;
   Py_ssize_t n = 0;
@@ -160,32 +162,6 @@ static int read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
   return PYHOST_OK;
 }
 
-/* Reads the result r (a new reference, dropped here) as letter t into out. */
-static int read_result(pyhost *h, PyObject *r, char t, void *out, const char *fn) {
-  int rc = PYHOST_OK;
-  int64_t i = 0;
-  switch (t) {
-  case 'i':
-    if (!(rc = pyhost__read_int(h, r, fn, &i))) {
-      if (i < INT_MIN || i > INT_MAX)
-        rc = pyhost__set_error(h, PYHOST_RANGE, "%s: the result %lld does not fit in an int", fn,
-                               (long long)i);
-      else *(int *)out = (int)i;
-    }
-    break;
-  case 'L': rc = pyhost__read_int(h, r, fn, (int64_t *)out); break;
-  case 'd': rc = pyhost__read_float(h, r, fn, (double *)out); break;
-  case 'b': rc = pyhost__read_bool(h, r, fn, (int *)out); break;
-  case 'O':
-    if (!(*(pyhost_value **)out = pyhost__from_python(h, r)))
-      rc = pyhost__take_exception(h, "converting the result failed");
-    break;
-  default: break;
-  }
-  pyhost__drop(r);
-  return rc;
-}
-
 /* cache holds fmt's plan: read from a copy of the text, its keyword names made (3.12+
  * only: before, a call builds its dict anyway).  Nothing kept when memory runs out:
  * the next call reads the format again. */
@@ -210,59 +186,19 @@ static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
   *cache = p;
 }
 
+const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *fname,
+                                                         const char *fmt,
+                                                         struct pyhost__callf_plan *cache,
+                                                         struct pyhost__callf_plan *read, int *rc) {
+  if ((*rc = read_format(h, fname, fmt, read)) != PYHOST_OK) return NULL;
+  if (!cache) return read;
+  keep_plan(cache, fmt);
+  return cache->text ? cache : read;
+}
+
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
                   struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
-  struct pyhost__callf_plan read;
-  const struct pyhost__callf_plan *p = &read;
-  if (cache && cache->text && fmt && strcmp(cache->text, fmt) == 0) {
-    p = cache;
-  } else {
-    int rc = read_format(h, fname, fmt, &read);
-    if (rc) return rc;
-    if (cache) {
-      keep_plan(cache, fmt);
-      if (cache->text) p = cache;
-    }
-  }
-  PyObject *stack[PYHOST__CALLF_MAX + 1];
-  size_t done = 0;
-  while (done < p->n && (stack[done + 1] = read_arg(h, p->letter[done], ap, done, fname))) done++;
-  int borrowed = p->rtype == 's' || p->rtype == 'y';
-  void *out = p->rtype ? va_arg(*ap, void *) : NULL;
-  size_t *out_len = borrowed ? va_arg(*ap, size_t *) : NULL;
-  PyObject *r = NULL;
-  if (done < p->n) {
-    /* an argument failed: its exception (or MISUSE message) is the answer */
-  } else if (borrowed && !keep) {
-    while (done) pyhost__drop(stack[done--]);
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             "%s: a borrowed result (>s, >y) needs a prepared callable: "
-                             "pyhost_prepared_callf", fname);
-  } else if (p->rtype && (!out || (borrowed && !out_len))) {
-    while (done) pyhost__drop(stack[done--]);
-    return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname);
-  } else if (!pyhost__runtime_at_least(3, 12)) {
-    r = call_tuple(fn, stack + 1, p);
-  } else if (p->n == p->npos) {
-    r = PY.PyObject_Vectorcall(fn, stack + 1, p->n | ARGS_OFFSET, NULL);
-  } else if (p->kwnames) {
-    r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | ARGS_OFFSET, p->kwnames);
-  } else {
-    PyObject *kwnames = kwnames_of(p);
-    if (kwnames) {
-      r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | ARGS_OFFSET, kwnames);
-      PY.Py_DecRef(kwnames);
-    }
-  }
-  while (done) pyhost__drop(stack[done--]);
-  if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, raised) : PYHOST_MISUSE;
-  if (!borrowed) return read_result(h, r, p->rtype, out, fname);
-  PyObject *kept = NULL, *old = *keep;
-  int rc = read_borrowed(h, r, p->rtype, out, out_len, &kept, fname);
-  if (rc) return rc;
-  *keep = kept; /* the previous result lived until now: an argument may have been it */
-  if (old) pyhost__drop(old);
-  return PYHOST_OK;
+  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised);
 }
 
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p) {

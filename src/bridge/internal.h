@@ -49,9 +49,30 @@ static inline int pyhost__accepts_float(PyObject *o) {
  * set, or with PYHOST_MISUSE in h's message (an unknown kind, a NULL pointer) and no
  * exception. */
 PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn);
+/* The same, with the numbers converted in place: for the per-call loops, where the
+ * call and the switch of the general conversion cost as much as the conversion. */
+static inline PyObject *pyhost__arg_to_python_inline(pyhost *h, const pyhost_arg *a,
+                                                     size_t index, const char *fn) {
+  if (a->kind == PYHOST_ARG_INT) return PY.PyLong_FromLongLong(a->u.i);
+  if (a->kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(a->u.d);
+  return pyhost__arg_to_python(h, a, index, fn);
+}
 /* The result o of a call named fn read as an int, float or bool under pyhost_value's
  * rules: PYHOST_OK, or PYHOST_TYPE / PYHOST_RANGE / PYHOST_PYEXC with h's message set. */
-int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out);
+int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out);
+/* An exact int that fits, the usual result, is read here; the rest (bool, subclasses,
+ * overflow, the errors) by pyhost__read_int_any. */
+static inline int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
+  if (Py_TYPE(o) == PY.PyLong_Type) {
+    int overflow = 0;
+    long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow && i != -1) { /* -1 may be an error: the general read tells */
+      *out = (int64_t)i;
+      return PYHOST_OK;
+    }
+  }
+  return pyhost__read_int_any(h, o, fn, out);
+}
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out);
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
 /* PYHOST_TYPE with h's message "<fn>: the result: expected <expected>, got <type>". */

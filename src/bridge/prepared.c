@@ -2,19 +2,19 @@
  *
  * The callable is resolved and its runtime's best call chosen once, in pyhost_prepare;
  * a call converts its C arguments straight onto the C stack and hands them to
- * PyObject_Vectorcall (3.12+), so the per-call work is Python's own.  A callable that
+ * PyObject_Vectorcall (3.12+; before, pyhost__call_stack: no tuple either), so the
+ * per-call work is Python's own.  A callable that
  * is running is never freed under its call: pyhost_callable_free from inside (a host
  * function the call reached) only marks it, and the call frees it on the way out.
  */
-#include "bridge.h"
+#include "callf.h"
 
 #include <limits.h>
 #include <string.h>
 
-/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use argv[-1] (a bound method puts
- * self there instead of copying the arguments).  Not in the floor's headers. */
-#define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
-#define STACK_MAX 8 /* arguments converted onto the C stack; more go through a tuple */
+#define ARGS_OFFSET PYHOST__ARGS_OFFSET /* see callf.h */
+#define STACK_MAX PYHOST__CALL_STACK_MAX /* arguments converted onto the C stack; more go
+                                           * through a tuple */
 
 enum how { CALL_TUPLE, CALL_NOARGS, CALL_VECTOR }; /* best call of the runtime */
 #define DOOMED INT_MIN /* the sign bit: a call's way out tests it with the decrement */
@@ -119,7 +119,7 @@ void pyhost_callable_free(pyhost_callable *c) {
 
 /* ---- calling ---- */
 
-static PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
+static PYHOST__NOINLINE PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
                             const char *fn) {
   PyObject *args = PY.PyTuple_New((Py_ssize_t)n);
   for (size_t i = 0; args && i < n; i++) {
@@ -134,13 +134,24 @@ static PyObject *call_tuple(pyhost *h, PyObject *f, const pyhost_arg *argv, size
   return r;
 }
 
-static PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv, size_t n,
-                             const char *fn) {
+static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv,
+                                              size_t n, const char *fn) {
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
-  while (done < n && (stack[done + 1] = pyhost__arg_to_python(h, &argv[done], done, fn))) done++;
-  PyObject *r = done == n ? PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL) : NULL;
-  while (done) PY.Py_DecRef(stack[done--]);
+  for (; done < n; done++) {
+    PyObject *x = pyhost__arg_to_python_inline(h, &argv[done], done, fn);
+    if (!x) break;
+    stack[done + 1] = x;
+  }
+  PyObject *r = NULL;
+  if (done < n) {
+    /* an argument failed: its exception (or MISUSE message) is the answer */
+  } else if (pyhost__runtime_at_least(3, 12)) {
+    r = PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL);
+  } else {
+    r = pyhost__call_stack(f, stack + 1, n); /* no tuple there either */
+  }
+  pyhost__callf_drop_args(stack + 1, done);
   return r;
 }
 
@@ -152,10 +163,10 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: argv is NULL", fn);
 }
 
-/* A call with arguments: onto the stack (3.12+) or into a tuple. */
-static PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
+/* A call with arguments: onto the stack, or past STACK_MAX into a tuple. */
+static inline PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
                            const char *fn) {
-  if (c->how == CALL_VECTOR && n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
+  if (n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
   return call_tuple(h, c->fn, argv, n, fn);
 }
 
@@ -173,18 +184,28 @@ static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
   return r;
 }
 
-/* The call: PYHOST_OK with *r a new reference, or the status with h's message set.
- * Inlined into each public form: a call without arguments is one branch and one call. */
+/* 1 when invoke takes c, argv, n (else refuse says why). */
+static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
+                                  const pyhost_arg *argv, size_t n) {
+  return c && c->h == h && (!n || argv);
+}
+
+/* A call of c (usable): a new reference, or NULL with the exception set (or MISUSE in
+ * h's message).  A call without arguments is one branch and one call. */
+static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                        size_t n, const char *fn) {
+  if (!n) return call0(c);
+  c->busy++;
+  PyObject *r = call_with(h, c, argv, n, fn);
+  if (--c->busy == DOOMED) destroy(c);
+  return r;
+}
+
+/* The call: PYHOST_OK with *r a new reference, or the status with h's message set. */
 static PYHOST__HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
                          const char *fn, PyObject **r) {
-  if (!c || c->h != h || (n && !argv)) return refuse(h, c, fn);
-  if (!n) {
-    *r = call0(c);
-  } else {
-    c->busy++;
-    *r = call_with(h, c, argv, n, fn);
-    if (--c->busy == DOOMED) destroy(c);
-  }
+  if (!callable_usable(h, c, argv, n)) return refuse(h, c, fn);
+  *r = run(h, c, argv, n, fn);
   return *r ? PYHOST_OK : failed(h);
 }
 
@@ -227,20 +248,40 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
   return call0_discard(c);
 }
 
-/* The typed forms: one body, the reader and the output differ. */
+/* The typed forms: one body, the reader and the output differ.  The hot case (inside a
+ * scope, no message to reset, good arguments) costs entry_is_free's checks and the
+ * call; every other goes through the general body, NAME_any, out of line. */
 #define TYPED_CALL(NAME, FN, CTYPE, READ)                                               \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
-           CTYPE *out) {                                                                \
+           CTYPE *out); /* a leading static makes both static */                        \
+  static PYHOST__NOINLINE int NAME##_any(pyhost *h, pyhost_callable *c,                 \
+                                         const pyhost_arg *argv, size_t nargs,          \
+                                         CTYPE *out) {                                  \
     PyGILState_STATE gil;                                                               \
     int rc = pyhost__enter(h, &gil);                                                    \
     if (rc) return rc;                                                                  \
     PyObject *r;                                                                        \
-    if (!out) rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", FN);       \
-    else if (!(rc = invoke(h, c, argv, nargs, FN, &r))) {                            \
-      rc = READ(h, r, FN, out);                                                      \
+    if (!out) rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", FN);          \
+    else if (!(rc = invoke(h, c, argv, nargs, FN, &r))) {                               \
+      rc = READ(h, r, FN, out);                                                         \
       pyhost__drop(r);                                                                  \
     }                                                                                   \
     pyhost__leave(h, gil);                                                              \
+    return rc;                                                                          \
+  }                                                                                     \
+  int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
+           CTYPE *out) {                                                                \
+    if (!pyhost__entry_is_free(h) || !out || !callable_usable(h, c, argv, nargs))       \
+      return NAME##_any(h, c, argv, nargs, out);                                        \
+    PyObject *r = run(h, c, argv, nargs, FN);                                           \
+    int rc;                                                                             \
+    if (!r) {                                                                           \
+      rc = failed(h);                                                                   \
+    } else {                                                                            \
+      rc = READ(h, r, FN, out);                                                         \
+      pyhost__drop(r);                                                                  \
+    }                                                                                   \
+    pyhost__leave(h, PYHOST__GIL_SCOPED);                                               \
     return rc;                                                                          \
   }
 
@@ -263,9 +304,9 @@ int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c, const pyhost_arg *
 }
 
 int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
-  PyGILState_STATE gil;
-  int rc = pyhost__enter(h, &gil);
-  if (rc) return rc;
+  PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
+  int rc = PYHOST_OK;
+  if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
   if (!c || c->h != h) {
     rc = refuse(h, c, "pyhost_prepared_callf");
   } else {
@@ -273,7 +314,8 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     va_start(ap, fmt);
     c->busy++;
     PyObject *kept = c->kept;
-    rc = pyhost__callf(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept, NULL);
+    rc = pyhost__callf_inline(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept,
+                              NULL);
     if (--c->busy == DOOMED) {
       int lost = rc == PYHOST_OK && c->kept != kept; /* a borrowed result went with c */
       destroy(c);

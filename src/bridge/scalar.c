@@ -47,7 +47,7 @@ int pyhost__read_type_error(pyhost *h, PyObject *o, const char *fn, const char *
                            name);
 }
 
-int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
+int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
   if (!pyhost__is_int(o)) return pyhost__read_type_error(h, o, fn, "int");
   int overflow = 0;
   long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);

@@ -1,0 +1,134 @@
+/* callf.h: the per-call body of the calls in one line (callf.c), inline so that
+ * pyhost_prepared_callf (prepared.c), the hot form, runs it without a call, a second
+ * prologue and eight arguments of its own.  The rare parts stay out of line in
+ * callf.c: reading a format the cache does not hold, letters other than 'i', calls
+ * with keywords before 3.12, borrowed results. */
+#ifndef PYHOST_CALLF_H
+#define PYHOST_CALLF_H
+
+#include "bridge.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use argv[-1] (a bound method puts
+ * self there instead of copying the arguments).  Not in the floor's headers. */
+#define PYHOST__ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+
+/* The plan of fmt when cache does not hold it: read into *read (and kept in cache when
+ * there is one); NULL with *rc set (a bad format). */
+const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *fname,
+                                                         const char *fmt,
+                                                         struct pyhost__callf_plan *cache,
+                                                         struct pyhost__callf_plan *read, int *rc);
+/* Argument i of letter t (not 'i') from ap: a new reference, or NULL with the
+ * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
+PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn);
+/* fn called with the plan's arguments objs the ways the vector call below does not
+ * take: before 3.12 pyhost__call_stack, or a tuple and a dict for keywords; keyword
+ * names made for this call when the plan holds none.  A new reference, or NULL with the exception set. */
+PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
+                                   const struct pyhost__callf_plan *p);
+/* A borrowed str or bytes result r (a new reference, taken): its text in *out and
+ * *len, and in *kept what holds it (r, or before 3.10 the bytes of its UTF-8). */
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+                                PyObject **kept, const char *fn);
+
+/* Argument i of the call, of letter t, from ap (see pyhost__callf_arg). */
+static inline PyObject *pyhost__callf_read_arg(pyhost *h, char t, va_list *ap, size_t i,
+                                               const char *fn) {
+  if (t == 'i') return PY.PyLong_FromLongLong((long long)va_arg(*ap, int)); /* the usual one */
+  return pyhost__callf_arg(h, t, ap, i, fn);
+}
+
+/* Drops the n arguments objs (new references), the runtime's check made once. */
+static inline void pyhost__callf_drop_args(PyObject *const *objs, size_t n) {
+  if (pyhost__inline_refcounts()) {
+    while (n) pyhost__drop(objs[--n]);
+  } else {
+    while (n) PY.Py_DecRef(objs[--n]); /* None too: immortal there */
+  }
+}
+
+/* Reads the result r (a new reference, dropped here) as letter t into out. */
+static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void *out,
+                                            const char *fn) {
+  int rc = PYHOST_OK;
+  int64_t i = 0;
+  switch (t) {
+  case 'i':
+    if (!(rc = pyhost__read_int(h, r, fn, &i))) {
+      if (i < INT_MIN || i > INT_MAX)
+        rc = pyhost__set_error(h, PYHOST_RANGE, "%s: the result %lld does not fit in an int", fn,
+                               (long long)i);
+      else *(int *)out = (int)i;
+    }
+    break;
+  case 'L': rc = pyhost__read_int(h, r, fn, (int64_t *)out); break;
+  case 'd': rc = pyhost__read_float(h, r, fn, (double *)out); break;
+  case 'b': rc = pyhost__read_bool(h, r, fn, (int *)out); break;
+  case 'O':
+    if (!(*(pyhost_value **)out = pyhost__from_python(h, r)))
+      rc = pyhost__take_exception(h, "converting the result failed");
+    break;
+  default: break;
+  }
+  pyhost__drop(r);
+  return rc;
+}
+
+/* pyhost__callf's body (bridge.h says what it does). */
+static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, const char *fname,
+                                                   const char *fmt, va_list *ap,
+                                                   struct pyhost__callf_plan *cache,
+                                                   PyObject **keep, const char *raised) {
+  struct pyhost__callf_plan read;
+  const struct pyhost__callf_plan *p = cache;
+  int rc;
+  if (!cache || !cache->text || !fmt || strcmp(cache->text, fmt) != 0) {
+    if (!(p = pyhost__callf_plan_read(h, fname, fmt, cache, &read, &rc))) return rc;
+  }
+  PyObject *stack[PYHOST__CALLF_MAX + 1];
+  size_t done = 0;
+  for (; done < p->n; done++) {
+    PyObject *x = pyhost__callf_read_arg(h, p->letter[done], ap, done, fname);
+    if (!x) break;
+    stack[done + 1] = x;
+  }
+  int borrowed = 0;
+  void *out = NULL;
+  size_t *out_len = NULL;
+  if (p->rtype) {
+    out = va_arg(*ap, void *);
+    if ((borrowed = p->rtype == 's' || p->rtype == 'y')) out_len = va_arg(*ap, size_t *);
+  }
+  PyObject *r = NULL;
+  if (done < p->n) {
+    /* an argument failed: its exception (or MISUSE message) is the answer */
+  } else if (borrowed && !keep) {
+    pyhost__callf_drop_args(stack + 1, done);
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "%s: a borrowed result (>s, >y) needs a prepared callable: "
+                             "pyhost_prepared_callf", fname);
+  } else if (p->rtype && (!out || (borrowed && !out_len))) {
+    pyhost__callf_drop_args(stack + 1, done);
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname);
+  } else if (pyhost__runtime_at_least(3, 12) && (p->n == p->npos || p->kwnames)) {
+    /* no keywords (kwnames NULL then), or their names made once */
+    r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | PYHOST__ARGS_OFFSET, p->kwnames);
+  } else {
+    r = pyhost__callf_call_other(fn, stack + 1, p);
+  }
+  pyhost__callf_drop_args(stack + 1, done);
+  if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, raised) : PYHOST_MISUSE;
+  if (!borrowed) return pyhost__callf_read_result(h, r, p->rtype, out, fname);
+  PyObject *kept = NULL, *old = *keep;
+  rc = pyhost__callf_read_borrowed(h, r, p->rtype, out, out_len, &kept, fname);
+  if (rc) return rc;
+  *keep = kept; /* the previous result lived until now: an argument may have been it */
+  if (old) pyhost__drop(old);
+  return PYHOST_OK;
+}
+
+#endif
