@@ -71,6 +71,7 @@ PYAPI_FN(PyObject *, PyObject_Vectorcall, (PyObject *, PyObject *const *, size_t
 /* ---- numbers ---- */
 PYAPI_FN(PyObject *, PyLong_FromLongLong, (long long), 3, 2, REQ)
 PYAPI_FN(long long, PyLong_AsLongLongAndOverflow, (PyObject *, int *), 3, 2, REQ)
+PYAPI_FN(long long, PyLong_AsLongLong, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyLong_FromString, (const char *, char **, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyNumber_ToBase, (PyObject *, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyFloat_FromDouble, (double), 3, 2, REQ)
