@@ -813,7 +813,10 @@ PYHOST_API int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i,
  * bytes of UTF-8 (PYHOST_STRLEN: up to a NUL); _value converts v (borrowed) as a
  * pyhost_function's result is converted; _none resets it.  PYHOST_OK, or PYHOST_PYEXC
  * with the exception raised in the callback's frame (invalid UTF-8, no memory), or
- * PYHOST_MISUSE for a NULL ret or a NULL pointer with a non-zero len.  Since 0.1. */
+ * PYHOST_MISUSE for a NULL ret or a NULL pointer with a non-zero len.  In a typed
+ * callback (pyhost_typed_function) _none, _int and _float only record the value, and
+ * the Python object is made once the callback returned (so that no memory there
+ * raises MemoryError to its caller, not to the callback).  Since 0.1. */
 PYHOST_API int pyhost_ret_none(pyhost *h, pyhost_ret *ret);
 PYHOST_API int pyhost_ret_bool(pyhost *h, pyhost_ret *ret, int b);
 PYHOST_API int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i);

@@ -132,6 +132,105 @@ TEST_CASE(typed_errors_name_the_function_and_parameter) {
   pyhost_free(h);
 }
 
+/* The quick binding (3.10+ reads the arguments straight from the call's vector and
+ * keeps the last call's keyword names): keyword names in every order, alternating
+ * call sites, names that are not the interned ones, and the ints it reads with a
+ * call that has no overflow flag. */
+TEST_CASE(typed_quick_binding_keywords) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "four(a: int, b: float = 0.5, c: int = 3, d: str = 'd')",
+                                            typed_show, (void *)4, NULL),
+           PYHOST_OK);
+  /* each call site's names, in turn, many times: a kept match from another site (or
+   * a stale one) would put a value in the wrong parameter */
+  CHECK_RC(pyhost_exec(h, "def sites(k):\n"
+                          "    return [tm.four(a=-k, c=k), tm.four(c=k, a=-k), tm.four(k, d='x', c=k),\n"
+                          "            tm.four(k, 2.0, d='y'), tm.four(d='z', b=1.5, a=k, c=7),\n"
+                          "            tm.four(k, c=k + 1)]\n"
+                          "got = [sites(k) for k in range(3)]\n", NULL),
+           PYHOST_OK);
+  expect_py(h, "got[2]", "['i-2 f0.5 i2 sd/1/1', 'i-2 f0.5 i2 sd/1/1', 'i2 f0.5 i2 sx/1/1', "
+                         "'i2 f2 i3 sy/1/1', 'i2 f1.5 i7 sz/1/1', 'i2 f0.5 i3 sd/1/1']");
+  expect_py(h, "got[0] == sites(0) and got[1] == sites(1)", "True");
+  /* names made at run time (not interned), and ** from dicts built per call */
+  expect_py(h, "tm.four(1, **{''.join(['c']): 9, 'd': ''.join(['q'])})", "'i1 f0.5 i9 sq/1/1'");
+  expect_py(h, "[tm.four(**{'a': k, 'c': -k}) for k in (4, 5)]",
+            "['i4 f0.5 i-4 sd/1/1', 'i5 f0.5 i-5 sd/1/1']");
+  /* errors after a kept match: each is still worded by the full binder */
+  expect_py(h, "tm.scale(x=2, factor=3)", "6.0");
+  expect_raise(h, "tm.scale(1, x=2)",
+               "TypeError: argument for tm.scale() given by name ('x') and position (1)");
+  expect_raise(h, "tm.scale(factor=2)", "TypeError: tm.scale() missing required argument 'x' (pos 1)");
+  expect_py(h, "tm.mix(1, t='z', flag=True)", "'i1 f2.5 b1 None None sz/1/1'");
+  expect_raise(h, "tm.mix(1, t='z', i=2)",
+               "TypeError: 'i' is an invalid keyword argument for tm.mix() (positional-only)");
+  expect_raise(h, "tm.four(1, e=2)", "TypeError: tm.four() got an unexpected keyword argument 'e'");
+  /* -1 and the ends of the 64-bit range read as ints, one past them refused */
+  expect_py(h, "[tm.four(-1, c=-1), tm.four(-2**63, c=2**63-1)]",
+            "['i-1 f0.5 i-1 sd/1/1', 'i-9223372036854775808 f0.5 i9223372036854775807 sd/1/1']");
+  expect_raise(h, "tm.four(-2**63-1)", "OverflowError: tm.four() argument 'a': int does not fit in 64 bits");
+  expect_raise(h, "tm.four(1, c=2**63)", "OverflowError: tm.four() argument 'c': int does not fit in 64 bits");
+  expect_py(h, "tm.four(2**40, 1)", "'i1099511627776 f1 i3 sd/1/1'");
+  /* more positional arguments than parameters, or than positional parameters, each of
+   * a type the quick binding reads */
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "kwo(a: int, *, b: int = 0)", typed_show,
+                                            (void *)2, NULL),
+           PYHOST_OK);
+  expect_py(h, "tm.kwo(1, b=2)", "'i1 i2'");
+  expect_raise(h, "tm.kwo(1, 2)", "TypeError: tm.kwo() takes at most 1 positional argument (2 given)");
+  expect_raise(h, "tm.four(1, 2.0, 3, 'x', 5)",
+               "TypeError: tm.four() takes at most 4 positional arguments (5 given)");
+  expect_raise(h, "tm.four(1, 2.0, 3, 'x', 'y')",
+               "TypeError: tm.four() takes at most 4 positional arguments (5 given)");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* Sets its result in turn by every setter its mode (argv[0]) names, the last one
+ * winning; mode 'n' calls tm.turns itself through Python between two setters. */
+static int typed_turns(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  int rc = PYHOST_OK;
+  for (const char *m = argv[0].u.s; *m && rc == PYHOST_OK; m++) {
+    switch (*m) {
+    case 'f': rc = pyhost_ret_float(h, ret, 1.5); break;
+    case 'i': rc = pyhost_ret_int(h, ret, -7); break;
+    case '0': rc = pyhost_ret_none(h, ret); break;
+    case 'b': rc = pyhost_ret_bool(h, ret, 1); break;
+    case 's': rc = pyhost_ret_str(h, ret, "s", 1); break;
+    case 'y': rc = pyhost_ret_bytes(h, ret, "y", 1); break;
+    case 'r': return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "after a result");
+    case 'n': {
+      pyhost_value *v = NULL;
+      rc = pyhost_eval(h, "tm.turns('fi')", &v);
+      pyhost_value_free(v);
+      break;
+    }
+    default: rc = PYHOST_MISUSE;
+    }
+  }
+  return rc;
+}
+
+/* A typed callback's scalar result is kept as a C value and made an object once it
+ * returned: every order of setters gives the last one's result, and nothing leaks. */
+TEST_CASE(typed_results_set_in_turn) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "turns(mode: str)", typed_turns, NULL, NULL),
+           PYHOST_OK);
+  expect_py(h, "[tm.turns(x) for x in ['', 'f', 'i', '0', 'fi', 'if', 'f0', 'sf', 'fs', 'iy', "
+               "'fb', 'bf', 's0', 'nf', 'fn', 'fni', 'fsif']]",
+            "[None, 1.5, -7, None, -7, 1.5, None, 1.5, 's', b'y', True, 1.5, None, 1.5, 1.5, -7, 1.5]");
+  expect_raise(h, "tm.turns('fr')", "ValueError: after a result");
+  expect_raise(h, "tm.turns('sr')", "ValueError: after a result");
+  CHECK_RC(pyhost_exec(h, "for _ in range(3):\n    [tm.turns(x) for x in ['f', 'si', 'i0']]\n", NULL),
+           PYHOST_OK);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_signature_seen_by_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);

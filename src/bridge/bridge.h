@@ -91,7 +91,12 @@ static inline int pyhost__args_is_tuple(const struct pyhost_args *a) {
   return a->kwnames == PYHOST__TUPLE_FORM;
 }
 struct pyhost_ret {
-  PyObject *obj;             /* new reference, None until a setter runs */
+  PyObject *obj;             /* new reference, None until a setter runs; in a typed call
+                              * (pyhost__typed_call) NULL until a setter makes an object,
+                              * the result being `pending` meanwhile */
+  pyhost_arg pending;        /* while obj is NULL: the result as a C value (kind NONE, INT
+                              * or FLOAT), made an object once the callback returned, so
+                              * that the scalar setters of typed callbacks only store */
 };
 /* One fast call on the stack: the callback's frame, its result and the view in one
  * object, so the hot path addresses them all from the stack pointer.  The order is
@@ -264,8 +269,8 @@ static inline PyObject *pyhost__none_new(void) {
 /* Drops a new reference (o not NULL). */
 static inline void pyhost__drop(PyObject *o) {
   if (pyhost__inline_refcounts()) {
-    if (PYHOST__REFCNT(o) > 1) PYHOST__REFCNT(o)--;
-    else PY.Py_DecRef(o);
+    /* as Py_DECREF of those runtimes' limited headers: _Py_Dealloc is stable ABI */
+    if (--PYHOST__REFCNT(o) == 0) PY._Py_Dealloc(o);
   } else if (o != PY._Py_NoneStruct) {
     PY.Py_DecRef(o);
   }
@@ -336,6 +341,16 @@ struct pyhost__sig {
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
   int borrows_bytes;        /* a bytes parameter: its argument is read in place */
+  /* p[j].kind packed for the quick binding, then PYHOST_ARG_NONE (0), which no
+   * argument matches: a loop over more arguments than parameters stops there */
+  unsigned char kind[PYHOST__SIG_MAX + 1];
+  size_t n_all_positional;  /* n when every parameter may be positional, else SIZE_MAX */
+  /* The keyword names of the last vector-form call with keywords (a strong reference,
+   * so that its address names it: in the common case a code object's constant) and the
+   * parameter each of them names, for the quick binding (typedargs.c); NULL while
+   * there is none, and after pyhost__sig_release. */
+  PyObject *kw_names;
+  unsigned char kw_param[PYHOST__SIG_MAX];
   struct pyhost__param p[PYHOST__SIG_MAX];
 };
 /* Reads the signature text (see signature.c) into *out (own): PYHOST_OK, or
@@ -364,9 +379,9 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
 /* The common arguments read without a call to classify them: an exact int into an int
  * parameter, an exact float into a float one.  1 when done; 0 leaves everything else
  * (subclasses, an int for a float, None, str, bytes, errors) to convert(). */
-static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o, pyhost_arg *out) {
+static inline int pyhost__read_exact_kind(int kind, PyObject *o, pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
-  if (p->kind == PYHOST_ARG_INT && t == PY.PyLong_Type) {
+  if (kind == PYHOST_ARG_INT && t == PY.PyLong_Type) {
     int overflow = 0;
     long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) return 0;
@@ -374,12 +389,15 @@ static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o,
     out->u.i = (int64_t)v;
     return 1;
   }
-  if (p->kind == PYHOST_ARG_FLOAT && t == PY.PyFloat_Type) {
+  if (kind == PYHOST_ARG_FLOAT && t == PY.PyFloat_Type) {
     out->kind = PYHOST_ARG_FLOAT;
     out->u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
     return 1;
   }
   return 0;
+}
+static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o, pyhost_arg *out) {
+  return pyhost__read_exact_kind(p->kind, o, out);
 }
 
 /* Binds the arguments of the view a to s's parameters into argv, as pyhost__sig_bind
@@ -389,8 +407,9 @@ static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_
                                      pyhost_arg *argv) {
   size_t i = 0;
   /* the common call: every parameter given by position, of its exact type (a vector
-   * form without keywords, or a tuple form without them: its kwnames is a marker) */
-  if (a->nargs != s->n) return pyhost__sig_bind(s, a, argv);
+   * form without keywords, or a tuple form without them: its kwnames is a marker);
+   * never when some are keyword-only (then n arguments are too many) */
+  if (a->nargs != s->n_all_positional) return pyhost__sig_bind(s, a, argv);
   if (a->kwnames == NULL) {
     while (i < s->n && pyhost__read_exact(&s->p[i], a->argv[i], &argv[i])) i++;
   } else if (pyhost__args_is_tuple(a)) {
@@ -414,6 +433,52 @@ static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_
   return PYHOST__UNLIKELY(i < s->n) ? pyhost__sig_bind(s, a, argv) : PYHOST_OK;
 }
 
+/* The arguments of a vector-form call (3.10+) bound to s's parameters straight from
+ * the vector, without a view (typedargs.c): every argument of its parameter's exact
+ * type (int, float, bool, str with its UTF-8 borrowed, bytes; None where the default
+ * is None), each keyword matched by identity with a parameter's interned name (Python
+ * code's keyword names are interned; s keeps the last call's match), the defaults
+ * filled in.  The positional arguments before `from` are bound already.  1 when bound;
+ * 0 leaves the whole call to pyhost__sig_bind over a view, with nothing raised: an
+ * error to word (too many or missing arguments, a name given twice, unknown or
+ * positional-only), a keyword named by a string that is not the interned one, a
+ * conversion beyond the exact types.  Runs no Python code. */
+int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args, size_t nargs,
+                                   PyObject *kwnames, pyhost_arg *argv, size_t from);
+/* The same after PyLong_AsLongLong returned -1 for argument `from` (maybe with an
+ * OverflowError: cleared, and the binder reads it again). */
+int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s, PyObject *const *args,
+                                     size_t nargs, PyObject *kwnames, pyhost_arg *argv,
+                                     size_t from);
+/* pyhost__typed_bind_vector_from from the start, inline for the positional arguments
+ * (ints and floats read here: each a call into the runtime and a store); keywords and
+ * defaults out of line. */
+static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
+                                                        PyObject *const *args, size_t nargs,
+                                                        PyObject *kwnames, pyhost_arg *argv) {
+  /* more arguments than parameters stop at kind[n]; _from refuses them */
+  for (size_t i = 0; i < nargs; i++) {
+    PyObject *o = args[i];
+    PyTypeObject *t = Py_TYPE(o);
+    int kind = s->kind[i];
+    if (kind == PYHOST_ARG_INT && t == PY.PyLong_Type) {
+      long long v = PY.PyLong_AsLongLong(o);
+      if (PYHOST__UNLIKELY(v == -1))
+        return pyhost__typed_bind_vector_minus1(s, args, nargs, kwnames, argv, i);
+      argv[i].kind = PYHOST_ARG_INT;
+      argv[i].u.i = (int64_t)v;
+    } else if (kind == PYHOST_ARG_FLOAT && t == PY.PyFloat_Type) {
+      argv[i].kind = PYHOST_ARG_FLOAT;
+      argv[i].u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
+    } else {
+      return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, i);
+    }
+  }
+  if (PYHOST__UNLIKELY(kwnames != NULL || nargs != s->n_all_positional))
+    return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, nargs);
+  return 1;
+}
+
 /* The fast callback of every typed function (data is its struct pyhost__sig): binds,
  * then calls the host's callback.  Inline, so that a typed function's door calls the
  * host's callback itself. */
@@ -423,6 +488,52 @@ static inline int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *
   int rc = pyhost__typed_bind(s, (struct pyhost_args *)args, argv);
   if (rc) return rc;
   return s->fn(h, s->userdata, argv, ret);
+}
+
+/* One call of a typed callback on the stack: its frame, its result and the bound
+ * arguments, all addressed from the stack pointer. */
+struct pyhost__typed_call {
+  struct pyhost__frame frame;
+  struct pyhost_ret ret;
+  pyhost_arg argv[PYHOST__SIG_MAX];
+};
+/* The rare end of pyhost__run_typed_as (fastargs.c): the callback failed or kept an
+ * exception.  The call is the innermost frame's; pops it back to outer, finishes it
+ * (callee names the callable); the result as pyhost__run_typed_as returns it (a
+ * pending one made with the runtime's own way of counting None). */
+PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
+                                const struct pyhost__callee *callee);
+/* The end of a typed call c whose frame is popped already: finishes the frame after
+ * the callback returned rc; the result (made when pending), or NULL with the Python
+ * exception set. */
+PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
+                                    const struct pyhost__callee *callee);
+/* A typed call's pending result (obj NULL) as a new reference: NULL with the exception
+ * set when making it fails. */
+static PYHOST__HOT_INLINE PyObject *pyhost__ret_pending(const struct pyhost_ret *r,
+                                                        int none_counted) {
+  if (r->pending.kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(r->pending.u.d);
+  if (r->pending.kind == PYHOST_ARG_INT) return PY.PyLong_FromLongLong((long long)r->pending.u.i);
+  PyObject *none = PY._Py_NoneStruct;
+  if (none_counted) PYHOST__REFCNT(none)++;
+  return none;
+}
+/* Runs s's callback over the bound arguments c->argv in a frame, as
+ * pyhost__run_fast_as runs a fast one (unguarded: for the doors CPython guards)
+ * without a view, which a typed callback never reads.  The result as a new reference,
+ * or NULL with the Python exception set. */
+static PYHOST__HOT_INLINE PyObject *pyhost__run_typed_as(const struct pyhost__sig *s,
+                                                         const struct pyhost__callee *callee,
+                                                         struct pyhost__typed_call *c,
+                                                         int none_counted) {
+  c->ret.obj = NULL;
+  c->ret.pending.kind = PYHOST_ARG_NONE;
+  struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
+  int rc = s->fn(callee->h, s->userdata, c->argv, &c->ret);
+  PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL)) return pyhost__run_typed_end(rc, outer, callee);
+  pyhost__frame_pop(outer);
+  return c->ret.obj ? c->ret.obj : pyhost__ret_pending(&c->ret, none_counted);
 }
 
 /* ---- calls in one line (callf.c) ---- */

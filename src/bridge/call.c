@@ -226,9 +226,7 @@ PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
   if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | ARGS_OFFSET, NULL);
   if (n == 0 && pyhost__runtime_at_least(3, 10)) return PY.PyObject_CallNoArgs(f);
   PyObject *(*const call)(PyObject *, ...) = PY.PyObject_CallFunctionObjArgs;
-  const PyObject *const *s = (const PyObject *const *)stack;
-  PyObject *a[PYHOST__CALL_STACK_MAX];
-  for (size_t i = 0; i < n && i < PYHOST__CALL_STACK_MAX; i++) a[i] = (PyObject *)s[i];
+  PyObject *const *a = stack;
   switch (n) { /* the list ends at the first NULL: every argument is an object here */
   case 0: return call(f, NULL);
   case 1: return call(f, a[0], NULL);

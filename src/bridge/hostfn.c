@@ -217,14 +217,26 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, none_counted, 0, 0); /* 3.10+ */
 }
 
-/* A typed function's open door (3.10+): the fast door with the binding inlined. */
-static inline PyObject *enter_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames, int none_counted) {
-  struct hostfn *f = record_of(self);
-  PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+/* A typed function's call that the quick binding left: the fast door with the full
+ * binder over a view, which words every error. */
+static PYHOST__NOINLINE PyObject *enter_typed_view(struct hostfn *f, PyObject *const *args,
+                                                   Py_ssize_t nargs, PyObject *kwnames,
+                                                   int none_counted) {
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
   return pyhost__run_fast_as(pyhost__typed_entry, f->sig, &v, none_counted, 0, 0);
+}
+
+/* A typed function's open door (3.10+): the arguments bound straight from the vector
+ * (any signature, see pyhost__typed_bind_vector), then the callback in a frame. */
+static PYHOST__HOT_INLINE PyObject *enter_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames, int none_counted) {
+  struct hostfn *f = record_of(self);
+  PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+  struct pyhost__typed_call c;
+  if (PYHOST__UNLIKELY(!pyhost__typed_bind_vector(f->sig, args, (size_t)nargs, kwnames, c.argv)))
+    return enter_typed_view(f, args, nargs, kwnames, none_counted);
+  return pyhost__run_typed_as(f->sig, &f->callee, &c, none_counted);
 }
 
 static PyObject *entry_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -249,13 +261,48 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
 
 /* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
  * possible (no UTF-8 view of a str). */
+/* A typed function's call before 3.10: the tuple form's view (which holds the UTF-8
+ * copies of str arguments) beside the typed call. */
+struct typed_tuple_call {
+  struct pyhost__typed_call c;
+  struct pyhost_args view;
+};
+
+/* The rare end of enter_typed_tuple: the frame is still the innermost. */
+static PYHOST__COLD PyObject *typed_tuple_end(struct typed_tuple_call *t, int rc,
+                                              struct pyhost__frame *outer) {
+  pyhost__frame_pop(outer);
+  if (t->view.keep) PY.Py_DecRef(t->view.keep);
+  return pyhost__typed_call_finish(&t->c, rc, t->view.callee);
+}
+
+/* A typed function's door before 3.10 (unguarded, as the fast one): binds in the frame
+ * (the binder raises there), then the callback; its result kept as a C value until it
+ * returned, as in the vector door. */
+static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *kwargs) {
+  struct pyhost__sig *s = f->sig;
+  struct typed_tuple_call t;
+  /* the arguments are converted before the callback runs: only a bytes argument is
+   * still read from the caller's objects then */
+  if (pyhost__args_tuple_as(&t.view, &f->callee, args, 0, kwargs, s->borrows_bytes) < 0)
+    return NULL;
+  t.c.ret.obj = NULL;
+  t.c.ret.pending.kind = PYHOST_ARG_NONE;
+  struct pyhost__frame *outer = pyhost__frame_push(&t.c.frame);
+  int rc = pyhost__typed_bind(s, &t.view, t.c.argv);
+  if (rc == PYHOST_OK) rc = s->fn(f->callee.h, s->userdata, t.c.argv, &t.c.ret);
+  PYHOST__ASSERT(pyhost__thread.frame == &t.c.frame);
+  if ((rc != PYHOST_OK) | (t.c.frame.type != NULL) | (t.view.keep != NULL))
+    return typed_tuple_end(&t, rc, outer);
+  pyhost__frame_pop(outer);
+  return t.c.ret.obj ? t.c.ret.obj : pyhost__ret_pending(&t.c.ret, 1);
+}
+
 static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
+  if (f->sig) return enter_typed_tuple(f, args, kwargs);
   struct pyhost__fast_call v;
-  /* a typed function converts its arguments before its callback runs: only a bytes
-   * argument is still read from the caller's objects then */
-  int own_kw = !f->sig || f->sig->borrows_bytes;
-  if (pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, own_kw) < 0) return NULL;
+  if (pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, 1) < 0) return NULL;
   return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, 1, 1, 0);
 }
 

@@ -13,6 +13,7 @@
 #include "bridge.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,7 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
       defaults |= p->has_default;
       s->borrows_bytes |= p->kind == PYHOST_ARG_BYTES;
       p->kwonly = (unsigned char)star;
+      s->kind[s->n] = (unsigned char)p->kind;
       s->n++;
     }
     skip_ws(r);
@@ -153,6 +155,7 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
   }
   if (star && s->npos == s->n) return fail(r, "'*' must be followed by a parameter");
   if (!star) s->npos = s->n;
+  s->n_all_positional = s->npos == s->n ? s->n : SIZE_MAX;
   for (size_t j = 0; j < s->nposonly; j++) s->p[j].posonly = 1;
   return 0;
 }
@@ -239,6 +242,8 @@ int pyhost__sig_intern(struct pyhost__sig *s) {
 
 void pyhost__sig_release(struct pyhost__sig *s) {
   if (!s) return;
+  if (s->kw_names) PY.Py_DecRef(s->kw_names);
+  s->kw_names = NULL;
   for (size_t j = 0; j < s->n; j++) {
     if (s->p[j].pyname) PY.Py_DecRef(s->p[j].pyname);
     s->p[j].pyname = NULL;

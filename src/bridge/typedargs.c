@@ -9,6 +9,7 @@
 #include "bridge.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static int raise_type(const struct pyhost_args *a, const char *fmt, const char *name,
                       size_t n) {
@@ -123,4 +124,101 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
   }
   if (given == (uint32_t)((1ull << s->n) - 1)) return PYHOST_OK;
   return fill_defaults(s, a, argv, given);
+}
+
+/* ---- the quick binding of a vector-form call (bridge.h) ---- */
+
+/* One argument read as the quick binding reads it, past pyhost__read_exact: 1 when
+ * done, 0 when the full binder must read it. */
+static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyObject *o,
+                                             pyhost_arg *out) {
+  PyTypeObject *t = Py_TYPE(o);
+  if (p->kind == PYHOST_ARG_STR && t == PY.PyUnicode_Type) {
+    Py_ssize_t n;
+    const char *u = PY.PyUnicode_AsUTF8AndSize(o, &n); /* 3.10+: borrowed from o */
+    if (!u) { /* a lone surrogate, or no memory: the full binder raises it again */
+      PY.PyErr_Clear();
+      return 0;
+    }
+    *out = pyhost_arg_str(u, (size_t)n);
+  } else if (p->kind == PYHOST_ARG_BOOL && t == PY.PyBool_Type) {
+    *out = pyhost_arg_bool(PY.PyObject_IsTrue(o)); /* an exact bool cannot fail */
+  } else if (p->kind == PYHOST_ARG_BYTES && t == PY.PyBytes_Type) {
+    char *b;
+    Py_ssize_t n;
+    if (PY.PyBytes_AsStringAndSize(o, &b, &n) < 0) return 0; /* never for an exact bytes */
+    *out = pyhost_arg_bytes(b, (size_t)n);
+  } else if (p->dflt_none && o == PY._Py_NoneStruct) {
+    *out = pyhost_arg_none();
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* Argument o of parameter j read as the quick binding reads it. */
+static inline int read_quick(const struct pyhost__sig *s, size_t j, PyObject *o,
+                             pyhost_arg *out) {
+  return pyhost__read_exact_kind(s->kind[j], o, out) || read_quick_other(&s->p[j], o, out);
+}
+
+/* The parameter each of kwnames' nkw names names, by identity: s's kept match when
+ * kwnames is the last call's tuple, else matched and kept (the tuple held, so that no
+ * other tuple takes its address while kept).  NULL when a name is not the interned
+ * name of a parameter that may be given by keyword (then nothing is kept). */
+static const unsigned char *kw_params(struct pyhost__sig *s, PyObject *kwnames, size_t nkw) {
+  if (kwnames == s->kw_names) return s->kw_param;
+  if (nkw > s->n) return NULL;
+  unsigned char match[PYHOST__SIG_MAX];
+  for (size_t k = 0; k < nkw; k++) {
+    PyObject *key = PY.PyTuple_GetItem(kwnames, (Py_ssize_t)k);
+    size_t j = s->nposonly;
+    while (j < s->n && s->p[j].pyname != key) j++;
+    if (j == s->n) return NULL;
+    match[k] = (unsigned char)j;
+  }
+  /* the tuple let go holds only parameter names (it matched): freeing it runs no
+   * Python code */
+  PyObject *old = s->kw_names;
+  PY.Py_IncRef(kwnames);
+  s->kw_names = kwnames;
+  memcpy(s->kw_param, match, nkw);
+  if (old) PY.Py_DecRef(old);
+  return s->kw_param;
+}
+
+int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args, size_t nargs,
+                                   PyObject *kwnames, pyhost_arg *argv, size_t from) {
+  if (nargs > s->npos) return 0;
+  for (size_t i = from; i < nargs; i++)
+    if (!read_quick(s, i, args[i], &argv[i])) return 0;
+  uint32_t given = (uint32_t)((1ull << nargs) - 1);
+  if (kwnames) {
+    /* the tuple the runtime made for the call, whose size is in its PyVarObject
+     * header (stable layout) */
+    size_t nkw = (size_t)((PyVarObject *)kwnames)->ob_size;
+    const unsigned char *param = kw_params(s, kwnames, nkw);
+    if (!param) return 0;
+    for (size_t k = 0; k < nkw; k++) {
+      size_t j = param[k];
+      /* a parameter given by position too, or a name given twice: the binder's */
+      if ((given & (1u << j)) || !read_quick(s, j, args[nargs + k], &argv[j])) return 0;
+      given |= 1u << j;
+    }
+  }
+  if (given != (uint32_t)((1ull << s->n) - 1))
+    for (size_t j = nargs; j < s->n; j++)
+      if (!(given & (1u << j))) {
+        if (!s->p[j].has_default) return 0;
+        argv[j] = s->p[j].dflt;
+      }
+  return 1;
+}
+
+PYHOST__COLD int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s,
+                                                  PyObject *const *args, size_t nargs,
+                                                  PyObject *kwnames, pyhost_arg *argv,
+                                                  size_t from) {
+  if (PY.PyErr_Occurred()) PY.PyErr_Clear(); /* none was set when the call began */
+  return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, from);
 }

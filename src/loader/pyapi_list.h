@@ -42,6 +42,7 @@ PYAPI_FN(int, Py_GetRecursionLimit, (void), 3, 2, REQ)
 /* ---- reference counts and generic objects ---- */
 PYAPI_FN(void, Py_IncRef, (PyObject *), 3, 2, REQ)
 PYAPI_FN(void, Py_DecRef, (PyObject *), 3, 2, REQ)
+PYAPI_FN(void, _Py_Dealloc, (PyObject *), 3, 2, REQ) /* abi_only: what old limited Py_DECREF calls */
 PYAPI_FN(PyObject *, PyObject_Repr, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_Str, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_GetAttrString, (PyObject *, const char *), 3, 2, REQ)
@@ -70,6 +71,7 @@ PYAPI_FN(PyObject *, PyObject_Vectorcall, (PyObject *, PyObject *const *, size_t
 /* ---- numbers ---- */
 PYAPI_FN(PyObject *, PyLong_FromLongLong, (long long), 3, 2, REQ)
 PYAPI_FN(long long, PyLong_AsLongLongAndOverflow, (PyObject *, int *), 3, 2, REQ)
+PYAPI_FN(long long, PyLong_AsLongLong, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyLong_FromString, (const char *, char **, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyNumber_ToBase, (PyObject *, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyFloat_FromDouble, (double), 3, 2, REQ)
