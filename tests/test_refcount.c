@@ -380,6 +380,13 @@ static int rc_tget(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, p
   return argv[0].kind == PYHOST_ARG_STR ? pyhost_ret_str(h, ret, argv[0].u.s, argv[0].len)
                                         : pyhost_ret_int(h, ret, *(int64_t *)payload);
 }
+/* Every argument of its exact type: bound before the frame, the result kept as a C
+ * value until the method returned (hosttype.c run_bound_method); raises for n < 0. */
+static int rc_tadd(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  if (argv[0].u.i < 0) return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "n < 0");
+  return pyhost_ret_int(h, ret, *(int64_t *)payload + argv[0].u.i);
+}
 static void op_typed_type(pyhost *h, void *ctx) {
   (void)ctx;
   CHECK_RC(pyhost_exec(h, "import rcfast, inspect\nT = rcfast.TT\nT(1).get()\nT(2).get('s')\n"
@@ -392,6 +399,8 @@ static void op_typed_type(pyhost *h, void *ctx) {
                           "for kw in [{'z': 1}, {'s': 1}]:\n"
                           "    try:\n        o.get(**kw)\n    except TypeError:\n        pass\n"
                           "try:\n    T.get(1)\nexcept TypeError:\n    pass\n"
+                          "assert T(5).add(1) + o.add(2) + T.add(o, 3) == 19\n"
+                          "try:\n    o.add(-1)\nexcept ValueError:\n    pass\n"
                           "del T, o, m\n",
                        "<refcount>"),
            PYHOST_OK);
@@ -440,9 +449,10 @@ TEST_CASE(fast_forms) {
   measure(h, "prepared calls", op_prepared, &c);
   measure(h, "fast host function from Python", op_fast_from_python, NULL);
   measure(h, "typed host function", op_typed, m);
-  static const pyhost_typed_method_def tt_methods[] = {{"get(s: str = None)", rc_tget, NULL}};
+  static const pyhost_typed_method_def tt_methods[] = {{"get(s: str = None)", rc_tget, NULL},
+                                                       {"add(n: int)", rc_tadd, NULL}};
   pyhost_type_spec tt_spec = {PYHOST_TYPE_SPEC_INIT, .name = "TT", .typed_methods = tt_methods,
-                              .n_typed_methods = 1, .typed_constructor = rc_tinit,
+                              .n_typed_methods = 2, .typed_constructor = rc_tinit,
                               .constructor_signature = "TT(x: int)",
                               .payload_size = sizeof(int64_t)};
   pyhost_type *tt = NULL;

@@ -670,26 +670,26 @@ static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args
   return c->m->tfn(h, c->payload, c->m->t->userdata, argv, ret);
 }
 
-/* A typed method on arguments bound before its frame (bind_exact): no view to read. */
-struct bound_method_call {
-  struct methrec *m;
-  void *payload;
-  const pyhost_arg *argv;
-};
-static int bound_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
-                              pyhost_ret *ret) {
-  struct bound_method_call *c = userdata;
-  (void)args;
-  return c->m->tfn(h, c->payload, c->m->t->userdata, c->argv, ret);
-}
-/* Runs typed method m on the payload with its arguments bound (argv): a view of no
- * arguments (the callback reads none), inside the recursion guard. */
+/* Runs typed method m on the payload over the arguments bound in c->argv (bind_exact)
+ * in a frame, inside the recursion guard, as pyhost__run_typed_as runs a typed
+ * function: no view (a typed callback reads none), an int, float or None result kept
+ * as a C value until the callback returned. */
 static inline PyObject *run_bound_method(struct methrec *m, void *payload,
-                                         const pyhost_arg *argv) {
-  struct bound_method_call b = {m, payload, argv};
-  struct pyhost__fast_call v;
-  pyhost__args_vector(&v.args, &m->callee, NULL, 0, NULL);
-  return pyhost__run_fast_as(bound_method_entry, &b, &v, pyhost__inline_refcounts(), 0, 1);
+                                         struct pyhost__typed_call *c) {
+  c->ret.obj = NULL;
+  c->ret.pending.kind = PYHOST_ARG_NONE;
+  struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
+  if (pyhost__recursion_enter(outer) < 0) {
+    pyhost__frame_pop(outer);
+    return NULL;
+  }
+  int rc = m->tfn(m->callee.h, payload, m->t->userdata, c->argv, &c->ret);
+  PYHOST__ASSERT(pyhost__thread.frame == &c->frame); /* frames pair */
+  pyhost__frame_pop(outer);
+  pyhost__recursion_leave(outer);
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL))
+    return pyhost__typed_call_finish(c, rc, &m->callee);
+  return c->ret.obj ? c->ret.obj : pyhost__ret_pending(&c->ret, pyhost__inline_refcounts());
 }
 
 /* The value-form method as pyhost__run_value calls it. */
@@ -711,17 +711,15 @@ static PyObject *run_value_method(struct value_method_call *c) {
   return rc < 0 ? NULL : r;
 }
 
-/* self (an instance of m's type) called with an args tuple whose first skip items are
- * left out. */
 /* Typed method m on a usable instance o, called with an args tuple whose first skip
  * items are left out: its common call bound straight from the tuple, any other in the
  * frame (its arguments are converted before it runs: bytes are read in place). */
 static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, PyObject *args,
                                                  size_t skip, PyObject *kwargs) {
-  pyhost_arg cargs[PYHOST__SIG_MAX];
+  struct pyhost__typed_call t;
   size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
-  if (!kwargs && bind_exact(m->sig, NULL, args, skip, n - skip, cargs))
-    return run_bound_method(m, o->payload, cargs); /* the common call: no view */
+  if (!kwargs && bind_exact(m->sig, NULL, args, skip, n - skip, t.argv))
+    return run_bound_method(m, o->payload, &t); /* the common call: no view */
   struct method_call c = {m, o->payload};
   struct pyhost__fast_call v;
   if (pyhost__args_tuple_as(&v.args, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
@@ -733,15 +731,17 @@ static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, 
 static PYHOST__HOT_INLINE PyObject *invoke_typed_vector(struct methrec *m, hostobj *o,
                                                         PyObject *const *argv, size_t nargs,
                                                         PyObject *kwnames) {
-  pyhost_arg cargs[PYHOST__SIG_MAX];
-  if (!kwnames && bind_exact(m->sig, argv, NULL, 0, nargs, cargs))
-    return run_bound_method(m, o->payload, cargs); /* the common call: no view */
+  struct pyhost__typed_call t;
+  if (!kwnames && bind_exact(m->sig, argv, NULL, 0, nargs, t.argv))
+    return run_bound_method(m, o->payload, &t); /* the common call: no view */
   struct method_call c = {m, o->payload};
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
   return pyhost__run_fast(typed_method_entry, &c, &v);
 }
 
+/* self (an instance of m's type) called with an args tuple whose first skip items are
+ * left out. */
 static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_t skip,
                         PyObject *kwargs) {
   hostobj *o = (hostobj *)self;
