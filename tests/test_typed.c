@@ -643,6 +643,20 @@ TEST_CASE(typed_constructor_calls_like_type_call) {
               "(['K', 'S'], 3, 4, 8)");
   }
   pyhost_type_free(h, sub);
+  /* a keyword-only parameter is never bound by position, however many are given
+   * (the quick binding from the tuple once took T(1, 2) for T(1, extra=2)) */
+  pyhost_type *kwo = NULL;
+  pyhost_type_spec kspec = {PYHOST_TYPE_SPEC_INIT,
+                            .name = "K2",
+                            .typed_methods = counter_methods,
+                            .n_typed_methods = 1,
+                            .typed_constructor = counter_init,
+                            .constructor_signature = "K2(start: int, *, extra: int = 0)",
+                            .payload_size = sizeof(struct counter)};
+  CHECK_RC(pyhost_type_new(h, m, &kspec, &kwo), PYHOST_OK);
+  expect_py(h, "tt.K2(1).get(), tt.K2(2, extra=5).get()", "(1, 2)");
+  expect_raise(h, "tt.K2(1, 2)", "TypeError: tt.K2() takes at most 1 positional argument (2 given)");
+  pyhost_type_free(h, kwo);
   pyhost_type_free(h, t);
   pyhost_module_free(h, m);
   pyhost_free(h);

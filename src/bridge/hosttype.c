@@ -345,7 +345,7 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
  * to the binding inside the frame. */
 static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items,
                              PyObject *tuple, size_t skip, size_t nargs, pyhost_arg *argv) {
-  if (nargs != s->n) return 0;
+  if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
   for (size_t i = 0; i < nargs; i++)
     if (!pyhost__read_exact(&s->p[i],
                             items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
