@@ -45,18 +45,17 @@
   "gc.collect()\n" /* no collection left pending by the set-up lands in a loop */
 
 /* The Python loops that drive host functions and host types: `g` is bound to the
- * host function / type by each program before the loop runs, n to the count. */
-#define BENCH_LOOP_CALL_PY "for _ in range(n):\n    g()\n"
-#define BENCH_LOOP_EMPTY_PY "for _ in range(n):\n    pass\n"
-/* The loops of the rows with arguments (c2, c3) run inside a function, where hot
- * Python code lives: `g` and `i` are then a global and a local look-up, as in real
- * code, not two dict look-ups of a module-level loop that shrink the ratio. */
+ * host function / type by each program before the loop runs, n to the count.  Every
+ * loop runs inside a function, where hot Python code lives: `g` and `i` are then a
+ * global and a local look-up, as in real code, not two dict look-ups of a
+ * module-level loop, which shrink the ratio and move with the dict's layout. */
 #define BENCH_LOOP_FN_PY(body) "def run(n):\n    for i in range(n):\n        " body "\nrun(n)\n"
-#define BENCH_LOOP_ARGS_PY BENCH_LOOP_FN_PY("g(i, 2.5)")
-#define BENCH_LOOP_KW_PY BENCH_LOOP_FN_PY("g(i, y=2.5)")
+#define BENCH_LOOP_CALL_PY BENCH_LOOP_FN_PY("g()")        /* (c), (e) */
+#define BENCH_LOOP_ARGS_PY BENCH_LOOP_FN_PY("g(i, 2.5)")   /* (c2) */
+#define BENCH_LOOP_KW_PY BENCH_LOOP_FN_PY("g(i, y=2.5)")   /* (c3) */
+#define BENCH_LOOP_OBJ_PY BENCH_LOOP_FN_PY("g(i).get()")   /* (e2) */
 #define BENCH_LOOP_FN_EMPTY_PY BENCH_LOOP_FN_PY("pass")
-/* (e2): construct from one int, call one method, drop */
-#define BENCH_LOOP_OBJ_PY BENCH_LOOP_FN_PY("g(i).get()")
+#define BENCH_LOOP_EMPTY_PY BENCH_LOOP_FN_EMPTY_PY
 
 /* pyhost_eval's expression, and the one per iteration when the cache is defeated. */
 #define BENCH_EXPR "x * 2 + 1"

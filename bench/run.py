@@ -252,6 +252,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     pairs = b.pairs(lambda: ns_per_op(b.p("call", n)), lambda: ns_per_op(b.d("call", n)))
     add("b", "C->Python: pyhost_prepared_call(f) in a GIL scope vs direct vectorcall", pairs,
         call_target, "", ir, key="b: C->Python call")
+    ir_b = ir
     # (b2) f(a, b): two C ints in, an int out; the fastest public route
     # (pyhost_prepared_call_int with a pyhost_arg array), and the one-line form
     ir = ir_line = None
@@ -270,14 +271,14 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
-        ir_v = (instructions(b.p("callv", cg), cg), ir[1])
+        ir_v = (instructions(b.p("callv", cg), cg), ir_b[1])
     pairs = b.pairs(lambda: ns_per_op(b.p("callv", n)), lambda: ns_per_op(b.d("call", n)))
     add("b", "C->Python: pyhost_callv(f) (values) in a GIL scope vs direct vectorcall", pairs,
         None, "for reference", ir_v, key="b: pyhost_callv (values)")
     # (h) the same calls taking the GIL on every call
     ir_h = None
     if cg:
-        ir_h = (instructions(b.p("call_noscope", cg), cg), ir[1])
+        ir_h = (instructions(b.p("call_noscope", cg), cg), ir_b[1])
     pairs_h = b.pairs(lambda: ns_per_op(b.p("call_noscope", n)), lambda: ns_per_op(b.d("call", n)))
     add("h", "C->Python, GIL taken per call (no scope) vs direct", pairs_h, None,
         "per-call GIL price = this row minus (b)", ir_h, key="h: call, GIL per call")
@@ -295,7 +296,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
               loop_ir(b.d("hostfn", cg), b.d("loop_empty", cg)))
     pairs = b.pairs(net(b.p("hostfn", n), b.p("loop_empty", n)),
                     net(b.d("hostfn", n), b.d("loop_empty", n)))
-    add("c", "Python->C: fast host function vs METH_FASTCALL builtin (net of the loop)", pairs,
+    add("c", "Python->C: fast host function vs METH_FASTCALL builtin (in a function, net of the loop)", pairs,
         call_target, "", ir, key="c: Python->C call")
     # (c) for reference: the value form (pyhost_module_add_function)
     ir_v = None
@@ -303,7 +304,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         ir_v = (loop_ir(b.p("hostfn_values", cg), b.p("loop_empty", cg)), ir[1])
     pairs = b.pairs(net(b.p("hostfn_values", n), b.p("loop_empty", n)),
                     net(b.d("hostfn", n), b.d("loop_empty", n)))
-    add("c", "Python->C: host function (values) vs METH_FASTCALL builtin (net of the loop)",
+    add("c", "Python->C: host function (values) vs METH_FASTCALL builtin (in a function, net of the loop)",
         pairs, None, "for reference", ir_v, key="c: host function (values)")
 
     # (c2, c3) Python -> C with arguments, looping inside a function, net of that loop:
@@ -353,8 +354,9 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
               loop_ir(b.d("hosttype", cg), b.d("loop_empty", cg)))
     pairs = b.pairs(net(b.p("hosttype", n), b.p("loop_empty", n)),
                     net(b.d("hosttype", n), b.d("loop_empty", n)))
-    add("e", "create+drop a host-type instance vs a static type (net of the loop)", pairs, 1.15,
+    add("e", "create+drop a host-type instance vs a static type (in a function, net of the loop)", pairs, 1.15,
         "fast constructor, inline payload", ir, key="e: host type")
+    ir_e = ir
     # (e2) T(i).get(): construct from one int argument, call one method, drop; looping
     # inside a function, net of that loop; the typed constructor and method (inline
     # payload) vs a static type parsing its argument by hand and a METH_NOARGS method
@@ -371,10 +373,10 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
     # (e) for reference: the value-form constructor and a payload pointer
     ir_v = None
     if cg:
-        ir_v = (loop_ir(b.p("hosttype_values", cg), b.p("loop_empty", cg)), ir[1])
+        ir_v = (loop_ir(b.p("hosttype_values", cg), b.p("loop_empty", cg)), ir_e[1])
     pairs = b.pairs(net(b.p("hosttype_values", n), b.p("loop_empty", n)),
                     net(b.d("hosttype", n), b.d("loop_empty", n)))
-    add("e", "create+drop a host-type instance (values) vs a static type (net of the loop)",
+    add("e", "create+drop a host-type instance (values) vs a static type (in a function, net of the loop)",
         pairs, None, "for reference", ir_v, key="e: host type (values)")
 
     # (f) conversions
@@ -383,9 +385,13 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                              ("conv_list_to_py", LIST_REPS, "100 000-int list, C -> Python"),
                              ("conv_list_from_py", LIST_REPS, "100 000-int list, Python -> C")):
         r = b.n(reps)
+        ir = None
+        if cg:  # a few operations: each is a million instructions or more
+            k = max(1, min(r, cg // (10000 if "list" in mode else 1000)))
+            ir = (instructions(b.p(mode, k), k), instructions(b.d(mode, k), k))
         pairs = b.pairs(lambda: ns_per_op(b.p(mode, r)), lambda: ns_per_op(b.d(mode, r)))
-        add("f", what, pairs, 1.10, "baseline: typed C data (char buffer, int64_t array)",
-            key="f: " + what)
+        add("f", what, pairs, 1.10, "baseline: typed C data (char buffer, int64_t array), "
+            "through keep(x) / get_s() / get_l()", ir, key="f: " + what)
 
     # (f2, f3) round trips through the public route, results read in place
     for rid, mode, reps, what in (("f2", "str_trip", CALLS // 10, "10 000-character str C->Python->C "
