@@ -505,6 +505,11 @@ def verdict(r):
     return f"met ({by})" if ratio <= t else f"missed by {(ratio / t - 1) * 100:.0f}% ({by})"
 
 
+def md(text):
+    """Text for a cell of a markdown table: a | would end the cell."""
+    return text.replace("|", "\\|")
+
+
 def table(tag, version_text, rows):
     out = [f"### {tag} ({version_text})", "",
            "| | benchmark | pyhost | baseline | ratio (median) | instructions pyhost / base | target | |",
@@ -516,7 +521,7 @@ def table(tag, version_text, rows):
             ir = f"{a:.0f} / {c:.0f} = {a / c:.2f}" if c > 0 else f"{a:.0f} / {c:.0f}"
         t = "" if r["target"] is None else f"<= {r['target']:.2f}"
         note = f" ({r['note']})" if r["note"] else ""
-        out.append(f"| {r['id']} | {r['what']}{note} | {fmt_ns(r['pyhost'])} | "
+        out.append(f"| {r['id']} | {md(r['what'] + note)} | {fmt_ns(r['pyhost'])} | "
                    f"{fmt_ns(r['base'])} | {r['ratio']:.2f} | {ir} | {t} | {verdict(r)} |")
     return "\n".join(out) + "\n"
 
@@ -606,7 +611,7 @@ def summary(all_rows, tags, with_args):
     order.sort(key=lambda k: (k[0] == "g", rank.get(k[0], len(rank))) if with_args else 0)
     out = ["| | benchmark | " + " | ".join(tags) + " |", "|---|---|" + "---|" * len(tags)]
     for k in order:
-        out.append(f"| {k[0]} | {k[1]} | " + " | ".join(cells[k].get(t, "") for t in tags) + " |")
+        out.append(f"| {k[0]} | {md(k[1])} | " + " | ".join(cells[k].get(t, "") for t in tags) + " |")
     return "\n".join(out) + "\n"
 
 
