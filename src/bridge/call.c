@@ -218,12 +218,8 @@ static PyObject *tuple_of(pyhost *h, const pyhost_value *const *argv, size_t n) 
   return t;
 }
 
-/* PY_VECTORCALL_ARGUMENTS_OFFSET (not in the floor's headers): the callee may use
- * stack[-1], so a bound method puts self there instead of copying the arguments. */
-#define ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
-
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
-  if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | ARGS_OFFSET, NULL);
+  if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | PYHOST__ARGS_OFFSET, NULL);
   if (n == 0 && pyhost__runtime_at_least(3, 10)) return PY.PyObject_CallNoArgs(f);
   PyObject *(*const call)(PyObject *, ...) = PY.PyObject_CallFunctionObjArgs;
   PyObject *const *a = stack;

@@ -12,10 +12,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use argv[-1] (a bound method puts
- * self there instead of copying the arguments).  Not in the floor's headers. */
-#define PYHOST__ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
-
 /* The plan of fmt when cache does not hold it: read into *read (and kept in cache when
  * there is one); NULL with *rc set (a bad format). */
 const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *fname,

@@ -259,8 +259,6 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
   return enter_fast(self, args, nargs, kwnames, 1);
 }
 
-/* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
- * possible (no UTF-8 view of a str). */
 /* A typed function's call before 3.10: the tuple form's view (which holds the UTF-8
  * copies of str arguments) beside the typed call. */
 struct typed_tuple_call {
@@ -298,6 +296,8 @@ static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *k
   return t.c.ret.obj ? t.c.ret.obj : pyhost__ret_pending(&t.c.ret, 1);
 }
 
+/* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
+ * possible (no UTF-8 view of a str). */
 static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
   if (f->sig) return enter_typed_tuple(f, args, kwargs);

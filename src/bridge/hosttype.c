@@ -815,9 +815,8 @@ static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t 
  * used up, later typed methods are pyhost descriptors.  CPython's descriptor checks
  * that self is an instance of the type (or a subclass) before it calls, on every
  * version: a foreign object gets its TypeError. */
-#define TRAMPOLINES 512
-static struct methrec *tramp_rec[TRAMPOLINES];
-static size_t tramp_used;
+#define TRAMPOLINES PYHOST__TRAMPOLINES
+#define TRAMP_REC(i) (pyhost__process.tramp_rec[i]) /* the record behind trampoline i */
 
 /* What the trampolines jump to, out of line; the record comes last, so that a
  * trampoline leaves the call's own arguments where they are and adds its record. */
@@ -839,10 +838,10 @@ static HT_NOINLINE PyObject *method_varargs(PyObject *self, PyObject *args, PyOb
 #define TRAMP(a, b, c)                                                                   \
   static PyObject *tramp_##a##b##c(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
                                    PyObject *kwnames) {                                  \
-    return method_fastcall(self, args, nargs, kwnames, tramp_rec[(a) * 64 + (b) * 8 + (c)]); \
+    return method_fastcall(self, args, nargs, kwnames, TRAMP_REC((a) * 64 + (b) * 8 + (c))); \
   }                                                                                      \
   static PyObject *trampv_##a##b##c(PyObject *self, PyObject *args, PyObject *kwargs) {  \
-    return method_varargs(self, args, kwargs, tramp_rec[(a) * 64 + (b) * 8 + (c)]);      \
+    return method_varargs(self, args, kwargs, TRAMP_REC((a) * 64 + (b) * 8 + (c)));      \
   }
 #define TRAMP8(a, b)                                                                     \
   TRAMP(a, b, 0) TRAMP(a, b, 1) TRAMP(a, b, 2) TRAMP(a, b, 3) TRAMP(a, b, 4) TRAMP(a, b, 5) \
@@ -870,18 +869,19 @@ static const PyCFunction tramps_varargs[TRAMPOLINES] = TRAMP_TABLE(trampv_);
  * that get a trampoline (t->methdefs; the others stay pyhost descriptors).  0, or -1
  * when out of memory. */
 static int native_methods(struct typerec *t) {
+  size_t *used = &pyhost__process.tramp_used;
   size_t n = 0;
   for (size_t i = 0; i < t->n_methods; i++) n += t->methods[i].tfn != NULL;
-  if (!n || tramp_used == TRAMPOLINES) return 0;
+  if (!n || *used == TRAMPOLINES) return 0;
   if (!(t->methdefs = pyhost__calloc(n + 1, sizeof *t->methdefs))) return -1;
   int fast = pyhost__runtime_at_least(3, 10);
   size_t k = 0;
-  for (size_t i = 0; i < t->n_methods && tramp_used < TRAMPOLINES; i++) {
+  for (size_t i = 0; i < t->n_methods && *used < TRAMPOLINES; i++) {
     struct methrec *m = &t->methods[i];
     if (!m->tfn) continue;
-    tramp_rec[tramp_used] = m;
+    TRAMP_REC(*used) = m;
     t->methdefs[k].ml_name = m->name;
-    t->methdefs[k].ml_meth = (fast ? tramps_fast : tramps_varargs)[tramp_used++];
+    t->methdefs[k].ml_meth = (fast ? tramps_fast : tramps_varargs)[(*used)++];
     t->methdefs[k].ml_flags = (fast ? HT_METH_FASTCALL : METH_VARARGS) | METH_KEYWORDS;
     t->methdefs[k++].ml_doc = m->sig->doc; /* "name($self, ...)\n--\n\n" + the doc */
     m->native = 1;
@@ -892,9 +892,10 @@ static int native_methods(struct typerec *t) {
 /* After the type failed to be made: t's trampolines are free again (the last ones
  * taken; any taken since stay used, pointing at nothing that is ever called). */
 static void native_methods_undo(struct typerec *t) {
+  size_t *used = &pyhost__process.tramp_used;
   for (size_t i = t->n_methods; i-- > 0;)
-    if (t->methods[i].native && tramp_used > 0 && tramp_rec[tramp_used - 1] == &t->methods[i])
-      tramp_rec[--tramp_used] = NULL;
+    if (t->methods[i].native && *used > 0 && TRAMP_REC(*used - 1) == &t->methods[i])
+      TRAMP_REC(--*used) = NULL;
 }
 
 /* A bound method's self is an instance of its method's type: descr_get makes bound

@@ -12,18 +12,15 @@
 #include <limits.h>
 #include <string.h>
 
-#define ARGS_OFFSET PYHOST__ARGS_OFFSET /* see callf.h */
 #define STACK_MAX PYHOST__CALL_STACK_MAX /* arguments converted onto the C stack; more go
                                            * through a tuple */
 
-enum how { CALL_TUPLE, CALL_NOARGS, CALL_VECTOR }; /* best call of the runtime */
 #define DOOMED INT_MIN /* the sign bit: a call's way out tests it with the decrement */
 
 struct pyhost_callable {
   pyhost *h;
   PyObject *fn;     /* strong */
   PyObject *(*call0)(PyObject *fn); /* the runtime's cheapest call without arguments */
-  enum how how;
   /* calls of it on the C stack (GIL held), plus DOOMED once freed while running: the
    * last call out then frees it.  One word, so a call's way out tests it once. */
   int busy;
@@ -77,12 +74,9 @@ static int prepare(pyhost *h, enum source from, const pyhost_value *callable, co
     } else {
       c->h = h;
       c->fn = f;
-      c->how = pyhost__runtime_at_least(3, 12)   ? CALL_VECTOR
-               : pyhost__runtime_at_least(3, 10) ? CALL_NOARGS
-                                                 : CALL_TUPLE;
       /* 3.10+: the table's PyObject_CallNoArgs itself (on 3.12+ it is the same
        * vectorcall as PyObject_Vectorcall with no arguments) */
-      c->call0 = c->how == CALL_TUPLE ? call0_tuple : PY.PyObject_CallNoArgs;
+      c->call0 = pyhost__runtime_at_least(3, 10) ? PY.PyObject_CallNoArgs : call0_tuple;
       *out = c;
     }
   }
@@ -147,7 +141,7 @@ static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const py
   if (done < n) {
     /* an argument failed: its exception (or MISUSE message) is the answer */
   } else if (pyhost__runtime_at_least(3, 12)) {
-    r = PY.PyObject_Vectorcall(f, stack + 1, n | ARGS_OFFSET, NULL);
+    r = PY.PyObject_Vectorcall(f, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
   } else {
     r = pyhost__call_stack(f, stack + 1, n); /* no tuple there either */
   }

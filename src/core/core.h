@@ -135,6 +135,8 @@ enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, 
 struct pyhost__teardown;
 struct hostfn;
 struct typerec;
+struct methrec;
+#define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
 struct pyhost__process {
   struct pyapi py;                 /* the table behind PY (filled by pyhost_init) */
   /* The process's Python: RUNNING exactly while the one handle that started it is
@@ -153,6 +155,10 @@ struct pyhost__process {
   const PyTypeObject *fast_type;   /* the last type `T()` made fast (hosttype.c) */
   struct typerec *fast_rec;        /* and its record */
   PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
+  /* the typed method behind each trampoline in use, and how many are (hosttype.c);
+   * never reused: a type's record lives until exit */
+  struct methrec *tramp_rec[PYHOST__TRAMPOLINES];
+  size_t tramp_used;
 };
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */
