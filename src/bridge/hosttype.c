@@ -127,8 +127,9 @@ struct pyhost_type {
 typedef struct {
   PyObject_HEAD
   void *payload;             /* points at INLINE_AT for an inline payload */
+  PyObject *weaklist;        /* (between payload and t: the two stored side by side
+                              * on each `T(...)` become a slower vector store) */
   struct typerec *t;
-  PyObject *weaklist;
   int valid;                 /* 0 once invalidated or cleared: no callback runs */
 } hostobj;
 
@@ -188,18 +189,20 @@ static struct typerec *record_of(PyTypeObject *type) {
 
 /* ---- helpers shared by the callbacks ---- */
 
-static int usable(hostobj *o) {
-  if (!o->valid) {
+/* usable's refusal, out of line: 0 with the exception set. */
+static HT_COLD int unusable(hostobj *o) {
+  if (!o->valid)
     PY.PyErr_Format(*PY.PyExc_ReferenceError, "%s object was invalidated by the host",
                     o->t->tp_name);
-    return 0;
-  }
-  if (!pyhost__python_running()) {
+  else
     PY.PyErr_Format(*PY.PyExc_RuntimeError,
                     "%s used while Python is being finalized; the host no longer takes calls",
                     o->t->tp_name);
-    return 0;
-  }
+  return 0;
+}
+
+static inline int usable(hostobj *o) {
+  if (PYHOST__UNLIKELY(!o->valid || !pyhost__python_running())) return unusable(o);
   return 1;
 }
 
@@ -246,17 +249,22 @@ static HT_COLD void obj_dealloc_any(PyObject *self) {
 }
 
 /* tp_dealloc: an instance of a type without GC, weak references or destructor has
- * nothing to run before its memory goes. */
-static void obj_dealloc(PyObject *self) {
+ * nothing to run before its memory goes but the drop of its reference to the type
+ * (tp_alloc's): inline before 3.12, where the runtime's own Py_DECREF is
+ * (obj_dealloc_counted; a type is never None, so no test for it either way). */
+static inline void obj_dealloc_as(PyObject *self, int inline_refcounts) {
   struct typerec *t = ((hostobj *)self)->t;
   PyTypeObject *tp = Py_TYPE(self);
   if (tp == t->plain) {
     t->free(self);
-    PY.Py_DecRef((PyObject *)tp);
+    if (!inline_refcounts) PY.Py_DecRef((PyObject *)tp);
+    else if (--PYHOST__REFCNT(tp) == 0) PY._Py_Dealloc((PyObject *)tp); /* as pyhost__drop */
     return;
   }
   obj_dealloc_any(self);
 }
+static void obj_dealloc(PyObject *self) { obj_dealloc_as(self, 0); }
+static void obj_dealloc_counted(PyObject *self) { obj_dealloc_as(self, 1); }
 
 struct visit_ctx {
   visitproc visit;
@@ -347,11 +355,17 @@ static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items
                              PyObject *tuple, size_t skip, size_t nargs, pyhost_arg *argv) {
   if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
   for (size_t i = 0; i < nargs; i++)
-    if (!pyhost__read_exact(&s->p[i],
-                            items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
-                            &argv[i]))
+    if (!pyhost__read_exact_kind(s->kind[i],
+                                 items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
+                                 &argv[i]))
       return 0;
   return 1;
+}
+
+/* construct_bare's end when the constructor failed or kept an exception: -1 with the
+ * Python exception set (out of line: the common end reads nothing of t). */
+static HT_COLD int construct_failed(struct typerec *t, struct pyhost__frame *frame, int rc) {
+  return pyhost__frame_finish_slow(t->callee.h, frame, rc, t->tp_name);
 }
 
 /* A constructor whose call keeps no temporaries and gives no result, so a frame is all
@@ -366,7 +380,9 @@ static inline int construct_bare(struct typerec *t, const pyhost_arg *argv, void
   PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
   pyhost__frame_pop(outer_frame);
   pyhost__recursion_leave(outer_frame);
-  return pyhost__frame_finish(t->callee.h, &frame, rc, t->tp_name);
+  if (PYHOST__UNLIKELY(rc != PYHOST_OK || frame.type != NULL))
+    return construct_failed(t, &frame, rc);
+  return 0;
 }
 
 /* A new instance of t's own type (with an inline payload) made by construct_bare, or
@@ -453,8 +469,10 @@ static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwa
   if (type != pyhost__process.fast_type || !pyhost__python_running())
     return obj_new_any(type, args, kwargs);
   pyhost_arg argv[PYHOST__SIG_MAX];
-  if (kwargs || !bind_exact(t->ctor_sig, NULL, args, 0, (size_t)((PyVarObject *)args)->ob_size, argv))
-    return obj_new(type, args, kwargs);
+  if (kwargs) return obj_new(type, args, kwargs);
+  /* (kwargs is known NULL here: the binding keeps no register for it) */
+  if (!bind_exact(t->ctor_sig, NULL, args, 0, (size_t)((PyVarObject *)args)->ob_size, argv))
+    return obj_new(type, args, NULL);
   return new_bare(t, type, argv);
 }
 
@@ -714,30 +732,46 @@ static PyObject *run_value_method(struct value_method_call *c) {
 /* Typed method m on a usable instance o, called with an args tuple whose first skip
  * items are left out: its common call bound straight from the tuple, any other in the
  * frame (its arguments are converted before it runs: bytes are read in place). */
-static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, PyObject *args,
-                                                 size_t skip, PyObject *kwargs) {
-  struct pyhost__typed_call t;
-  size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
-  if (!kwargs && bind_exact(m->sig, NULL, args, skip, n - skip, t.argv))
-    return run_bound_method(m, o->payload, &t); /* the common call: no view */
-  struct method_call c = {m, o->payload};
+static HT_COLD PyObject *invoke_typed_view(struct methrec *m, void *payload, PyObject *args,
+                                           size_t skip, PyObject *kwargs) {
+  struct method_call c = {m, payload};
   struct pyhost__fast_call v;
   if (pyhost__args_tuple_as(&v.args, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
     return NULL;
   return pyhost__run_fast(typed_method_entry, &c, &v);
 }
+static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, PyObject *args,
+                                                 size_t skip, PyObject *kwargs) {
+  struct pyhost__typed_call t;
+  void *payload = o->payload;
+  size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
+  if (kwargs) return invoke_typed_view(m, payload, args, skip, kwargs);
+  /* (kwargs is known NULL here: the binding keeps no register for it) */
+  if (PYHOST__UNLIKELY(!bind_exact(m->sig, NULL, args, skip, n - skip, t.argv)))
+    return invoke_typed_view(m, payload, args, skip, NULL);
+  return run_bound_method(m, payload, &t); /* the common call: no view */
+}
 
-/* The same with a vectorcall argument array (self not in it). */
+/* The same with a vectorcall argument array (self not in it): bound as a typed
+ * function's call is (any signature, keywords too), and through a view when that
+ * leaves it. */
+static HT_COLD PyObject *invoke_typed_vector_view(struct methrec *m, void *payload,
+                                                  PyObject *const *argv, size_t nargs,
+                                                  PyObject *kwnames) {
+  struct method_call c = {m, payload};
+  struct pyhost__fast_call v;
+  pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
+  return pyhost__run_fast(typed_method_entry, &c, &v);
+}
 static PYHOST__HOT_INLINE PyObject *invoke_typed_vector(struct methrec *m, hostobj *o,
                                                         PyObject *const *argv, size_t nargs,
                                                         PyObject *kwnames) {
   struct pyhost__typed_call t;
-  if (!kwnames && bind_exact(m->sig, argv, NULL, 0, nargs, t.argv))
-    return run_bound_method(m, o->payload, &t); /* the common call: no view */
-  struct method_call c = {m, o->payload};
-  struct pyhost__fast_call v;
-  pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-  return pyhost__run_fast(typed_method_entry, &c, &v);
+  void *payload = o->payload;
+  if (kwnames) return invoke_typed_vector_view(m, payload, argv, nargs, kwnames);
+  if (PYHOST__UNLIKELY(!bind_exact(m->sig, argv, NULL, 0, nargs, t.argv)))
+    return invoke_typed_vector_view(m, payload, argv, nargs, NULL);
+  return run_bound_method(m, payload, &t); /* the common call: no view */
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
@@ -1273,7 +1307,8 @@ fail:
 static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
   PyType_Slot slots[10];
   int n = 0;
-  slots[n++] = (PyType_Slot){Py_tp_dealloc, (void *)obj_dealloc};
+  slots[n++] = (PyType_Slot){
+      Py_tp_dealloc, (void *)(pyhost__inline_refcounts() ? obj_dealloc_counted : obj_dealloc)};
   slots[n++] = (PyType_Slot){Py_tp_new, (void *)(t->tctor ? obj_new_typed : obj_new)};
   if (pyhost__runtime_at_least(3, 14))
     slots[n++] = (PyType_Slot){HT_TP_VECTORCALL, (void *)obj_vectorcall};
