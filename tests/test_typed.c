@@ -472,6 +472,29 @@ TEST_CASE(typed_methods_and_constructor) {
   pyhost_free(h);
 }
 
+/* The quick binding of a typed method's or constructor's common call (hosttype.c,
+ * bind_exact) reads an int with one call: -1 is a value there, and an int past 64 bits
+ * leaves the call to the binder in the frame, with nothing left raised. */
+TEST_CASE(typed_methods_quick_ints_at_the_edges) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup_types(h, &t);
+  CHECK_RC(pyhost_exec(h, "c = tt.C(0)", NULL), PYHOST_OK);
+  expect_py(h, "c.add(-1, 1)", "-1");
+  expect_py(h, "c.add(1, -1)", "-2");
+  expect_py(h, "c.add(-2**63, 0)", "-2");
+  expect_raise(h, "c.add(2**63, 1)", "OverflowError: tt.C.add() argument 'n': int does not fit in 64 bits");
+  expect_raise(h, "c.add(1, -2**63-1)",
+               "OverflowError: tt.C.add() argument 'times': int does not fit in 64 bits");
+  expect_py(h, "[c.add(1, 1), c.add(-1, -1)]", "[-1, 0]");
+  expect_raise(h, "tt.C(2**64, 'x')", "OverflowError: tt.C() argument 'start': int does not fit in 64 bits");
+  expect_raise(h, "tt.C(-1, 'x')", "ValueError: start must be >= 0");
+  expect_py(h, "tt.C(3, 'ab').get()", "5");
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 static int fast_ctor_unused(pyhost *h, void *ud, const pyhost_args *args, void **payload) {
   (void)h, (void)ud, (void)args, (void)payload;
   return PYHOST_OK;

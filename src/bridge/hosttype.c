@@ -345,20 +345,36 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
   return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
 }
 
+/* PyLong_AsLongLong returned -1: 1 when that is the value, 0 when it did not fit (its
+ * OverflowError cleared: none was set when the call began, and the binding in the
+ * frame raises its own). */
+static HT_COLD int minus_one_is_value(void) {
+  if (!PY.PyErr_Occurred()) return 1;
+  PY.PyErr_Clear();
+  return 0;
+}
+
 /* The common call of a typed callable: every argument given by position, none by
  * keyword, each of its parameter's exact type (an int for an int, a float for a float),
  * read as pyhost__typed_bind's quick path reads them, from items or else from the
- * tuple.  Nothing here can run Python code or raise, so the arguments are read before
- * the callback's frame exists and without a view; 0 leaves the call, and every error,
- * to the binding inside the frame. */
+ * tuple; an int as pyhost__typed_bind_vector reads it (one call, its -1 looked at out
+ * of line).  No Python code runs here and nothing stays raised, so the arguments are
+ * read before the callback's frame exists and without a view; 0 leaves the call, and
+ * every error, to the binding inside the frame. */
 static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items,
                              PyObject *tuple, size_t skip, size_t nargs, pyhost_arg *argv) {
   if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
-  for (size_t i = 0; i < nargs; i++)
-    if (!pyhost__read_exact_kind(s->kind[i],
-                                 items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
-                                 &argv[i]))
+  for (size_t i = 0; i < nargs; i++) {
+    PyObject *o = items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip));
+    if (s->kind[i] == PYHOST_ARG_INT && Py_TYPE(o) == PY.PyLong_Type) {
+      long long v = PY.PyLong_AsLongLong(o);
+      if (PYHOST__UNLIKELY(v == -1) && !minus_one_is_value()) return 0;
+      argv[i].kind = PYHOST_ARG_INT; /* (len is not read for an int) */
+      argv[i].u.i = (int64_t)v;
+    } else if (!pyhost__read_exact_kind(s->kind[i], o, &argv[i])) {
       return 0;
+    }
+  }
   return 1;
 }
 
@@ -743,13 +759,12 @@ static HT_COLD PyObject *invoke_typed_view(struct methrec *m, void *payload, PyO
 static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, PyObject *args,
                                                  size_t skip, PyObject *kwargs) {
   struct pyhost__typed_call t;
-  void *payload = o->payload;
   size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
-  if (kwargs) return invoke_typed_view(m, payload, args, skip, kwargs);
+  if (kwargs) return invoke_typed_view(m, o->payload, args, skip, kwargs);
   /* (kwargs is known NULL here: the binding keeps no register for it) */
   if (PYHOST__UNLIKELY(!bind_exact(m->sig, NULL, args, skip, n - skip, t.argv)))
-    return invoke_typed_view(m, payload, args, skip, NULL);
-  return run_bound_method(m, payload, &t); /* the common call: no view */
+    return invoke_typed_view(m, o->payload, args, skip, NULL);
+  return run_bound_method(m, o->payload, &t); /* the common call: no view */
 }
 
 /* The same with a vectorcall argument array (self not in it): bound as a typed
@@ -767,11 +782,10 @@ static PYHOST__HOT_INLINE PyObject *invoke_typed_vector(struct methrec *m, hosto
                                                         PyObject *const *argv, size_t nargs,
                                                         PyObject *kwnames) {
   struct pyhost__typed_call t;
-  void *payload = o->payload;
-  if (kwnames) return invoke_typed_vector_view(m, payload, argv, nargs, kwnames);
+  if (kwnames) return invoke_typed_vector_view(m, o->payload, argv, nargs, kwnames);
   if (PYHOST__UNLIKELY(!bind_exact(m->sig, argv, NULL, 0, nargs, t.argv)))
-    return invoke_typed_vector_view(m, payload, argv, nargs, NULL);
-  return run_bound_method(m, payload, &t); /* the common call: no view */
+    return invoke_typed_vector_view(m, o->payload, argv, nargs, NULL);
+  return run_bound_method(m, o->payload, &t); /* the common call: no view */
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
