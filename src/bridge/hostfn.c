@@ -288,8 +288,7 @@ static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *k
    * still read from the caller's objects then */
   if (pyhost__args_tuple_as(&t.view, &f->callee, args, 0, kwargs, s->borrows_bytes) < 0)
     return NULL;
-  t.c.ret.obj = NULL;
-  t.c.ret.pending.kind = PYHOST_ARG_NONE;
+  pyhost__ret_begin(&t.c.ret);
   struct pyhost__frame *outer = pyhost__frame_push(&t.c.frame);
   int rc = pyhost__typed_bind(s, &t.view, t.c.argv);
   if (rc == PYHOST_OK) rc = s->fn(f->callee.h, s->userdata, t.c.argv, &t.c.ret);
@@ -297,7 +296,7 @@ static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *k
   if ((rc != PYHOST_OK) | (t.c.frame.type != NULL) | (t.view.keep != NULL))
     return typed_tuple_end(&t, rc, outer);
   pyhost__frame_pop(outer);
-  return t.c.ret.obj ? t.c.ret.obj : pyhost__ret_pending(&t.c.ret, 1);
+  return pyhost__ret_result(&t.c.ret, 1);
 }
 
 /* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
