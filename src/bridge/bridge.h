@@ -269,15 +269,17 @@ static inline PyObject *pyhost__none_new(void) {
   if (pyhost__inline_refcounts()) PYHOST__REFCNT(none)++;
   return none;
 }
-/* Drops a new reference (o not NULL). */
-static inline void pyhost__drop(PyObject *o) {
-  if (pyhost__inline_refcounts()) {
+/* Drops a new reference (o not NULL); counted is pyhost__inline_refcounts(), a constant
+ * where a per-call path has split on it once. */
+static inline void pyhost__drop_as(PyObject *o, int counted) {
+  if (counted) {
     /* as Py_DECREF of those runtimes' limited headers: _Py_Dealloc is stable ABI */
     if (--PYHOST__REFCNT(o) == 0) PY._Py_Dealloc(o);
   } else if (o != PY._Py_NoneStruct) {
     PY.Py_DecRef(o);
   }
 }
+static inline void pyhost__drop(PyObject *o) { pyhost__drop_as(o, pyhost__inline_refcounts()); }
 
 /* The rare end of pyhost__run_fast: the callback failed, kept an exception or left
  * temporaries.  The call is the innermost frame's (not popped yet: so the hot path
