@@ -21,6 +21,9 @@ PyObject *pyhost__resolve(pyhost *h, const char *dotted);
  * PYHOST__CALL_STACK_MAX arguments (call.c). */
 #define PYHOST__CALL_STACK_MAX 8
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n);
+/* Its way before 3.12 for callers that know the runtime is older and n > 0 (the
+ * per-call paths, which split on pyhost__inline_refcounts() once). */
+PyObject *pyhost__call_objargs(PyObject *f, PyObject *const *stack, size_t n);
 /* PY_VECTORCALL_ARGUMENTS_OFFSET (not in the floor's headers): the callee may use
  * args[-1], so a bound method puts self there instead of copying the arguments. */
 #define PYHOST__ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))

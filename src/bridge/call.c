@@ -234,6 +234,10 @@ static PYHOST__NOINLINE PyObject *call_stack_tuple(PyObject *f, PyObject *const 
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
   if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | PYHOST__ARGS_OFFSET, NULL);
   if (n == 0 && pyhost__runtime_at_least(3, 10)) return PY.PyObject_CallNoArgs(f);
+  return pyhost__call_objargs(f, stack, n);
+}
+
+PyObject *pyhost__call_objargs(PyObject *f, PyObject *const *stack, size_t n) {
   PyObject *(*const call)(PyObject *, ...) = PY.PyObject_CallFunctionObjArgs;
   PyObject *const *a = stack;
   switch (n) { /* the list ends at the first NULL: every argument is an object here */

@@ -117,8 +117,8 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   } else if (!pre312 && (p->n == p->npos || p->kwnames)) {
     /* no keywords (kwnames NULL then), or their names made once */
     r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | PYHOST__ARGS_OFFSET, p->kwnames);
-  } else if (p->n == p->npos) {
-    r = pyhost__call_stack(fn, stack + 1, p->n); /* before 3.12, no keywords */
+  } else if (p->n == p->npos) { /* before 3.12, no keywords */
+    r = p->n ? pyhost__call_objargs(fn, stack + 1, p->n) : pyhost__call_stack(fn, stack + 1, 0);
   } else {
     r = pyhost__callf_call_other(fn, stack + 1, p);
   }

@@ -131,8 +131,9 @@ static PYHOST__NOINLINE PyObject *call_tuple(pyhost *h, PyObject *f, const pyhos
 /* pre312 below is 1 before 3.12 (pyhost__inline_refcounts(): counts inline, no
  * PyObject_Vectorcall): a constant in the typed calls' hot body, which splits on it once
  * instead of testing the runtime at each step. */
-static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv,
-                                              size_t n, const char *fn, int pre312) {
+static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable *c,
+                                                const pyhost_arg *argv, size_t n, const char *fn,
+                                                int pre312) {
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
   for (; done < n; done++) {
@@ -144,9 +145,9 @@ static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const py
   if (done < n) {
     /* an argument failed: its exception (or MISUSE message) is the answer */
   } else if (!pre312) {
-    r = PY.PyObject_Vectorcall(f, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
-  } else {
-    r = pyhost__call_stack(f, stack + 1, n); /* no tuple there either */
+    r = PY.PyObject_Vectorcall(c->fn, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
+  } else { /* c->fn read here: one load, where kept over the conversions it is two */
+    r = pyhost__call_objargs(c->fn, stack + 1, n); /* no tuple there either */
   }
   pyhost__callf_drop_args_as(stack + 1, done, pre312);
   return r;
@@ -163,7 +164,7 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
 /* A call with arguments: onto the stack, or past STACK_MAX into a tuple. */
 static inline PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
                            const char *fn, int pre312) {
-  if (n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn, pre312);
+  if (n <= STACK_MAX) return call_vector(h, c, argv, n, fn, pre312);
   return call_tuple(h, c->fn, argv, n, fn);
 }
 
