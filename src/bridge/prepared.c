@@ -136,10 +136,8 @@ static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable
                                                 int pre312) {
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
-  for (; done < n; done++) {
-    PyObject *x = pyhost__arg_to_python_inline(h, &argv[done], done, fn);
-    if (!x) break;
-    stack[done + 1] = x;
+  for (; done < n; done++) { /* straight into the stack: no register held for it */
+    if (!(stack[done + 1] = pyhost__arg_to_python_inline(h, &argv[done], done, fn))) break;
   }
   PyObject *r = NULL;
   if (done < n) {
