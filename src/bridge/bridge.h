@@ -408,6 +408,24 @@ static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o,
   return pyhost__read_exact_kind(p->kind, o, out);
 }
 
+/* The common call of a typed callable: every argument given by position (from items,
+ * or else from the tuple's items after its first skip), none by keyword, each of its
+ * parameter's exact type, read as pyhost__read_exact reads it.  Nothing here can run
+ * Python code or raise, so the arguments are read before the callback's frame exists
+ * and without a view; 0 leaves the call, and every error, to the binding inside the
+ * frame. */
+static inline int pyhost__typed_bind_exact(const struct pyhost__sig *s, PyObject *const *items,
+                                           PyObject *tuple, size_t skip, size_t nargs,
+                                           pyhost_arg *argv) {
+  if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
+  for (size_t i = 0; i < nargs; i++)
+    if (!pyhost__read_exact(&s->p[i],
+                            items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
+                            &argv[i]))
+      return 0;
+  return 1;
+}
+
 /* Binds the arguments of the view a to s's parameters into argv, as pyhost__sig_bind
  * does.  Inline, so that every typed entry (functions, methods, constructors) reads
  * the common call itself; the binding of anything but that is out of line. */

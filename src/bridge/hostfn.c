@@ -280,6 +280,10 @@ static PYHOST__COLD PyObject *typed_tuple_end(struct typed_tuple_call *t, int rc
 static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *kwargs) {
   struct pyhost__sig *s = f->sig;
   struct typed_tuple_call t;
+  /* the common call needs no view: its arguments read from the tuple, nothing kept */
+  if (!kwargs && pyhost__typed_bind_exact(s, NULL, args, 0,
+                                          (size_t)((PyVarObject *)args)->ob_size, t.c.argv))
+    return pyhost__run_typed_as(s, &f->callee, &t.c, 1);
   /* the arguments are converted before the callback runs: only a bytes argument is
    * still read from the caller's objects then */
   if (pyhost__args_tuple_as(&t.view, &f->callee, args, 0, kwargs, s->borrows_bytes) < 0)
