@@ -39,7 +39,7 @@ static inline PyObject *pyhost__callf_read_arg(pyhost *h, char t, va_list *ap, s
 }
 
 /* Drops the n arguments objs (new references); counted as in pyhost__drop_as. */
-static inline void pyhost__callf_drop_args_as(PyObject *const *objs, size_t n, int counted) {
+static inline void pyhost__callf_drop_args(PyObject *const *objs, size_t n, int counted) {
   if (counted) {
     while (n) pyhost__drop_as(objs[--n], 1);
   } else {
@@ -107,22 +107,22 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   if (done < p->n) {
     /* an argument failed: its exception (or MISUSE message) is the answer */
   } else if (borrowed && !keep) {
-    pyhost__callf_drop_args_as(stack + 1, done, pre312);
+    pyhost__callf_drop_args(stack + 1, done, pre312);
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "%s: a borrowed result (>s, >y) needs a prepared callable: "
                              "pyhost_prepared_callf", fname);
   } else if (p->rtype && (!out || (borrowed && !out_len))) {
-    pyhost__callf_drop_args_as(stack + 1, done, pre312);
+    pyhost__callf_drop_args(stack + 1, done, pre312);
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname);
   } else if (!pre312 && (p->n == p->npos || p->kwnames)) {
     /* no keywords (kwnames NULL then), or their names made once */
     r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | PYHOST__ARGS_OFFSET, p->kwnames);
-  } else if (p->n == p->npos) { /* before 3.12, no keywords */
+  } else if (p->n == p->npos) { /* before 3.12, no keywords; none: 3.10's CallNoArgs */
     r = p->n ? pyhost__call_objargs(fn, stack + 1, p->n) : pyhost__call_stack(fn, stack + 1, 0);
   } else {
     r = pyhost__callf_call_other(fn, stack + 1, p);
   }
-  pyhost__callf_drop_args_as(stack + 1, done, pre312);
+  pyhost__callf_drop_args(stack + 1, done, pre312);
   if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, raised) : PYHOST_MISUSE;
   if (!borrowed) return pyhost__callf_read_result(h, r, p->rtype, out, fname, pre312);
   PyObject *kept = NULL, *old = *keep;

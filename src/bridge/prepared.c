@@ -2,7 +2,7 @@
  *
  * The callable is resolved and its runtime's best call chosen once, in pyhost_prepare;
  * a call converts its C arguments straight onto the C stack and hands them to
- * PyObject_Vectorcall (3.12+; before, pyhost__call_stack: no tuple either), so the
+ * PyObject_Vectorcall (3.12+; before, pyhost__call_objargs: no tuple either), so the
  * per-call work is Python's own.  A callable that
  * is running is never freed under its call: pyhost_callable_free from inside (a host
  * function the call reached) only marks it, and the call frees it on the way out.
@@ -147,7 +147,7 @@ static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable
   } else { /* c->fn read here: one load, where kept over the conversions it is two */
     r = pyhost__call_objargs(c->fn, stack + 1, n); /* no tuple there either */
   }
-  pyhost__callf_drop_args_as(stack + 1, done, pre312);
+  pyhost__callf_drop_args(stack + 1, done, pre312);
   return r;
 }
 
