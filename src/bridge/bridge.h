@@ -21,6 +21,9 @@ PyObject *pyhost__resolve(pyhost *h, const char *dotted);
  * PYHOST__CALL_STACK_MAX arguments (call.c). */
 #define PYHOST__CALL_STACK_MAX 8
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n);
+/* Its way before 3.12 for callers that know the runtime is older and n > 0 (the
+ * per-call paths, which split on pyhost__inline_refcounts() once). */
+PyObject *pyhost__call_objargs(PyObject *f, PyObject *const *stack, size_t n);
 /* PY_VECTORCALL_ARGUMENTS_OFFSET (not in the floor's headers): the callee may use
  * args[-1], so a bound method puts self there instead of copying the arguments. */
 #define PYHOST__ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
@@ -272,15 +275,17 @@ static inline PyObject *pyhost__none_new(void) {
   if (pyhost__inline_refcounts()) PYHOST__REFCNT(none)++;
   return none;
 }
-/* Drops a new reference (o not NULL). */
-static inline void pyhost__drop(PyObject *o) {
-  if (pyhost__inline_refcounts()) {
+/* Drops a new reference (o not NULL); counted is pyhost__inline_refcounts(), a constant
+ * where a per-call path has split on it once. */
+static inline void pyhost__drop_as(PyObject *o, int counted) {
+  if (counted) {
     /* as Py_DECREF of those runtimes' limited headers: _Py_Dealloc is stable ABI */
     if (--PYHOST__REFCNT(o) == 0) PY._Py_Dealloc(o);
   } else if (o != PY._Py_NoneStruct) {
     PY.Py_DecRef(o);
   }
 }
+static inline void pyhost__drop(PyObject *o) { pyhost__drop_as(o, pyhost__inline_refcounts()); }
 
 /* The rare end of pyhost__run_fast: the callback failed, kept an exception or left
  * temporaries.  The call is the innermost frame's (not popped yet: so the hot path
