@@ -231,6 +231,71 @@ TEST_CASE(typed_results_set_in_turn) {
   pyhost_free(h);
 }
 
+/* A callback of scalar parameters only, which every door binds without a view (the
+ * common call): each way it can end, chosen by mode. */
+static int typed_outcome(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  double x = argv[1].u.d;
+  int rc;
+  switch (argv[0].u.i) {
+  case 0: return pyhost_ret_float(h, ret, x * 2);
+  case 1: return pyhost_ret_int(h, ret, (int64_t)x);
+  case 2: return PYHOST_OK; /* no result: None */
+  case 3: return pyhost_ret_str(h, ret, "made", 4); /* an object, not a pending scalar */
+  case 4:
+    pyhost_ret_float(h, ret, x);
+    return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "raised after a result (%g)", x);
+  case 5: return PYHOST_MISUSE;
+  case 6: { /* a nested call through Python between two results: its frame is its own */
+    pyhost_value *v = NULL;
+    pyhost_ret_int(h, ret, 1);
+    rc = pyhost_eval(h, "tm.outcome(0, 10.0) + tm.outcome(2, 0.0).__class__.__name__.__len__()",
+                     &v);
+    double got = 0;
+    if (rc == PYHOST_OK) rc = pyhost_value_to_float(h, v, &got);
+    pyhost_value_free(v);
+    return rc ? rc : pyhost_ret_float(h, ret, got + x);
+  }
+  case 7: { /* a nested call that raises, caught by the callback: nothing leaks out */
+    rc = pyhost_exec(h, "tm.outcome(4, 1.0)", NULL);
+    if (rc != PYHOST_PYEXC) return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "no exception");
+    return pyhost_ret_float(h, ret, -x);
+  }
+  default: return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "mode %d", (int)argv[0].u.i);
+  }
+}
+
+TEST_CASE(typed_scalar_calls_end_every_way) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "outcome(mode: int, x: float)", typed_outcome,
+                                            NULL, NULL),
+           PYHOST_OK);
+  for (int round = 0; round < 3; round++) { /* the same calls again, with any cache warm */
+    expect_py(h, "tm.outcome(0, 1.25)", "2.5");
+    expect_py(h, "tm.outcome(1, 7.9)", "7");
+    expect_py(h, "tm.outcome(2, 0.5)", "None");
+    expect_py(h, "tm.outcome(3, 0.5)", "'made'");
+    expect_raise(h, "tm.outcome(4, 0.5)", "ValueError: raised after a result (0.5)");
+    expect_raise(h, "tm.outcome(5, 0.5)", "RuntimeError: tm.outcome: PYHOST_MISUSE");
+    expect_py(h, "tm.outcome(6, 0.5)", "28.5");
+    expect_py(h, "tm.outcome(7, 0.5)", "-0.5");
+    expect_raise(h, "tm.outcome(9, 0.5)", "ValueError: mode 9");
+    /* past the common call: an int for the float, keywords, a bool for the int */
+    expect_py(h, "tm.outcome(0, 2)", "4.0");
+    expect_py(h, "tm.outcome(x=1.5, mode=0)", "3.0");
+    expect_raise(h, "tm.outcome(True, 2.5)",
+                 "TypeError: tm.outcome() argument 'mode' must be int, not bool");
+  }
+  CHECK_RC(pyhost_exec(h, "def loop(n):\n    t = 0.0\n    for i in range(n):\n"
+                          "        t += tm.outcome(0, i * 0.5)\n    return t\n"
+                          "assert loop(1000) == 499500.0\n",
+                       NULL),
+           PYHOST_OK);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_signature_seen_by_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);

@@ -21,6 +21,9 @@ PyObject *pyhost__resolve(pyhost *h, const char *dotted);
  * PYHOST__CALL_STACK_MAX arguments (call.c). */
 #define PYHOST__CALL_STACK_MAX 8
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n);
+/* Its way before 3.12 for callers that know the runtime is older and n > 0 (the
+ * per-call paths, which split on pyhost__inline_refcounts() once). */
+PyObject *pyhost__call_objargs(PyObject *f, PyObject *const *stack, size_t n);
 /* PY_VECTORCALL_ARGUMENTS_OFFSET (not in the floor's headers): the callee may use
  * args[-1], so a bound method puts self there instead of copying the arguments. */
 #define PYHOST__ARGS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
@@ -94,13 +97,16 @@ static inline int pyhost__args_is_tuple(const struct pyhost_args *a) {
   return a->kwnames == PYHOST__TUPLE_FORM;
 }
 struct pyhost_ret {
-  PyObject *obj;             /* new reference, None until a setter runs; in a typed call
-                              * (pyhost__typed_call) NULL until a setter makes an object,
-                              * the result being `pending` meanwhile */
-  pyhost_arg pending;        /* while obj is NULL: the result as a C value (kind NONE, INT
-                              * or FLOAT), made an object once the callback returned, so
-                              * that the scalar setters of typed callbacks only store */
+  PyObject *obj;      /* the result made (a new reference) while pending.kind is
+                       * PYHOST__RET_MADE, else not set */
+  pyhost_arg pending; /* kind PYHOST__RET_MADE: the result is obj (a fast call's from the
+                       * start, None); else, in a typed call (pyhost__typed_call) until a
+                       * setter makes an object, the result as a C value (kind NONE, INT
+                       * or FLOAT), made an object once the callback returned, so that
+                       * the scalar setters of typed callbacks only store */
 };
+/* pending.kind of a result that is an object already (no pyhost_arg_kind) */
+#define PYHOST__RET_MADE (-1)
 /* One fast call on the stack: the callback's frame, its result and the view in one
  * object, so the hot path addresses them all from the stack pointer.  The order is
  * measured: with the frame first GCC 12 builds entry_fast (hostfn.c) in 34
@@ -269,15 +275,17 @@ static inline PyObject *pyhost__none_new(void) {
   if (pyhost__inline_refcounts()) PYHOST__REFCNT(none)++;
   return none;
 }
-/* Drops a new reference (o not NULL). */
-static inline void pyhost__drop(PyObject *o) {
-  if (pyhost__inline_refcounts()) {
+/* Drops a new reference (o not NULL); counted is pyhost__inline_refcounts(), a constant
+ * where a per-call path has split on it once. */
+static inline void pyhost__drop_as(PyObject *o, int counted) {
+  if (counted) {
     /* as Py_DECREF of those runtimes' limited headers: _Py_Dealloc is stable ABI */
     if (--PYHOST__REFCNT(o) == 0) PY._Py_Dealloc(o);
   } else if (o != PY._Py_NoneStruct) {
     PY.Py_DecRef(o);
   }
 }
+static inline void pyhost__drop(PyObject *o) { pyhost__drop_as(o, pyhost__inline_refcounts()); }
 
 /* The rare end of pyhost__run_fast: the callback failed, kept an exception or left
  * temporaries.  The call is the innermost frame's (not popped yet: so the hot path
@@ -306,6 +314,7 @@ static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userd
                                             struct pyhost__fast_call *c, int none_counted,
                                             int may_keep, int guarded) {
   c->ret.obj = PY._Py_NoneStruct;
+  c->ret.pending.kind = PYHOST__RET_MADE;
   if (none_counted) PYHOST__REFCNT(c->ret.obj)++;
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   if (guarded && pyhost__recursion_enter(outer) < 0) return pyhost__run_fast_refused(outer);
@@ -347,6 +356,9 @@ struct pyhost__sig {
   /* p[j].kind packed for the quick binding, then PYHOST_ARG_NONE (0), which no
    * argument matches: a loop over more arguments than parameters stops there */
   unsigned char kind[PYHOST__SIG_MAX + 1];
+  /* the exact type the quick binding reads p[j] from (int, float: see
+   * pyhost__typed_bind_vector), else NULL, which no object has: set with the names */
+  PyTypeObject *quick_type[PYHOST__SIG_MAX + 1];
   size_t n_all_positional;  /* n when every parameter may be positional, else SIZE_MAX */
   /* The keyword names of the last vector-form call with keywords (a strong reference,
    * so that its address names it: in the common case a code object's constant) and the
@@ -401,6 +413,24 @@ static inline int pyhost__read_exact_kind(int kind, PyObject *o, pyhost_arg *out
 }
 static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o, pyhost_arg *out) {
   return pyhost__read_exact_kind(p->kind, o, out);
+}
+
+/* The common call of a typed callable: every argument given by position (from items,
+ * or else from the tuple's items after its first skip), none by keyword, each of its
+ * parameter's exact type, read as pyhost__read_exact reads it.  Nothing here can run
+ * Python code or raise, so the arguments are read before the callback's frame exists
+ * and without a view; 0 leaves the call, and every error, to the binding inside the
+ * frame. */
+static inline int pyhost__typed_bind_exact(const struct pyhost__sig *s, PyObject *const *items,
+                                           PyObject *tuple, size_t skip, size_t nargs,
+                                           pyhost_arg *argv) {
+  if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
+  for (size_t i = 0; i < nargs; i++)
+    if (!pyhost__read_exact(&s->p[i],
+                            items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
+                            &argv[i]))
+      return 0;
+  return 1;
 }
 
 /* Binds the arguments of the view a to s's parameters into argv, as pyhost__sig_bind
@@ -459,22 +489,20 @@ int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s, PyObject *const *arg
 static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
                                                         PyObject *const *args, size_t nargs,
                                                         PyObject *kwnames, pyhost_arg *argv) {
-  /* more arguments than parameters stop at kind[n]; _from refuses them */
+  /* more arguments than parameters stop at quick_type[n]; _from refuses them */
   for (size_t i = 0; i < nargs; i++) {
     PyObject *o = args[i];
-    PyTypeObject *t = Py_TYPE(o);
-    int kind = s->kind[i];
-    if (kind == PYHOST_ARG_INT && t == PY.PyLong_Type) {
+    if (PYHOST__UNLIKELY(Py_TYPE(o) != s->quick_type[i]))
+      return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, i);
+    if (s->kind[i] == PYHOST_ARG_INT) {
       long long v = PY.PyLong_AsLongLong(o);
       if (PYHOST__UNLIKELY(v == -1))
         return pyhost__typed_bind_vector_minus1(s, args, nargs, kwnames, argv, i);
       argv[i].kind = PYHOST_ARG_INT;
       argv[i].u.i = (int64_t)v;
-    } else if (kind == PYHOST_ARG_FLOAT && t == PY.PyFloat_Type) {
+    } else {
       argv[i].kind = PYHOST_ARG_FLOAT;
       argv[i].u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
-    } else {
-      return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, i);
     }
   }
   if (PYHOST__UNLIKELY(kwnames != NULL || nargs != s->n_all_positional))
@@ -511,12 +539,16 @@ PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
  * exception set. */
 PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
                                     const struct pyhost__callee *callee);
-/* A typed call's pending result (obj NULL) as a new reference: NULL with the exception
- * set when making it fails. */
-static PYHOST__HOT_INLINE PyObject *pyhost__ret_pending(const struct pyhost_ret *r,
-                                                        int none_counted) {
+/* A typed call's result, before its callback runs: None, pending. */
+static inline void pyhost__ret_begin(struct pyhost_ret *r) { r->pending.kind = PYHOST_ARG_NONE; }
+/* A typed call's result once its callback succeeded, as a new reference (the pending
+ * one made with the runtime's own way of counting None): NULL with the exception set
+ * when making it fails. */
+static PYHOST__HOT_INLINE PyObject *pyhost__ret_result(const struct pyhost_ret *r,
+                                                       int none_counted) {
   if (r->pending.kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(r->pending.u.d);
   if (r->pending.kind == PYHOST_ARG_INT) return PY.PyLong_FromLongLong((long long)r->pending.u.i);
+  if (r->pending.kind == PYHOST__RET_MADE) return r->obj;
   PyObject *none = PY._Py_NoneStruct;
   if (none_counted) PYHOST__REFCNT(none)++;
   return none;
@@ -529,14 +561,13 @@ static PYHOST__HOT_INLINE PyObject *pyhost__run_typed_as(const struct pyhost__si
                                                          const struct pyhost__callee *callee,
                                                          struct pyhost__typed_call *c,
                                                          int none_counted) {
-  c->ret.obj = NULL;
-  c->ret.pending.kind = PYHOST_ARG_NONE;
+  pyhost__ret_begin(&c->ret);
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   int rc = s->fn(callee->h, s->userdata, c->argv, &c->ret);
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL)) return pyhost__run_typed_end(rc, outer, callee);
   pyhost__frame_pop(outer);
-  return c->ret.obj ? c->ret.obj : pyhost__ret_pending(&c->ret, none_counted);
+  return pyhost__ret_result(&c->ret, none_counted);
 }
 
 /* ---- calls in one line (callf.c) ---- */

@@ -218,9 +218,26 @@ static PyObject *tuple_of(pyhost *h, const pyhost_value *const *argv, size_t n) 
   return t;
 }
 
+/* pyhost__call_stack's calls of more than PYHOST__CALL_STACK_MAX arguments before 3.12:
+ * a tuple.  Apart, so that the usual calls' body saves no registers. */
+static PYHOST__NOINLINE PyObject *call_stack_tuple(PyObject *f, PyObject *const *stack, size_t n) {
+  PyObject *args = PY.PyTuple_New((Py_ssize_t)n), *r = NULL;
+  for (size_t i = 0; args && i < n; i++) {
+    PY.Py_IncRef(stack[i]);
+    PY.PyTuple_SetItem(args, (Py_ssize_t)i, stack[i]); /* steals; cannot fail here */
+  }
+  if (args) r = PY.PyObject_Call(f, args, NULL);
+  if (args) PY.Py_DecRef(args);
+  return r;
+}
+
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
   if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | PYHOST__ARGS_OFFSET, NULL);
   if (n == 0 && pyhost__runtime_at_least(3, 10)) return PY.PyObject_CallNoArgs(f);
+  return pyhost__call_objargs(f, stack, n);
+}
+
+PyObject *pyhost__call_objargs(PyObject *f, PyObject *const *stack, size_t n) {
   PyObject *(*const call)(PyObject *, ...) = PY.PyObject_CallFunctionObjArgs;
   PyObject *const *a = stack;
   switch (n) { /* the list ends at the first NULL: every argument is an object here */
@@ -233,16 +250,8 @@ PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
   case 6: return call(f, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
   case 7: return call(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
   case 8: return call(f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
-  default: break;
+  default: return call_stack_tuple(f, stack, n);
   }
-  PyObject *args = PY.PyTuple_New((Py_ssize_t)n), *r = NULL;
-  for (size_t i = 0; args && i < n; i++) {
-    PY.Py_IncRef(stack[i]);
-    PY.PyTuple_SetItem(args, (Py_ssize_t)i, stack[i]); /* steals; cannot fail here */
-  }
-  if (args) r = PY.PyObject_Call(f, args, NULL);
-  if (args) PY.Py_DecRef(args);
-  return r;
 }
 
 /* Positional calls of up to PYHOST__CALL_STACK_MAX arguments, converted onto the

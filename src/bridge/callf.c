@@ -122,8 +122,7 @@ static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
 
 PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
                                    const struct pyhost__callf_plan *p) {
-  if (!pyhost__runtime_at_least(3, 12))
-    return p->n == p->npos ? pyhost__call_stack(fn, objs, p->n) : call_tuple(fn, objs, p);
+  if (!pyhost__runtime_at_least(3, 12)) return call_tuple(fn, objs, p);
   PyObject *kwnames = kwnames_of(p), *r = NULL; /* the plan could not keep them */
   if (kwnames) {
     r = PY.PyObject_Vectorcall(fn, objs, p->npos | PYHOST__ARGS_OFFSET, kwnames);
@@ -198,7 +197,8 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
                   struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
-  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised);
+  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised,
+                              pyhost__inline_refcounts());
 }
 
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p) {

@@ -21,9 +21,9 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
 /* Argument i of letter t (not 'i') from ap: a new reference, or NULL with the
  * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
 PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn);
-/* fn called with the plan's arguments objs the ways the vector call below does not
- * take: before 3.12 pyhost__call_stack, or a tuple and a dict for keywords; keyword
- * names made for this call when the plan holds none.  A new reference, or NULL with the exception set. */
+/* fn called with the plan's arguments objs, keywords among them, the ways the calls
+ * below do not take: before 3.12 a tuple and a dict; keyword names made for this call
+ * when the plan holds none.  A new reference, or NULL with the exception set. */
 PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
                                    const struct pyhost__callf_plan *p);
 /* A borrowed str or bytes result r (a new reference, taken): its text in *out and
@@ -38,18 +38,19 @@ static inline PyObject *pyhost__callf_read_arg(pyhost *h, char t, va_list *ap, s
   return pyhost__callf_arg(h, t, ap, i, fn);
 }
 
-/* Drops the n arguments objs (new references), the runtime's check made once. */
-static inline void pyhost__callf_drop_args(PyObject *const *objs, size_t n) {
-  if (pyhost__inline_refcounts()) {
-    while (n) pyhost__drop(objs[--n]);
+/* Drops the n arguments objs (new references); counted as in pyhost__drop_as. */
+static inline void pyhost__callf_drop_args(PyObject *const *objs, size_t n, int counted) {
+  if (counted) {
+    while (n) pyhost__drop_as(objs[--n], 1);
   } else {
     while (n) PY.Py_DecRef(objs[--n]); /* None too: immortal there */
   }
 }
 
-/* Reads the result r (a new reference, dropped here) as letter t into out. */
+/* Reads the result r (a new reference, dropped here) as letter t into out; counted as
+ * in pyhost__drop_as. */
 static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void *out,
-                                            const char *fn) {
+                                            const char *fn, int counted) {
   int rc = PYHOST_OK;
   int64_t i = 0;
   switch (t) {
@@ -70,15 +71,18 @@ static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void
     break;
   default: break;
   }
-  pyhost__drop(r);
+  pyhost__drop_as(r, counted);
   return rc;
 }
 
-/* pyhost__callf's body (bridge.h says what it does). */
+/* pyhost__callf's body (bridge.h says what it does).  pre312 is
+ * pyhost__inline_refcounts() (1 before 3.12: counts inline, no PyObject_Vectorcall),
+ * a constant where the hot caller splits on it once. */
 static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, const char *fname,
                                                    const char *fmt, va_list *ap,
                                                    struct pyhost__callf_plan *cache,
-                                                   PyObject **keep, const char *raised) {
+                                                   PyObject **keep, const char *raised,
+                                                   int pre312) {
   struct pyhost__callf_plan read;
   const struct pyhost__callf_plan *p = cache;
   int rc;
@@ -103,22 +107,24 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   if (done < p->n) {
     /* an argument failed: its exception (or MISUSE message) is the answer */
   } else if (borrowed && !keep) {
-    pyhost__callf_drop_args(stack + 1, done);
+    pyhost__callf_drop_args(stack + 1, done, pre312);
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "%s: a borrowed result (>s, >y) needs a prepared callable: "
                              "pyhost_prepared_callf", fname);
   } else if (p->rtype && (!out || (borrowed && !out_len))) {
-    pyhost__callf_drop_args(stack + 1, done);
+    pyhost__callf_drop_args(stack + 1, done, pre312);
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname);
-  } else if (pyhost__runtime_at_least(3, 12) && (p->n == p->npos || p->kwnames)) {
+  } else if (!pre312 && (p->n == p->npos || p->kwnames)) {
     /* no keywords (kwnames NULL then), or their names made once */
     r = PY.PyObject_Vectorcall(fn, stack + 1, p->npos | PYHOST__ARGS_OFFSET, p->kwnames);
+  } else if (p->n == p->npos) { /* before 3.12, no keywords; none: 3.10's CallNoArgs */
+    r = p->n ? pyhost__call_objargs(fn, stack + 1, p->n) : pyhost__call_stack(fn, stack + 1, 0);
   } else {
     r = pyhost__callf_call_other(fn, stack + 1, p);
   }
-  pyhost__callf_drop_args(stack + 1, done);
+  pyhost__callf_drop_args(stack + 1, done, pre312);
   if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, raised) : PYHOST_MISUSE;
-  if (!borrowed) return pyhost__callf_read_result(h, r, p->rtype, out, fname);
+  if (!borrowed) return pyhost__callf_read_result(h, r, p->rtype, out, fname, pre312);
   PyObject *kept = NULL, *old = *keep;
   rc = pyhost__callf_read_borrowed(h, r, p->rtype, out, out_len, &kept, fname);
   if (rc) return rc;

@@ -265,10 +265,10 @@ PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
                                     const struct pyhost__callee *callee) {
   const struct pyhost_ret *ret = &c->ret;
   if (pyhost__frame_finish(callee->h, &c->frame, rc, callee->who) < 0) {
-    if (ret->obj) pyhost__drop(ret->obj);
+    if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj);
     return NULL;
   }
-  return ret->obj ? ret->obj : pyhost__ret_pending(ret, pyhost__inline_refcounts());
+  return pyhost__ret_result(ret, pyhost__inline_refcounts());
 }
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
@@ -276,21 +276,23 @@ static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
   if (!ret) return bad_call(h, fn, "ret");
   PyObject *o = pyhost__arg_to_python(h, &a, 0, fn);
   if (!o) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
-  if (ret->obj) pyhost__drop(ret->obj); /* NULL: a typed call's pending result */
+  if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj); /* else pending */
   ret->obj = o;
+  ret->pending.kind = PYHOST__RET_MADE;
   return PYHOST_OK;
 }
 
 /* In a typed call whose result is still pending (bridge.h): the scalar setters only
  * store, the door makes the object. */
 static inline int set_pending(pyhost_ret *ret, pyhost_arg a) {
-  ret->pending = a;
+  ret->pending.kind = a.kind; /* a scalar's len means nothing: not stored */
+  ret->pending.u = a.u;
   return PYHOST_OK;
 }
 
 int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
   if (!ret) return bad_call(h, "pyhost_ret_none", "ret");
-  if (!ret->obj) return set_pending(ret, pyhost_arg_none());
+  if (ret->pending.kind != PYHOST__RET_MADE) return set_pending(ret, pyhost_arg_none());
   pyhost__drop(ret->obj);
   ret->obj = pyhost__none_new();
   return PYHOST_OK;
@@ -316,11 +318,13 @@ static PYHOST__NOINLINE int ret_float_made(pyhost *h, pyhost_ret *ret, double d)
 }
 int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
   if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
-  return !ret->obj ? set_pending(ret, pyhost_arg_int(i)) : ret_int_made(h, ret, i);
+  return ret->pending.kind != PYHOST__RET_MADE ? set_pending(ret, pyhost_arg_int(i))
+                                              : ret_int_made(h, ret, i);
 }
 int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
   if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
-  return !ret->obj ? set_pending(ret, pyhost_arg_float(d)) : ret_float_made(h, ret, d);
+  return ret->pending.kind != PYHOST__RET_MADE ? set_pending(ret, pyhost_arg_float(d))
+                                              : ret_float_made(h, ret, d);
 }
 int pyhost_ret_str(pyhost *h, pyhost_ret *ret, const char *s, size_t len) {
   return set(h, ret, pyhost_arg_str(s, len), "pyhost_ret_str");

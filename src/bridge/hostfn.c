@@ -280,12 +280,15 @@ static PYHOST__COLD PyObject *typed_tuple_end(struct typed_tuple_call *t, int rc
 static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *kwargs) {
   struct pyhost__sig *s = f->sig;
   struct typed_tuple_call t;
+  /* the common call needs no view: its arguments read from the tuple, nothing kept */
+  if (!kwargs && pyhost__typed_bind_exact(s, NULL, args, 0,
+                                          (size_t)((PyVarObject *)args)->ob_size, t.c.argv))
+    return pyhost__run_typed_as(s, &f->callee, &t.c, 1);
   /* the arguments are converted before the callback runs: only a bytes argument is
    * still read from the caller's objects then */
   if (pyhost__args_tuple_as(&t.view, &f->callee, args, 0, kwargs, s->borrows_bytes) < 0)
     return NULL;
-  t.c.ret.obj = NULL;
-  t.c.ret.pending.kind = PYHOST_ARG_NONE;
+  pyhost__ret_begin(&t.c.ret);
   struct pyhost__frame *outer = pyhost__frame_push(&t.c.frame);
   int rc = pyhost__typed_bind(s, &t.view, t.c.argv);
   if (rc == PYHOST_OK) rc = s->fn(f->callee.h, s->userdata, t.c.argv, &t.c.ret);
@@ -293,7 +296,7 @@ static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *k
   if ((rc != PYHOST_OK) | (t.c.frame.type != NULL) | (t.view.keep != NULL))
     return typed_tuple_end(&t, rc, outer);
   pyhost__frame_pop(outer);
-  return t.c.ret.obj ? t.c.ret.obj : pyhost__ret_pending(&t.c.ret, 1);
+  return pyhost__ret_result(&t.c.ret, 1);
 }
 
 /* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries

@@ -710,8 +710,7 @@ static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args
  * as a C value until the callback returned. */
 static inline PyObject *run_bound_method(struct methrec *m, void *payload,
                                          struct pyhost__typed_call *c) {
-  c->ret.obj = NULL;
-  c->ret.pending.kind = PYHOST_ARG_NONE;
+  pyhost__ret_begin(&c->ret);
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
   if (pyhost__recursion_enter(outer) < 0) {
     pyhost__frame_pop(outer);
@@ -723,7 +722,7 @@ static inline PyObject *run_bound_method(struct methrec *m, void *payload,
   pyhost__recursion_leave(outer);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL))
     return pyhost__typed_call_finish(c, rc, &m->callee);
-  return c->ret.obj ? c->ret.obj : pyhost__ret_pending(&c->ret, pyhost__inline_refcounts());
+  return pyhost__ret_result(&c->ret, pyhost__inline_refcounts());
 }
 
 /* The value-form method as pyhost__run_value calls it. */

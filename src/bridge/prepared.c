@@ -2,7 +2,7 @@
  *
  * The callable is resolved and its runtime's best call chosen once, in pyhost_prepare;
  * a call converts its C arguments straight onto the C stack and hands them to
- * PyObject_Vectorcall (3.12+; before, pyhost__call_stack: no tuple either), so the
+ * PyObject_Vectorcall (3.12+; before, pyhost__call_objargs: no tuple either), so the
  * per-call work is Python's own.  A callable that
  * is running is never freed under its call: pyhost_callable_free from inside (a host
  * function the call reached) only marks it, and the call frees it on the way out.
@@ -128,24 +128,26 @@ static PYHOST__NOINLINE PyObject *call_tuple(pyhost *h, PyObject *f, const pyhos
   return r;
 }
 
-static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, PyObject *f, const pyhost_arg *argv,
-                                              size_t n, const char *fn) {
+/* pre312 below is 1 before 3.12 (pyhost__inline_refcounts(): counts inline, no
+ * PyObject_Vectorcall): a constant in the typed calls' hot body, which splits on it once
+ * instead of testing the runtime at each step. */
+static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable *c,
+                                                const pyhost_arg *argv, size_t n, const char *fn,
+                                                int pre312) {
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
-  for (; done < n; done++) {
-    PyObject *x = pyhost__arg_to_python_inline(h, &argv[done], done, fn);
-    if (!x) break;
-    stack[done + 1] = x;
+  for (; done < n; done++) { /* straight into the stack: no register held for it */
+    if (!(stack[done + 1] = pyhost__arg_to_python_inline(h, &argv[done], done, fn))) break;
   }
   PyObject *r = NULL;
   if (done < n) {
     /* an argument failed: its exception (or MISUSE message) is the answer */
-  } else if (pyhost__runtime_at_least(3, 12)) {
-    r = PY.PyObject_Vectorcall(f, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
-  } else {
-    r = pyhost__call_stack(f, stack + 1, n); /* no tuple there either */
+  } else if (!pre312) {
+    r = PY.PyObject_Vectorcall(c->fn, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
+  } else { /* c->fn read here: one load, where kept over the conversions it is two */
+    r = pyhost__call_objargs(c->fn, stack + 1, n); /* no tuple there either */
   }
-  pyhost__callf_drop_args(stack + 1, done);
+  pyhost__callf_drop_args(stack + 1, done, pre312);
   return r;
 }
 
@@ -159,8 +161,8 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
 
 /* A call with arguments: onto the stack, or past STACK_MAX into a tuple. */
 static inline PyObject *call_with(pyhost *h, const pyhost_callable *c, const pyhost_arg *argv, size_t n,
-                           const char *fn) {
-  if (n <= STACK_MAX) return call_vector(h, c->fn, argv, n, fn);
+                           const char *fn, int pre312) {
+  if (n <= STACK_MAX) return call_vector(h, c, argv, n, fn, pre312);
   return call_tuple(h, c->fn, argv, n, fn);
 }
 
@@ -187,10 +189,10 @@ static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
 /* A call of c (usable): a new reference, or NULL with the exception set (or MISUSE in
  * h's message).  A call without arguments is one branch and one call. */
 static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
-                                        size_t n, const char *fn) {
+                                        size_t n, const char *fn, int pre312) {
   if (!n) return call0(c);
   c->busy++;
-  PyObject *r = call_with(h, c, argv, n, fn);
+  PyObject *r = call_with(h, c, argv, n, fn, pre312);
   if (--c->busy == DOOMED) destroy(c);
   return r;
 }
@@ -199,7 +201,7 @@ static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyh
 static PYHOST__HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
                          const char *fn, PyObject **r) {
   if (!callable_usable(h, c, argv, n)) return refuse(h, c, fn);
-  *r = run(h, c, argv, n, fn);
+  *r = run(h, c, argv, n, fn, pyhost__inline_refcounts());
   return *r ? PYHOST_OK : failed(h);
 }
 
@@ -244,7 +246,8 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
 
 /* The typed forms: one body, the reader and the output differ.  The hot case (inside a
  * scope, no message to reset, good arguments) costs entry_is_free's checks and the
- * call; every other goes through the general body, NAME_any, out of line. */
+ * call, NAME_hot, made once for each answer of pyhost__inline_refcounts() (pre312);
+ * every other goes through the general body, NAME_any, out of line. */
 #define TYPED_CALL(NAME, FN, CTYPE, READ)                                               \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out); /* a leading static makes both static */                        \
@@ -263,18 +266,21 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
     pyhost__leave(h, gil);                                                              \
     return rc;                                                                          \
   }                                                                                     \
+  static PYHOST__HOT_INLINE int NAME##_hot(pyhost *h, pyhost_callable *c,              \
+                                            const pyhost_arg *argv, size_t nargs,       \
+                                            CTYPE *out, int pre312) {                   \
+    PyObject *r = run(h, c, argv, nargs, FN, pre312);                                   \
+    if (!r) return failed(h);                                                           \
+    int rc = READ(h, r, FN, out);                                                       \
+    pyhost__drop_as(r, pre312);                                                         \
+    return rc;                                                                          \
+  }                                                                                     \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out) {                                                                \
     if (!pyhost__entry_is_free(h) || !out || !callable_usable(h, c, argv, nargs))       \
       return NAME##_any(h, c, argv, nargs, out);                                        \
-    PyObject *r = run(h, c, argv, nargs, FN);                                           \
-    int rc;                                                                             \
-    if (!r) {                                                                           \
-      rc = failed(h);                                                                   \
-    } else {                                                                            \
-      rc = READ(h, r, FN, out);                                                         \
-      pyhost__drop(r);                                                                  \
-    }                                                                                   \
+    int rc = pyhost__inline_refcounts() ? NAME##_hot(h, c, argv, nargs, out, 1)         \
+                                        : NAME##_hot(h, c, argv, nargs, out, 0);        \
     pyhost__leave(h, PYHOST__GIL_SCOPED);                                               \
     return rc;                                                                          \
   }
@@ -297,6 +303,14 @@ int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c, const pyhost_arg *
   return value_call(h, c, argv, nargs, result);
 }
 
+/* pyhost_prepared_callf's call, made once for each answer of pyhost__inline_refcounts()
+ * (pre312: see pyhost__callf_inline). */
+static PYHOST__HOT_INLINE int callf_as(pyhost *h, pyhost_callable *c, const char *fmt, va_list *ap,
+                                       int pre312) {
+  return pyhost__callf_inline(h, c->fn, "pyhost_prepared_callf", fmt, ap, &c->plan, &c->kept,
+                              NULL, pre312);
+}
+
 int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
   PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
   int rc = PYHOST_OK;
@@ -308,8 +322,7 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     va_start(ap, fmt);
     c->busy++;
     PyObject *kept = c->kept;
-    rc = pyhost__callf_inline(h, c->fn, "pyhost_prepared_callf", fmt, &ap, &c->plan, &c->kept,
-                              NULL);
+    rc = pyhost__inline_refcounts() ? callf_as(h, c, fmt, &ap, 1) : callf_as(h, c, fmt, &ap, 0);
     if (--c->busy == DOOMED) {
       int lost = rc == PYHOST_OK && c->kept != kept; /* a borrowed result went with c */
       destroy(c);

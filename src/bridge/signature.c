@@ -235,6 +235,10 @@ char *pyhost__sig_text(const struct pyhost__sig *s) {
 
 int pyhost__sig_intern(struct pyhost__sig *s) {
   for (size_t j = 0; j < s->n; j++)
+    s->quick_type[j] = s->kind[j] == PYHOST_ARG_INT     ? PY.PyLong_Type
+                       : s->kind[j] == PYHOST_ARG_FLOAT ? PY.PyFloat_Type
+                                                        : NULL;
+  for (size_t j = 0; j < s->n; j++)
     if (!s->p[j].pyname && !(s->p[j].pyname = PY.PyUnicode_InternFromString(s->p[j].name)))
       return -1;
   return 0;
