@@ -537,6 +537,17 @@ TEST_CASE(typed_methods_and_constructor) {
   pyhost_free(h);
 }
 
+/* A float payload scaled by the constructor's int; mul multiplies it by its float. */
+static int scaled_init(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) {
+  (void)h, (void)ud;
+  *(double *)*payload = argv[0].u.d * (double)argv[1].u.i;
+  return PYHOST_OK;
+}
+static int scaled_mul(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_float(h, ret, *(double *)payload * argv[0].u.d);
+}
+
 /* The quick binding of a typed method's or constructor's common call (hosttype.c,
  * bind_exact) reads an int with one call: -1 is a value there, and an int past 64 bits
  * leaves the call to the binder in the frame, with nothing left raised. */
@@ -555,6 +566,20 @@ TEST_CASE(typed_methods_quick_ints_at_the_edges) {
   expect_raise(h, "tt.C(2**64, 'x')", "OverflowError: tt.C() argument 'start': int does not fit in 64 bits");
   expect_raise(h, "tt.C(-1, 'x')", "ValueError: start must be >= 0");
   expect_py(h, "tt.C(3, 'ab').get()", "5");
+  /* floats and ints mixed, every argument given: the constructor's quick binding too */
+  static const pyhost_typed_method_def scaled_methods[] = {{"mul(y: float)", scaled_mul, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "S", .typed_methods = scaled_methods,
+                           .n_typed_methods = 1, .typed_constructor = scaled_init,
+                           .constructor_signature = "S(x: float, n: int)",
+                           .payload_size = sizeof(double)};
+  pyhost_type *st = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &spec, &st), PYHOST_OK);
+  expect_py(h, "[tt.S(1.5, 2).mul(0.5), tt.S(2.0, -1).mul(-1.0), tt.S(1, 2).mul(2)]", "[1.5, 2.0, 4.0]");
+  expect_raise(h, "tt.S(1.5, -2**63-1)", "OverflowError: tt.S() argument 'n': int does not fit in 64 bits");
+  expect_raise(h, "tt.S(1.5, 2).mul(2**1100)", "OverflowError: ");
+  expect_raise(h, "tt.S(2, 1.5)", "TypeError: tt.S() argument 'n' must be int, not float");
+  expect_py(h, "tt.S(-0.5, -1).mul(4.0)", "2.0");
+  pyhost_type_free(h, st);
   pyhost_type_free(h, t);
   pyhost_module_free(h, m);
   pyhost_free(h);
