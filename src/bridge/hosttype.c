@@ -746,9 +746,8 @@ static PyObject *run_value_method(struct value_method_call *c) {
   return rc < 0 ? NULL : r;
 }
 
-/* Typed method m on a usable instance o, called with an args tuple whose first skip
- * items are left out: its common call bound straight from the tuple, any other in the
- * frame (its arguments are converted before it runs: bytes are read in place). */
+/* A typed method's call that the quick binding left (keywords, conversions, errors):
+ * bound in the frame over a view, which words every error (bytes are read in place). */
 static HT_COLD PyObject *invoke_typed_view(struct methrec *m, void *payload, PyObject *args,
                                            size_t skip, PyObject *kwargs) {
   struct method_call c = {m, payload};
@@ -757,6 +756,9 @@ static HT_COLD PyObject *invoke_typed_view(struct methrec *m, void *payload, PyO
     return NULL;
   return pyhost__run_fast(typed_method_entry, &c, &v);
 }
+/* Typed method m on a usable instance o, called with an args tuple whose first skip
+ * items are left out: its common call bound straight from the tuple, any other in the
+ * frame. */
 static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, PyObject *args,
                                                  size_t skip, PyObject *kwargs) {
   struct pyhost__typed_call t;
@@ -768,9 +770,7 @@ static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, 
   return run_bound_method(m, o->payload, &t); /* the common call: no view */
 }
 
-/* The same with a vectorcall argument array (self not in it): bound as a typed
- * function's call is (any signature, keywords too), and through a view when that
- * leaves it. */
+/* The same two with a vectorcall argument array (self not in it). */
 static HT_COLD PyObject *invoke_typed_vector_view(struct methrec *m, void *payload,
                                                   PyObject *const *argv, size_t nargs,
                                                   PyObject *kwnames) {
