@@ -415,21 +415,34 @@ static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o,
   return pyhost__read_exact_kind(p->kind, o, out);
 }
 
-/* The common call of a typed callable: every argument given by position (from items,
- * or else from the tuple's items after its first skip), none by keyword, each of its
- * parameter's exact type, read as pyhost__read_exact reads it.  Nothing here can run
- * Python code or raise, so the arguments are read before the callback's frame exists
- * and without a view; 0 leaves the call, and every error, to the binding inside the
- * frame. */
+/* PyLong_AsLongLong returned -1 in a quick binding: 1 when that is the value, 0 when it
+ * did not fit (its OverflowError cleared: none was set when the call began, and the
+ * binding in the frame raises its own).  Out of line (typedargs.c). */
+int pyhost__minus_one_is_value(void);
+/* The common call of a typed callable: every argument given by position, none by
+ * keyword, each of its parameter's exact type (an int for an int, a float for a float:
+ * its quick_type), from items or else from the tuple's items after its first skip,
+ * read as pyhost__typed_bind_vector reads them (an int with one call, its -1 looked at
+ * out of line).  No Python code runs here and nothing stays raised, so the arguments
+ * are read before the callback's frame exists and without a view; 0 leaves the call,
+ * and every error, to the binding inside the frame. */
 static inline int pyhost__typed_bind_exact(const struct pyhost__sig *s, PyObject *const *items,
                                            PyObject *tuple, size_t skip, size_t nargs,
                                            pyhost_arg *argv) {
   if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
-  for (size_t i = 0; i < nargs; i++)
-    if (!pyhost__read_exact(&s->p[i],
-                            items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
-                            &argv[i]))
-      return 0;
+  for (size_t i = 0; i < nargs; i++) {
+    PyObject *o = items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip));
+    if (Py_TYPE(o) != s->quick_type[i]) return 0;
+    if (s->kind[i] == PYHOST_ARG_INT) {
+      long long v = PY.PyLong_AsLongLong(o);
+      if (PYHOST__UNLIKELY(v == -1) && !pyhost__minus_one_is_value()) return 0;
+      argv[i].kind = PYHOST_ARG_INT; /* (len is not read for an int) */
+      argv[i].u.i = (int64_t)v;
+    } else {
+      argv[i].kind = PYHOST_ARG_FLOAT;
+      argv[i].u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
+    }
+  }
   return 1;
 }
 

@@ -345,41 +345,6 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
   return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
 }
 
-/* PyLong_AsLongLong returned -1: 1 when that is the value, 0 when it did not fit (its
- * OverflowError cleared: none was set when the call began, and the binding in the
- * frame raises its own). */
-static HT_COLD int minus_one_is_value(void) {
-  if (!PY.PyErr_Occurred()) return 1;
-  PY.PyErr_Clear();
-  return 0;
-}
-
-/* The common call of a typed callable: every argument given by position, none by
- * keyword, each of its parameter's exact type (an int for an int, a float for a float:
- * its quick_type), from items or else from the tuple, read as pyhost__typed_bind_vector
- * reads them (an int with one call, its -1 looked at out of line).  No Python code
- * runs here and nothing stays raised, so the arguments are read before the callback's
- * frame exists and without a view; 0 leaves the call, and every error, to the binding
- * inside the frame. */
-static inline int bind_exact(const struct pyhost__sig *s, PyObject *const *items,
-                             PyObject *tuple, size_t skip, size_t nargs, pyhost_arg *argv) {
-  if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
-  for (size_t i = 0; i < nargs; i++) {
-    PyObject *o = items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip));
-    if (Py_TYPE(o) != s->quick_type[i]) return 0;
-    if (s->kind[i] == PYHOST_ARG_INT) {
-      long long v = PY.PyLong_AsLongLong(o);
-      if (PYHOST__UNLIKELY(v == -1) && !minus_one_is_value()) return 0;
-      argv[i].kind = PYHOST_ARG_INT; /* (len is not read for an int) */
-      argv[i].u.i = (int64_t)v;
-    } else {
-      argv[i].kind = PYHOST_ARG_FLOAT;
-      argv[i].u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
-    }
-  }
-  return 1;
-}
-
 /* construct_bare's end when the constructor failed or kept an exception: -1 with the
  * Python exception set (out of line: the common end reads nothing of t). */
 static HT_COLD int construct_failed(struct typerec *t, struct pyhost__frame *frame, int rc) {
@@ -489,7 +454,8 @@ static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwa
   pyhost_arg argv[PYHOST__SIG_MAX];
   if (kwargs) return obj_new(type, args, kwargs);
   /* (kwargs is known NULL here: the binding keeps no register for it) */
-  if (!bind_exact(t->ctor_sig, NULL, args, 0, (size_t)((PyVarObject *)args)->ob_size, argv))
+  if (!pyhost__typed_bind_exact(t->ctor_sig, NULL, args, 0,
+                                (size_t)((PyVarObject *)args)->ob_size, argv))
     return obj_new(type, args, NULL);
   return new_bare(t, type, argv);
 }
@@ -542,7 +508,7 @@ static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_
   size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
   pyhost_arg argv[PYHOST__SIG_MAX];
   if (type == pyhost__process.fast_type && !kwnames && pyhost__python_running() &&
-      (t->tctor ? bind_exact(t->ctor_sig, args, NULL, 0, nargs, argv) : !nargs && t->fctor)) {
+      (t->tctor ? pyhost__typed_bind_exact(t->ctor_sig, args, NULL, 0, nargs, argv) : !nargs && t->fctor)) {
     return new_bare(t, type, t->tctor ? argv : NULL);
   }
   return obj_vectorcall_any(type, args, nargs, kwnames);
@@ -706,7 +672,7 @@ static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args
   return c->m->tfn(h, c->payload, c->m->t->userdata, argv, ret);
 }
 
-/* Runs typed method m on the payload over the arguments bound in c->argv (bind_exact)
+/* Runs typed method m on the payload over the arguments bound in c->argv (quick binding)
  * in a frame, inside the recursion guard, as pyhost__run_typed_as runs a typed
  * function: no view (a typed callback reads none), an int, float or None result kept
  * as a C value until the callback returned. */
@@ -765,7 +731,7 @@ static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, 
   size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
   if (kwargs) return invoke_typed_view(m, o->payload, args, skip, kwargs);
   /* (kwargs is known NULL here: the binding keeps no register for it) */
-  if (PYHOST__UNLIKELY(!bind_exact(m->sig, NULL, args, skip, n - skip, t.argv)))
+  if (PYHOST__UNLIKELY(!pyhost__typed_bind_exact(m->sig, NULL, args, skip, n - skip, t.argv)))
     return invoke_typed_view(m, o->payload, args, skip, NULL);
   return run_bound_method(m, o->payload, &t); /* the common call: no view */
 }
@@ -784,7 +750,7 @@ static PYHOST__HOT_INLINE PyObject *invoke_typed_vector(struct methrec *m, hosto
                                                         PyObject *kwnames) {
   struct pyhost__typed_call t;
   if (kwnames) return invoke_typed_vector_view(m, o->payload, argv, nargs, kwnames);
-  if (PYHOST__UNLIKELY(!bind_exact(m->sig, argv, NULL, 0, nargs, t.argv)))
+  if (PYHOST__UNLIKELY(!pyhost__typed_bind_exact(m->sig, argv, NULL, 0, nargs, t.argv)))
     return invoke_typed_vector_view(m, o->payload, argv, nargs, NULL);
   return run_bound_method(m, o->payload, &t); /* the common call: no view */
 }

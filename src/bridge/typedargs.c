@@ -222,3 +222,9 @@ PYHOST__COLD int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s,
   if (PY.PyErr_Occurred()) PY.PyErr_Clear(); /* none was set when the call began */
   return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, from);
 }
+
+PYHOST__COLD int pyhost__minus_one_is_value(void) {
+  if (!PY.PyErr_Occurred()) return 1;
+  PY.PyErr_Clear();
+  return 0;
+}
