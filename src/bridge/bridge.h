@@ -353,11 +353,9 @@ struct pyhost__sig {
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
   int borrows_bytes;        /* a bytes parameter: its argument is read in place */
-  /* p[j].kind packed for the quick binding, then PYHOST_ARG_NONE (0), which no
-   * argument matches: a loop over more arguments than parameters stops there */
-  unsigned char kind[PYHOST__SIG_MAX + 1];
-  /* the exact type the quick binding reads p[j] from (int, float: see
-   * pyhost__typed_bind_vector), else NULL, which no object has: set with the names */
+  /* the exact type pyhost__quick_read reads p[j] from (int, float), else NULL, which
+   * no object has, and NULL past the last parameter, so that a loop over more arguments
+   * than parameters stops there: set with the names */
   PyTypeObject *quick_type[PYHOST__SIG_MAX + 1];
   size_t n_all_positional;  /* n when every parameter may be positional, else SIZE_MAX */
   /* The keyword names of the last vector-form call with keywords (a strong reference,
@@ -391,58 +389,45 @@ void pyhost__sig_free(struct pyhost__sig *s);
  * (or OverflowError) naming the function and the parameter raised in the callback's
  * frame. */
 int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_arg *argv);
-/* The common arguments read without a call to classify them: an exact int into an int
- * parameter, an exact float into a float one.  1 when done; 0 leaves everything else
- * (subclasses, an int for a float, None, str, bytes, errors) to convert(). */
-static inline int pyhost__read_exact_kind(int kind, PyObject *o, pyhost_arg *out) {
+/* The end of a quick read whose PyLong_AsLongLong returned -1: 1 with -1 in *out when
+ * that is the value, 0 when it did not fit (its OverflowError cleared: none was set
+ * when the binding began, and the binder that reads the argument next raises its
+ * own).  Out of line (typedargs.c). */
+int pyhost__quick_read_minus_one(pyhost_arg *out);
+/* Argument o of parameter j read without a call to classify it: an exact int into an
+ * int parameter (one call; a -1 looked at out of line), an exact float into a float
+ * one.  1 when done; 0 leaves everything else (subclasses, an int for a float, None,
+ * str, bytes, an int out of range) to the other readers, with nothing raised.  Runs no
+ * Python code. */
+static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyObject *o,
+                                     pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
-  if (kind == PYHOST_ARG_INT && t == PY.PyLong_Type) {
-    int overflow = 0;
-    long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) return 0;
-    out->kind = PYHOST_ARG_INT;
+  if (PYHOST__UNLIKELY(t != s->quick_type[j])) return 0;
+  if (t == PY.PyLong_Type) {
+    long long v = PY.PyLong_AsLongLong(o);
+    if (PYHOST__UNLIKELY(v == -1)) return pyhost__quick_read_minus_one(out);
+    out->kind = PYHOST_ARG_INT; /* (len is not read for an int) */
     out->u.i = (int64_t)v;
-    return 1;
-  }
-  if (kind == PYHOST_ARG_FLOAT && t == PY.PyFloat_Type) {
+  } else {
     out->kind = PYHOST_ARG_FLOAT;
     out->u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
-    return 1;
   }
-  return 0;
-}
-static inline int pyhost__read_exact(const struct pyhost__param *p, PyObject *o, pyhost_arg *out) {
-  return pyhost__read_exact_kind(p->kind, o, out);
+  return 1;
 }
 
-/* PyLong_AsLongLong returned -1 in a quick binding: 1 when that is the value, 0 when it
- * did not fit (its OverflowError cleared: none was set when the call began, and the
- * binding in the frame raises its own).  Out of line (typedargs.c). */
-int pyhost__minus_one_is_value(void);
 /* The common call of a typed callable: every argument given by position, none by
- * keyword, each of its parameter's exact type (an int for an int, a float for a float:
- * its quick_type), from items or else from the tuple's items after its first skip,
- * read as pyhost__typed_bind_vector reads them (an int with one call, its -1 looked at
- * out of line).  No Python code runs here and nothing stays raised, so the arguments
- * are read before the callback's frame exists and without a view; 0 leaves the call,
- * and every error, to the binding inside the frame. */
+ * keyword, each read by pyhost__quick_read, from items or else from the tuple's items
+ * after its first skip.  Nothing stays raised, so the arguments can be read before the
+ * callback's frame exists and without a view; 0 leaves the call, and every error, to
+ * the binding inside the frame. */
 static inline int pyhost__typed_bind_exact(const struct pyhost__sig *s, PyObject *const *items,
                                            PyObject *tuple, size_t skip, size_t nargs,
                                            pyhost_arg *argv) {
   if (nargs != s->n_all_positional) return 0; /* a keyword-only one is never positional */
-  for (size_t i = 0; i < nargs; i++) {
-    PyObject *o = items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip));
-    if (Py_TYPE(o) != s->quick_type[i]) return 0;
-    if (s->kind[i] == PYHOST_ARG_INT) {
-      long long v = PY.PyLong_AsLongLong(o);
-      if (PYHOST__UNLIKELY(v == -1) && !pyhost__minus_one_is_value()) return 0;
-      argv[i].kind = PYHOST_ARG_INT; /* (len is not read for an int) */
-      argv[i].u.i = (int64_t)v;
-    } else {
-      argv[i].kind = PYHOST_ARG_FLOAT;
-      argv[i].u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
-    }
-  }
+  for (size_t i = 0; i < nargs; i++)
+    if (!pyhost__quick_read(s, i, items ? items[i] : PY.PyTuple_GetItem(tuple, (Py_ssize_t)(i + skip)),
+                            &argv[i]))
+      return 0;
   return 1;
 }
 
@@ -451,32 +436,24 @@ static inline int pyhost__typed_bind_exact(const struct pyhost__sig *s, PyObject
  * the common call itself; the binding of anything but that is out of line. */
 static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_args *a,
                                      pyhost_arg *argv) {
-  size_t i = 0;
-  /* the common call: every parameter given by position, of its exact type (a vector
-   * form without keywords, or a tuple form without them: its kwnames is a marker);
-   * never when some are keyword-only (then n arguments are too many) */
-  if (a->nargs != s->n_all_positional) return pyhost__sig_bind(s, a, argv);
+  /* the common call: a vector form without keywords, or a tuple form without them (its
+   * kwnames is a marker) */
+  int quick = 0;
   if (a->kwnames == NULL) {
-    while (i < s->n && pyhost__read_exact(&s->p[i], a->argv[i], &argv[i])) i++;
-  } else if (pyhost__args_is_tuple(a)) {
-    /* nkw and skip are set in the tuple form, the only one that gets here; GCC cannot
+    quick = pyhost__typed_bind_exact(s, a->argv, NULL, 0, a->nargs, argv);
+  } else if (pyhost__args_is_tuple(a) && !a->nkw) {
+    /* tuple and skip are set in the tuple form, the only one that gets here; GCC cannot
      * tell where a door inlines a vector-form view (whose kwnames it does not know) */
 #if defined(__GNUC__) && !defined(__clang__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-    if (a->nkw) return pyhost__sig_bind(s, a, argv);
-    while (i < s->n &&
-           pyhost__read_exact(&s->p[i], PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip)),
-                              &argv[i]))
-      i++;
+    quick = pyhost__typed_bind_exact(s, NULL, a->tuple, a->skip, a->nargs, argv);
 #if defined(__GNUC__) && !defined(__clang__)
 #  pragma GCC diagnostic pop
 #endif
-  } else {
-    return pyhost__sig_bind(s, a, argv);
   }
-  return PYHOST__UNLIKELY(i < s->n) ? pyhost__sig_bind(s, a, argv) : PYHOST_OK;
+  return PYHOST__UNLIKELY(!quick) ? pyhost__sig_bind(s, a, argv) : PYHOST_OK;
 }
 
 /* The arguments of a vector-form call (3.10+) bound to s's parameters straight from
@@ -491,11 +468,6 @@ static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_
  * conversion beyond the exact types.  Runs no Python code. */
 int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args, size_t nargs,
                                    PyObject *kwnames, pyhost_arg *argv, size_t from);
-/* The same after PyLong_AsLongLong returned -1 for argument `from` (maybe with an
- * OverflowError: cleared, and the binder reads it again). */
-int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s, PyObject *const *args,
-                                     size_t nargs, PyObject *kwnames, pyhost_arg *argv,
-                                     size_t from);
 /* pyhost__typed_bind_vector_from from the start, inline for the positional arguments
  * (ints and floats read here: each a call into the runtime and a store); keywords and
  * defaults out of line. */
@@ -503,21 +475,9 @@ static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
                                                         PyObject *const *args, size_t nargs,
                                                         PyObject *kwnames, pyhost_arg *argv) {
   /* more arguments than parameters stop at quick_type[n]; _from refuses them */
-  for (size_t i = 0; i < nargs; i++) {
-    PyObject *o = args[i];
-    if (PYHOST__UNLIKELY(Py_TYPE(o) != s->quick_type[i]))
+  for (size_t i = 0; i < nargs; i++)
+    if (!pyhost__quick_read(s, i, args[i], &argv[i]))
       return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, i);
-    if (s->kind[i] == PYHOST_ARG_INT) {
-      long long v = PY.PyLong_AsLongLong(o);
-      if (PYHOST__UNLIKELY(v == -1))
-        return pyhost__typed_bind_vector_minus1(s, args, nargs, kwnames, argv, i);
-      argv[i].kind = PYHOST_ARG_INT;
-      argv[i].u.i = (int64_t)v;
-    } else {
-      argv[i].kind = PYHOST_ARG_FLOAT;
-      argv[i].u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
-    }
-  }
   if (PYHOST__UNLIKELY(kwnames != NULL || nargs != s->n_all_positional))
     return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, nargs);
   return 1;

@@ -142,7 +142,6 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
       defaults |= p->has_default;
       s->borrows_bytes |= p->kind == PYHOST_ARG_BYTES;
       p->kwonly = (unsigned char)star;
-      s->kind[s->n] = (unsigned char)p->kind;
       s->n++;
     }
     skip_ws(r);
@@ -235,9 +234,9 @@ char *pyhost__sig_text(const struct pyhost__sig *s) {
 
 int pyhost__sig_intern(struct pyhost__sig *s) {
   for (size_t j = 0; j < s->n; j++)
-    s->quick_type[j] = s->kind[j] == PYHOST_ARG_INT     ? PY.PyLong_Type
-                       : s->kind[j] == PYHOST_ARG_FLOAT ? PY.PyFloat_Type
-                                                        : NULL;
+    s->quick_type[j] = s->p[j].kind == PYHOST_ARG_INT     ? PY.PyLong_Type
+                       : s->p[j].kind == PYHOST_ARG_FLOAT ? PY.PyFloat_Type
+                                                          : NULL;
   for (size_t j = 0; j < s->n; j++)
     if (!s->p[j].pyname && !(s->p[j].pyname = PY.PyUnicode_InternFromString(s->p[j].name)))
       return -1;

@@ -16,10 +16,10 @@ static int raise_type(const struct pyhost_args *a, const char *fmt, const char *
   return pyhost_raise(a->callee->h, PYHOST_EXC_TYPE_ERROR, fmt, a->callee->who, name, n);
 }
 
-/* Argument o for parameter p converted into *out, or the error naming p. */
-static int convert(const struct pyhost__param *p, struct pyhost_args *a, PyObject *o,
-                   pyhost_arg *out) {
-  if (pyhost__read_exact(p, o, out)) return PYHOST_OK;
+/* Argument o for parameter p converted into *out past pyhost__quick_read, or the error
+ * naming p: out of line, so that the binder's loop keeps only the quick read. */
+static PYHOST__NOINLINE int convert_other(const struct pyhost__param *p, struct pyhost_args *a,
+                                          PyObject *o, pyhost_arg *out) {
   if (p->dflt_none && o == PY._Py_NoneStruct) {
     *out = pyhost_arg_none();
     return PYHOST_OK;
@@ -36,6 +36,12 @@ static int convert(const struct pyhost__param *p, struct pyhost_args *a, PyObjec
   return pyhost_raise(a->callee->h, PYHOST_EXC_TYPE_ERROR, "%s() argument '%s' must be %s%s, not %s",
                       a->callee->who, p->name, want[p->kind], p->dflt_none ? " or None" : "",
                       got);
+}
+
+/* Argument o for parameter j converted into *out, or the error naming it. */
+static inline int convert(const struct pyhost__sig *s, size_t j, struct pyhost_args *a,
+                          PyObject *o, pyhost_arg *out) {
+  return pyhost__quick_read(s, j, o, out) ? PYHOST_OK : convert_other(&s->p[j], a, o, out);
 }
 
 /* The parameter a keyword names, or -1.  Identity first: the names in Python code are
@@ -102,7 +108,7 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
     PyObject *o = pyhost__args_is_tuple(a)
                       ? PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip))
                       : a->argv[i];
-    int rc = convert(&s->p[i], a, o, &argv[i]);
+    int rc = convert(s, i, a, o, &argv[i]);
     if (rc) return rc;
   }
   uint32_t given = (uint32_t)((1ull << np) - 1);
@@ -118,7 +124,7 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
     if (given & (1u << j))
       return raise_type(a, "argument for %s() given by name ('%s') and position (%zu)",
                         s->p[j].name, (size_t)j + 1);
-    int rc = convert(&s->p[j], a, val, &argv[j]);
+    int rc = convert(s, (size_t)j, a, val, &argv[j]);
     if (rc) return rc;
     given |= 1u << j;
   }
@@ -128,7 +134,7 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
 
 /* ---- the quick binding of a vector-form call (bridge.h) ---- */
 
-/* One argument read as the quick binding reads it, past pyhost__read_exact: 1 when
+/* One argument read as the quick binding reads it, past pyhost__quick_read: 1 when
  * done, 0 when the full binder must read it. */
 static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyObject *o,
                                              pyhost_arg *out) {
@@ -159,7 +165,7 @@ static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyOb
 /* Argument o of parameter j read as the quick binding reads it. */
 static inline int read_quick(const struct pyhost__sig *s, size_t j, PyObject *o,
                              pyhost_arg *out) {
-  return pyhost__read_exact_kind(s->kind[j], o, out) || read_quick_other(&s->p[j], o, out);
+  return pyhost__quick_read(s, j, o, out) || read_quick_other(&s->p[j], o, out);
 }
 
 /* The parameter each of kwnames' nkw names names, by identity: s's kept match when
@@ -215,16 +221,11 @@ int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args,
   return 1;
 }
 
-PYHOST__COLD int pyhost__typed_bind_vector_minus1(struct pyhost__sig *s,
-                                                  PyObject *const *args, size_t nargs,
-                                                  PyObject *kwnames, pyhost_arg *argv,
-                                                  size_t from) {
-  if (PY.PyErr_Occurred()) PY.PyErr_Clear(); /* none was set when the call began */
-  return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, from);
-}
-
-PYHOST__COLD int pyhost__minus_one_is_value(void) {
-  if (!PY.PyErr_Occurred()) return 1;
-  PY.PyErr_Clear();
-  return 0;
+PYHOST__COLD int pyhost__quick_read_minus_one(pyhost_arg *out) {
+  if (PY.PyErr_Occurred()) {
+    PY.PyErr_Clear();
+    return 0;
+  }
+  *out = pyhost_arg_int(-1);
+  return 1;
 }
