@@ -377,6 +377,48 @@ TEST_CASE(prepared_call_errors) {
   pyhost_free(h);
 }
 
+/* A bad argument at every position of every count (on the C stack up to 8, through a
+ * tuple past it), inside a scope and outside: the call fails with that argument's
+ * error, its index named, and the arguments made before it are dropped (the object
+ * passed in the other places keeps its count). */
+TEST_CASE(prepared_call_bad_argument_anywhere) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "import sys\ndef count(*a):\n    return len(a)\nprobe = object()\n", NULL),
+           PYHOST_OK);
+  pyhost_callable *c = NULL;
+  pyhost_value *probe = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "count", &c), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, "probe", &probe), PYHOST_OK);
+  int64_t before = eval_int(h, "sys.getrefcount(probe)");
+  for (int scoped = 0; scoped < 2; scoped++) {
+    if (scoped) CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+    for (size_t n = 1; n <= 10; n++) {
+      for (size_t k = 0; k < n; k++) {
+        pyhost_arg a[10];
+        for (size_t j = 0; j < n; j++) a[j] = pyhost_arg_value(probe);
+        char want[64];
+        snprintf(want, sizeof want, "argument %zu: unknown pyhost_arg kind 99", k);
+        int64_t got = -5;
+        a[k].kind = 99;
+        CHECK_RC(pyhost_prepared_call_int(h, c, a, n, &got), PYHOST_MISUSE);
+        CHECK_CONTAINS(pyhost_errmsg(h), want);
+        a[k] = pyhost_arg_str("\xff", 1);
+        CHECK_RC(pyhost_prepared_call_int(h, c, a, n, &got), PYHOST_PYEXC);
+        CHECK_CONTAINS(pyhost_errmsg(h), "UnicodeDecodeError");
+        CHECK(got == -5);
+        a[k] = pyhost_arg_int((int64_t)k);
+        CHECK_RC(pyhost_prepared_call_int(h, c, a, n, &got), PYHOST_OK);
+        CHECK(got == (int64_t)n);
+      }
+    }
+    CHECK(eval_int(h, "sys.getrefcount(probe)") == before);
+    if (scoped) CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  }
+  pyhost_value_free(probe);
+  pyhost_callable_free(c);
+  pyhost_free(h);
+}
+
 static pyhost_callable *doomed;
 
 static int free_doomed(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,

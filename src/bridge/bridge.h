@@ -514,14 +514,19 @@ PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
                                     const struct pyhost__callee *callee);
 /* A typed call's result, before its callback runs: None, pending. */
 static inline void pyhost__ret_begin(struct pyhost_ret *r) { r->pending.kind = PYHOST_ARG_NONE; }
+/* pyhost__none_new out of line (fastargs.c): for a path that has not split on the
+ * runtime's way of counting, which then asks only when the result is None. */
+PyObject *pyhost__none_new_out_of_line(void);
+#define PYHOST__NONE_ASK (-1) /* none_counted of pyhost__ret_result: not known here */
 /* A typed call's result once its callback succeeded, as a new reference (the pending
- * one made with the runtime's own way of counting None): NULL with the exception set
- * when making it fails. */
+ * one made with the runtime's own way of counting None, none_counted: 1, 0 or
+ * PYHOST__NONE_ASK): NULL with the exception set when making it fails. */
 static PYHOST__HOT_INLINE PyObject *pyhost__ret_result(const struct pyhost_ret *r,
                                                        int none_counted) {
   if (r->pending.kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(r->pending.u.d);
   if (r->pending.kind == PYHOST_ARG_INT) return PY.PyLong_FromLongLong((long long)r->pending.u.i);
   if (r->pending.kind == PYHOST__RET_MADE) return r->obj;
+  if (none_counted == PYHOST__NONE_ASK) return pyhost__none_new_out_of_line();
   PyObject *none = PY._Py_NoneStruct;
   if (none_counted) PYHOST__REFCNT(none)++;
   return none;

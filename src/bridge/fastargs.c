@@ -268,8 +268,10 @@ PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
     if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj);
     return NULL;
   }
-  return pyhost__ret_result(ret, pyhost__inline_refcounts());
+  return pyhost__ret_result(ret, PYHOST__NONE_ASK);
 }
+
+PyObject *pyhost__none_new_out_of_line(void) { return pyhost__none_new(); }
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
 static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {

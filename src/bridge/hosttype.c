@@ -690,7 +690,7 @@ static inline PyObject *run_bound_method(struct methrec *m, void *payload,
   pyhost__recursion_leave(outer);
   if ((rc != PYHOST_OK) | (c->frame.type != NULL))
     return pyhost__typed_call_finish(c, rc, &m->callee);
-  return pyhost__ret_result(&c->ret, pyhost__inline_refcounts());
+  return pyhost__ret_result(&c->ret, PYHOST__NONE_ASK);
 }
 
 /* The value-form method as pyhost__run_value calls it. */

@@ -128,26 +128,81 @@ static PYHOST__NOINLINE PyObject *call_tuple(pyhost *h, PyObject *f, const pyhos
   return r;
 }
 
-/* pre312 below is 1 before 3.12 (pyhost__inline_refcounts(): counts inline, no
- * PyObject_Vectorcall): a constant in the typed calls' hot body, which splits on it once
- * instead of testing the runtime at each step. */
+/* Before 3.12 (no PyObject_Vectorcall; the runtime counts inline), 1 <= n <= STACK_MAX:
+ * argv converted straight into PyObject_CallFunctionObjArgs's arguments (its list ends
+ * at the first NULL: every argument is an object here, and no tuple is made), one
+ * straight-line case per count, then dropped.  No array and no loop: each argument
+ * lives in a register of its own.  A new reference, or NULL with the exception set (or
+ * MISUSE in h's message) when an argument or the call fails. */
+static PYHOST__HOT_INLINE PyObject *call_objargs_argv(pyhost *h, PyObject *f,
+                                                      const pyhost_arg *argv, size_t n,
+                                                      const char *fn) {
+  PyObject *a[STACK_MAX], *r = NULL;
+#define MAKE(k) if (!(a[k] = pyhost__arg_to_python_inline(h, &argv[k], k, fn))) goto undo##k;
+#define MAKE_1 MAKE(0)
+#define MAKE_2 MAKE_1 MAKE(1)
+#define MAKE_3 MAKE_2 MAKE(2)
+#define MAKE_4 MAKE_3 MAKE(3)
+#define MAKE_5 MAKE_4 MAKE(4)
+#define MAKE_6 MAKE_5 MAKE(5)
+#define MAKE_7 MAKE_6 MAKE(6)
+#define MAKE_8 MAKE_7 MAKE(7)
+#define CALL(k, ...)                                                \
+  case k:                                                           \
+    MAKE_##k r = PY.PyObject_CallFunctionObjArgs(f, __VA_ARGS__, NULL); \
+    break;
+  switch (n) {
+    CALL(1, a[0])
+    CALL(2, a[0], a[1])
+    CALL(3, a[0], a[1], a[2])
+    CALL(4, a[0], a[1], a[2], a[3])
+    CALL(5, a[0], a[1], a[2], a[3], a[4])
+    CALL(6, a[0], a[1], a[2], a[3], a[4], a[5])
+    CALL(7, a[0], a[1], a[2], a[3], a[4], a[5], a[6])
+    CALL(8, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7])
+  default: PYHOST__UNREACHABLE();
+  }
+#undef CALL
+#undef MAKE_8
+#undef MAKE_7
+#undef MAKE_6
+#undef MAKE_5
+#undef MAKE_4
+#undef MAKE_3
+#undef MAKE_2
+#undef MAKE_1
+#undef MAKE
+  /* the arguments dropped, the last first; a failed one's way out drops those before */
+  switch (n) {
+  case 8: pyhost__drop_as(a[7], 1); /* fall through */
+  undo7: case 7: pyhost__drop_as(a[6], 1); /* fall through */
+  undo6: case 6: pyhost__drop_as(a[5], 1); /* fall through */
+  undo5: case 5: pyhost__drop_as(a[4], 1); /* fall through */
+  undo4: case 4: pyhost__drop_as(a[3], 1); /* fall through */
+  undo3: case 3: pyhost__drop_as(a[2], 1); /* fall through */
+  undo2: case 2: pyhost__drop_as(a[1], 1); /* fall through */
+  undo1: case 1: pyhost__drop_as(a[0], 1); /* fall through */
+  default: break;
+  }
+undo0:
+  return r;
+}
+
+/* pre312 is 1 before 3.12 (pyhost__inline_refcounts(): counts inline, no
+ * PyObject_Vectorcall): a constant in the typed calls' hot bodies, which split on it
+ * once instead of testing the runtime at each step. */
 static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable *c,
                                                 const pyhost_arg *argv, size_t n, const char *fn,
                                                 int pre312) {
+  if (pre312) return call_objargs_argv(h, c->fn, argv, n, fn);
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
   for (; done < n; done++) { /* straight into the stack: no register held for it */
     if (!(stack[done + 1] = pyhost__arg_to_python_inline(h, &argv[done], done, fn))) break;
   }
   PyObject *r = NULL;
-  if (done < n) {
-    /* an argument failed: its exception (or MISUSE message) is the answer */
-  } else if (!pre312) {
-    r = PY.PyObject_Vectorcall(c->fn, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
-  } else { /* c->fn read here: one load, where kept over the conversions it is two */
-    r = pyhost__call_objargs(c->fn, stack + 1, n); /* no tuple there either */
-  }
-  pyhost__callf_drop_args(stack + 1, done, pre312);
+  if (done == n) r = PY.PyObject_Vectorcall(c->fn, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
+  pyhost__callf_drop_args(stack + 1, done, 0);
   return r;
 }
 
@@ -245,9 +300,11 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
 }
 
 /* The typed forms: one body, the reader and the output differ.  The hot case (inside a
- * scope, no message to reset, good arguments) costs entry_is_free's checks and the
- * call, NAME_hot, made once for each answer of pyhost__inline_refcounts() (pre312);
- * every other goes through the general body, NAME_any, out of line. */
+ * scope, no message to reset, good arguments) costs entry_is_free's checks and a jump
+ * to NAME_hot, made once for each answer of pyhost__inline_refcounts() (NAME_counted
+ * before 3.12, NAME_vector from 3.12): each a function of its own, so that neither
+ * pays for the other's registers; every other case goes through the general body,
+ * NAME_any, out of line. */
 #define TYPED_CALL(NAME, FN, CTYPE, READ)                                               \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out); /* a leading static makes both static */                        \
@@ -270,19 +327,27 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
                                             const pyhost_arg *argv, size_t nargs,       \
                                             CTYPE *out, int pre312) {                   \
     PyObject *r = run(h, c, argv, nargs, FN, pre312);                                   \
-    if (!r) return failed(h);                                                           \
-    int rc = READ(h, r, FN, out);                                                       \
-    pyhost__drop_as(r, pre312);                                                         \
+    int rc = r ? READ(h, r, FN, out) : failed(h);                                       \
+    if (r) pyhost__drop_as(r, pre312);                                                  \
+    pyhost__leave(h, PYHOST__GIL_SCOPED);                                               \
     return rc;                                                                          \
+  }                                                                                     \
+  static PYHOST__NOINLINE int NAME##_counted(pyhost *h, pyhost_callable *c,             \
+                                             const pyhost_arg *argv, size_t nargs,      \
+                                             CTYPE *out) {                              \
+    return NAME##_hot(h, c, argv, nargs, out, 1);                                       \
+  }                                                                                     \
+  static PYHOST__NOINLINE int NAME##_vector(pyhost *h, pyhost_callable *c,              \
+                                            const pyhost_arg *argv, size_t nargs,       \
+                                            CTYPE *out) {                               \
+    return NAME##_hot(h, c, argv, nargs, out, 0);                                       \
   }                                                                                     \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out) {                                                                \
     if (!pyhost__entry_is_free(h) || !out || !callable_usable(h, c, argv, nargs))       \
       return NAME##_any(h, c, argv, nargs, out);                                        \
-    int rc = pyhost__inline_refcounts() ? NAME##_hot(h, c, argv, nargs, out, 1)         \
-                                        : NAME##_hot(h, c, argv, nargs, out, 0);        \
-    pyhost__leave(h, PYHOST__GIL_SCOPED);                                               \
-    return rc;                                                                          \
+    return pyhost__inline_refcounts() ? NAME##_counted(h, c, argv, nargs, out)          \
+                                      : NAME##_vector(h, c, argv, nargs, out);          \
   }
 
 TYPED_CALL(pyhost_prepared_call_int, "pyhost_prepared_call_int", int64_t, pyhost__read_int)

@@ -32,10 +32,12 @@
 #  define PYHOST__COLD __attribute__((noinline, cold))
 #  define PYHOST__NOINLINE __attribute__((noinline))
 #  define PYHOST__HOT_INLINE inline __attribute__((always_inline))
+#  define PYHOST__UNREACHABLE() __builtin_unreachable() /* a case the callers exclude */
 #else
 #  define PYHOST__COLD
 #  define PYHOST__NOINLINE
 #  define PYHOST__HOT_INLINE inline
+#  define PYHOST__UNREACHABLE() ((void)0)
 #endif
 
 struct pyhost_config {
