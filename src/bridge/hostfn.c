@@ -233,10 +233,11 @@ static PYHOST__HOT_INLINE PyObject *enter_typed(PyObject *self, PyObject *const 
                                     PyObject *kwnames, int none_counted) {
   struct hostfn *f = record_of(self);
   PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+  struct pyhost__sig *s = f->sig; /* read once: the binding runs no Python code */
   struct pyhost__typed_call c;
-  if (PYHOST__UNLIKELY(!pyhost__typed_bind_vector(f->sig, args, (size_t)nargs, kwnames, c.argv)))
+  if (PYHOST__UNLIKELY(!pyhost__typed_bind_vector(s, args, (size_t)nargs, kwnames, c.argv)))
     return enter_typed_view(f, args, nargs, kwnames, none_counted);
-  return pyhost__run_typed_as(f->sig, &f->callee, &c, none_counted);
+  return pyhost__run_typed_as(s, &f->callee, &c, none_counted);
 }
 
 static PyObject *entry_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
