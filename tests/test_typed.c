@@ -296,6 +296,52 @@ TEST_CASE(typed_scalar_calls_end_every_way) {
   pyhost_free(h);
 }
 
+/* Every count of positional arguments to a function of 12 parameters (ints and floats
+ * in turn, each with a default), and at each position an argument the quick binding
+ * does not read (an int for a float: converted; a float for an int: refused): the same
+ * binding whichever path reads it (straight-line up to 8 arguments, a loop past). */
+TEST_CASE(typed_quick_binding_every_count) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  char sig[512];
+  size_t n = (size_t)snprintf(sig, sizeof sig, "wide(");
+  for (int k = 0; k < 12; k++)
+    n += (size_t)snprintf(sig + n, sizeof sig - n, k % 2 ? "%sa%d: float = %d.25" : "%sa%d: int = %d",
+                          k ? ", " : "", k, -k);
+  snprintf(sig + n, sizeof sig - n, ")");
+  CHECK_RC(pyhost_module_add_typed_function(h, m, sig, typed_show, (void *)12, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "def shown(args):\n"
+                       "    vals = list(args) + [-k if k % 2 == 0 else float('%d.25' % -k)\n"
+                       "                         for k in range(len(args), 12)]\n"
+                       "    return ' '.join(('i%d' if k % 2 == 0 else 'f%g') % v for k, v in enumerate(vals))\n"
+                       "def every_count():\n"
+                       "    for c in range(13):\n"
+                       "        args = [k * 3 if k % 2 == 0 else k + 0.5 for k in range(c)]\n"
+                       "        for rnd in range(2):\n"
+                       "            assert tm.wide(*args) == shown(args), (c, tm.wide(*args))\n"
+                       "        for k in range(c):\n"
+                       "            odd = list(args)\n"
+                       "            if k % 2:\n"
+                       "                odd[k] = k * 7\n"
+                       "                assert tm.wide(*odd) == shown(odd), (c, k)\n"
+                       "            else:\n"
+                       "                odd[k] = float(k)\n"
+                       "                try:\n"
+                       "                    tm.wide(*odd)\n"
+                       "                except TypeError as e:\n"
+                       "                    assert str(e) == \"tm.wide() argument 'a%d' must be int, not float\" % k, e\n"
+                       "                else:\n"
+                       "                    raise AssertionError((c, k))\n"
+                       "every_count()\n",
+                       "<every_count>"),
+           PYHOST_OK);
+  expect_raise(h, "tm.wide(*range(13))",
+               "TypeError: tm.wide() takes at most 12 positional arguments (13 given)");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_signature_seen_by_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);

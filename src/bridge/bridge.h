@@ -468,6 +468,33 @@ static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_
  * conversion beyond the exact types.  Runs no Python code. */
 int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args, size_t nargs,
                                    PyObject *kwnames, pyhost_arg *argv, size_t from);
+/* The positional arguments args[0 .. nargs) read by pyhost__quick_read into argv: 1
+ * when every one was, else 0 (nothing raised).  Up to 8 in straight-line code, the last
+ * first (a read runs no Python code, so the order is free): no counter, no pointer to
+ * step, no register for either across the reads. */
+static PYHOST__HOT_INLINE int pyhost__quick_read_vector(const struct pyhost__sig *s,
+                                                        PyObject *const *args, size_t nargs,
+                                                        pyhost_arg *argv) {
+#define PYHOST__READ(k)                                          \
+  if (!pyhost__quick_read(s, k, args[k], &argv[k])) return 0; \
+  PYHOST__FALLTHROUGH;
+  switch (nargs) {
+  case 8: PYHOST__READ(7)
+  case 7: PYHOST__READ(6)
+  case 6: PYHOST__READ(5)
+  case 5: PYHOST__READ(4)
+  case 4: PYHOST__READ(3)
+  case 3: PYHOST__READ(2)
+  case 2: PYHOST__READ(1)
+  case 1: PYHOST__READ(0)
+  case 0: return 1;
+  default:
+    for (size_t i = 0; i < nargs; i++)
+      if (!pyhost__quick_read(s, i, args[i], &argv[i])) return 0;
+    return 1;
+  }
+#undef PYHOST__READ
+}
 /* pyhost__typed_bind_vector_from from the start, inline for the positional arguments
  * (ints and floats read here: each a call into the runtime and a store); keywords and
  * defaults out of line. */
@@ -475,9 +502,8 @@ static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
                                                         PyObject *const *args, size_t nargs,
                                                         PyObject *kwnames, pyhost_arg *argv) {
   /* more arguments than parameters stop at quick_type[n]; _from refuses them */
-  for (size_t i = 0; i < nargs; i++)
-    if (!pyhost__quick_read(s, i, args[i], &argv[i]))
-      return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, i);
+  if (PYHOST__UNLIKELY(!pyhost__quick_read_vector(s, args, nargs, argv)))
+    return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, 0);
   if (PYHOST__UNLIKELY(kwnames != NULL || nargs != s->n_all_positional))
     return pyhost__typed_bind_vector_from(s, args, nargs, kwnames, argv, nargs);
   return 1;

@@ -33,11 +33,13 @@
 #  define PYHOST__NOINLINE __attribute__((noinline))
 #  define PYHOST__HOT_INLINE inline __attribute__((always_inline))
 #  define PYHOST__UNREACHABLE() __builtin_unreachable() /* a case the callers exclude */
+#  define PYHOST__FALLTHROUGH __attribute__((fallthrough))
 #else
 #  define PYHOST__COLD
 #  define PYHOST__NOINLINE
 #  define PYHOST__HOT_INLINE inline
 #  define PYHOST__UNREACHABLE() ((void)0)
+#  define PYHOST__FALLTHROUGH ((void)0)
 #endif
 
 struct pyhost_config {
