@@ -257,8 +257,8 @@ static inline void obj_dealloc_as(PyObject *self, int inline_refcounts) {
   PyTypeObject *tp = Py_TYPE(self);
   if (tp == t->plain) {
     t->free(self);
-    if (!inline_refcounts) PY.Py_DecRef((PyObject *)tp);
-    else if (--PYHOST__REFCNT(tp) == 0) PY._Py_Dealloc((PyObject *)tp); /* as pyhost__drop */
+    if (inline_refcounts) pyhost__drop_as((PyObject *)tp, 1);
+    else PY.Py_DecRef((PyObject *)tp);
     return;
   }
   obj_dealloc_any(self);
