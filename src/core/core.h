@@ -138,6 +138,7 @@ extern PYHOST__HIDDEN const char pyhost__no_scope;
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
 struct pyhost__teardown;
 struct hostfn;
+struct pyhost__procs;
 struct typerec;
 struct methrec;
 #define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
@@ -152,6 +153,12 @@ struct pyhost__process {
   struct pyhost__teardown *teardown, **teardown_end;
   /* the bridge's registries */
   struct hostfn *hostfns;          /* every host function's record (hostfn.c) */
+  struct pyhost_module *modules;   /* every live host module, in the order made (hostfn.c) */
+  /* changes whenever a host module is made or freed, or gains or loses a function,
+   * value, exception or type: a plugin's worker process syncs its copy then
+   * (plugin_proc.c).  Read without the GIL. */
+  _Atomic unsigned long modules_gen;
+  struct pyhost__procs *procs;     /* the process isolation level's state (plugin_proc.c) */
   PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
   struct typerec **by_type;        /* every host type's record by type (hosttype.c) */
   size_t by_type_cap, by_type_n;

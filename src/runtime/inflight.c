@@ -29,6 +29,7 @@
 struct running_thread {
   unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
   int depth;            /* nested calls (host function callbacks calling pyhost) */
+  int nogil;            /* calls counted without the GIL (pyhost__enter_nogil) */
   struct pyhost__thread *thread; /* its interrupted flag: an async exception was sent */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
   struct running_thread *prev, *next;
@@ -48,7 +49,7 @@ static _Atomic int forked_amid_calls;
  * call cut off, Python's state may be held by a thread that is gone: the gate closes,
  * and finalize (pyhost.c) leaves Python alone. */
 static void after_fork_child(void) {
-  long own = self.depth;
+  long own = self.depth + self.nogil;
   if (atomic_load(&in_flight) > own) {
     atomic_store(&gate_open, 0);
     atomic_store(&forked_amid_calls, 1);
@@ -177,6 +178,10 @@ int pyhost__is_interrupt(PyObject *type) {
   return interrupted_type && PY.PyErr_GivenExceptionMatches(type, interrupted_type);
 }
 
+PyObject *pyhost__interrupt_type(void) {
+  return interrupted_type;
+}
+
 int pyhost_interrupt(pyhost *h) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
@@ -191,13 +196,13 @@ int pyhost_interrupt(pyhost *h) {
     pyhost__inflight_protect(0);
   }
   interrupt_all();
+  pyhost__teardown_run(PYHOST__AT_INTERRUPT); /* calls the bridge runs elsewhere */
   pyhost__leave(h, gil);
   return PYHOST_OK;
 }
 
-/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
- * takes the GIL. */
-int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+/* The checks of pyhost__enter_slow on h; PYHOST_OK or MISUSE with the message set. */
+static int check_handle(pyhost *h) {
   if (!h) return PYHOST_MISUSE;
   if (h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
   int st = atomic_load(&h->state);
@@ -207,14 +212,44 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
                                  ? "this pyhost was finalized; Python no longer runs"
                                  : "this pyhost failed to initialize; only pyhost_errmsg and "
                                    "pyhost_free may be called on it");
+  return PYHOST_OK;
+}
+
+static int refused(pyhost *h) {
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           forked_amid_calls
+                               ? "this process was forked while other threads were inside "
+                                 "pyhost calls; in the child only pyhost_finalize and "
+                                 "pyhost_free may be called (docs/threads.md)"
+                               : "this pyhost is being finalized; Python no longer takes calls");
+}
+
+int pyhost__enter_nogil(pyhost *h) {
+  int rc = check_handle(h);
+  if (rc) return rc;
+  atomic_fetch_add(&in_flight, 1);
+  if (!atomic_load(&gate_open)) {
+    atomic_fetch_sub(&in_flight, 1);
+    return refused(h);
+  }
+  self.nogil++;
+  pyhost__clear_message(h);
+  return PYHOST_OK;
+}
+
+void pyhost__leave_nogil(void) {
+  self.nogil--;
+  atomic_fetch_sub(&in_flight, 1);
+}
+
+/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
+ * takes the GIL. */
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+  int rc = check_handle(h);
+  if (rc) return rc;
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
   else if (pyhost__inflight_begin(gil) != 0)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             forked_amid_calls
-                                 ? "this process was forked while other threads were inside "
-                                   "pyhost calls; in the child only pyhost_finalize and "
-                                   "pyhost_free may be called (docs/threads.md)"
-                                 : "this pyhost is being finalized; Python no longer takes calls");
+    return refused(h);
   pyhost__clear_message(h);
   return PYHOST_OK;
 }
