@@ -1115,3 +1115,34 @@ TEST_CASE(worker_never_outlives_host) {
   close(fds[1]);
   CHECK(iso_children() == 0);
 }
+
+/* A child forked from the host (no call in flight) cannot use the parent's
+ * process-level plugins (their workers are the parent's) but loads its own; the
+ * parent's go on. */
+TEST_CASE(forked_child_of_the_host) {
+  pyhost *h = iso_start();
+  iso_put("f.py", "import os\ndef pid():\n    return os.getpid()\n");
+  pyhost_plugin *p = iso_load(h, "f.py", NULL);
+  long parent_worker = (long)iso_int(h, p, "pid");
+  fflush(NULL);
+  pid_t child = fork();
+  if (child == 0) {
+    int bad = 0;
+    bad |= pyhost_plugin_call(h, p, "pid", NULL, NULL, NULL) != PYHOST_MISUSE;
+    bad |= !strstr(pyhost_errmsg(h), "this one was forked from that one");
+    pyhost_plugin_unload(p); /* memory only: the worker is the parent's */
+    pyhost_plugin *q = iso_load(h, "f.py", NULL);
+    long own = q ? (long)iso_int(h, q, "pid") : -1;
+    bad |= own <= 0 || own == parent_worker || check_failures;
+    pyhost_plugin_unload(q);
+    pyhost_free(h);
+    bad |= iso_children() != 0;
+    _exit(bad);
+  }
+  int status = -1;
+  waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(iso_int(h, p, "pid") == parent_worker); /* the parent's plugin is untouched */
+  pyhost_plugin_unload(p);
+  iso_stop(h);
+}

@@ -49,6 +49,7 @@ static _Thread_local struct pp_thread me;
 
 struct pp {
   pyhost *h;
+  long owner_pid;        /* the process that loaded it: a forked child may not use it */
   pyhost_plugin *handle; /* the public handle, for the output function */
   char *name, *given;    /* the name, the path as given */
   char *path, *module_name; /* as the worker reports them */
@@ -83,6 +84,7 @@ struct pyhost__procs {
   struct pyhost__monitor *m;
   struct pp *all;
   int closing; /* finalize has begun */
+  long pid;    /* the process this state belongs to */
 };
 
 static void at_close(void);
@@ -92,9 +94,31 @@ static struct pyhost__teardown close_hook = {at_close, PYHOST__AT_CLOSE, NULL, 0
 static struct pyhost__teardown drop_hook = {at_drop, PYHOST__AT_DROP, NULL, 0};
 static struct pyhost__teardown interrupt_hook = {at_interrupt, PYHOST__AT_INTERRUPT, NULL, 0};
 
-/* The level's state, made by the first load (which holds the GIL then). */
+/* The level's state, made by the first load (which holds the GIL then).  In a child
+ * forked from the host it starts afresh: the parent's plugins and workers are not
+ * the child's (their calls refuse there), and the monitor may have been held by a
+ * thread that does not exist in the child. */
 static struct pyhost__procs *procs(void) {
-  return pyhost__process.procs;
+  struct pyhost__procs *ps = pyhost__process.procs;
+  long self = pyhost__proc_self();
+  if (ps && ps->pid != self) {
+    struct pyhost__monitor *m = pyhost__monitor_new();
+    if (m) {
+      ps->m = m; /* the parent's copy is left as it is */
+      ps->all = NULL;
+      ps->pid = self;
+    }
+  }
+  return ps;
+}
+
+/* PYHOST_OK, or MISUSE in a child forked from the process that loaded pp. */
+static int same_process(pyhost *h, struct pp *pp, const char *fn) {
+  if (pp->owner_pid == pyhost__proc_self()) return PYHOST_OK;
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           "%s: plugin %s runs in a process that belongs to the process that "
+                           "loaded it; this one was forked from that one",
+                           fn, pp->name);
 }
 
 /* ---- the GIL while waiting ---- */
@@ -377,7 +401,10 @@ static int exchange(struct pp *pp, struct gap *g, struct pyhost__rbuf *reply) {
     if (r == PYHOST__WIRE_NOMEM) return out_of_memory(pp);
     if (r != PYHOST__WIRE_OK) return worker_ended(pp, r);
     if (type == PYHOST__W_REPLY) {
-      pyhost__proc_drain(pp->proc); /* what it wrote before it answered comes first */
+      /* for the host's output function, what the call wrote comes before its return
+       * (a read per stream per call; without a function the service thread forwards
+       * stderr as it comes, and stdout is the host's own) */
+      if (pp->output) pyhost__proc_drain(pp->proc);
       *reply = msg;
       return PYHOST_OK;
     }
@@ -508,6 +535,10 @@ struct op {
 static int op_begin(struct op *o, pyhost *h, struct pp *pp, const char *fn, const char *doing) {
   int rc = pyhost__enter_nogil(h);
   if (rc) return rc;
+  if ((rc = same_process(h, pp, fn))) {
+    pyhost__leave_nogil();
+    return rc;
+  }
   o->h = h;
   o->pp = pp;
   gap_open(&o->gap, h);
@@ -806,6 +837,7 @@ static struct pyhost__procs *procs_make(pyhost *h) {
     ps = NULL;
   }
   if (ps && !pyhost__process.procs) {
+    ps->pid = pyhost__proc_self();
     pyhost__teardown_add(&close_hook);
     pyhost__teardown_add(&drop_hook);
     pyhost__teardown_add(&interrupt_hook);
@@ -850,6 +882,7 @@ static int proc_load(pyhost *h, pyhost_plugin *handle, const char *name, const c
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
   }
   pp->h = h;
+  pp->owner_pid = pyhost__proc_self();
   pp->handle = NULL; /* the host learns the handle when the load returns */
   pp->memory_limit = opt->memory_limit;
   pp->cpu_seconds = opt->cpu_seconds;
@@ -1103,6 +1136,13 @@ static void unload_finish(struct pp *pp) {
 
 static void proc_unload(void *impl) {
   struct pp *pp = impl;
+  if (pp->owner_pid != pyhost__proc_self()) {
+    /* a forked child's copy: the worker is the parent's, so is the state; only the
+     * memory is this process's own */
+    pp->proc = NULL;
+    pp_free(pp);
+    return;
+  }
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
   pp->doomed = 1;

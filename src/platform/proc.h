@@ -108,6 +108,9 @@ void pyhost__proc_stderr_tail(struct pyhost__proc *p, char *out, size_t cap);
 /* The worker's process id. */
 long pyhost__proc_id(const struct pyhost__proc *p);
 
+/* This process's id (a child forked from the host has another). */
+long pyhost__proc_self(void);
+
 /* Kills the worker if it still runs, waits until it is reaped, delivers the rest of
  * its output, closes everything and frees p.  NULL: no-op. */
 void pyhost__proc_free(struct pyhost__proc *p);

@@ -793,6 +793,10 @@ long pyhost__proc_id(const struct pyhost__proc *p) {
   return (long)p->pid;
 }
 
+long pyhost__proc_self(void) {
+  return (long)getpid();
+}
+
 void pyhost__proc_free(struct pyhost__proc *p) {
   if (!p) return;
   if (p->pid > 0) {
