@@ -575,14 +575,15 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   n  None (no C argument)  s  const char * (UTF-8, NUL-terminated)
  *   z  const char *, size_t (UTF-8 of that length)     y  const void *, size_t (bytes)
  *   O  const pyhost_value * (as pyhost_arg_value) / pyhost_value ** (own)
- *   results only, borrowed (pyhost_prepared_callf only; the other forms refuse them
- *   with PYHOST_MISUSE):
+ *   results only, borrowed (pyhost_prepared_callf and pyhost_plugin_callf; the other
+ *   forms refuse them with PYHOST_MISUSE):
  *   s  const char **, size_t *: a str's UTF-8, NUL-terminated, read in place
  *   y  const void **, size_t *: a bytes object's data, read in place
  *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
  *   callable has returned (so it may be that call's argument) or the callable is
  *   freed; the callable holds it, so any thread may read it meanwhile, without the
- *   GIL.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
+ *   GIL.  pyhost_plugin_callf's lives in the plugin likewise, until its next
+ *   pyhost_plugin_callf has returned or it is unloaded.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
  *   into a bytes object the callable holds instead.
  *
  * Arguments are read in place and kept by nothing; results follow the rules of
@@ -1139,7 +1140,8 @@ PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyho
  * d/, for a package in the package, and each plugin gets its own copy.  Plugin code
  * is compiled from source on every load, never from __pycache__.  A plugin that fails
  * (to load, or in a hook) only returns an error: other plugins and the host go on.
- * Not thread-safe: one thread at a time per plugin. */
+ * Not thread-safe: one thread at a time per plugin (at the process isolation level,
+ * calls from several threads take turns; see "isolation levels" below). */
 typedef struct pyhost_plugin pyhost_plugin;
 
 /* Loads the plugin at path (a .py file, or a directory with __init__.py) and runs its
@@ -1187,7 +1189,9 @@ PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
 
 /* As pyhost_plugin_call in one line: hook's arguments and result as the format of
  * pyhost_prepared_callf says (a Python error is PYHOST_PYEXC, "plugin NAME: hook HOOK
- * raised: " and the traceback, as pyhost_plugin_call's).  Since 0.1. */
+ * raised: " and the traceback, as pyhost_plugin_call's).  A borrowed result (>s, >y)
+ * stays valid until the plugin's next pyhost_plugin_callf has returned, or its unload
+ * (appended in 0.1: before, it was refused with PYHOST_MISUSE).  Since 0.1. */
 PYHOST_API int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook,
                                    const char *fmt, ...);
 
@@ -1200,8 +1204,9 @@ PYHOST_API int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **
  * replace the old ones (removed from sys.modules; objects Python still holds from
  * the old code keep working).  On failure (statuses as pyhost_plugin_load) the plugin
  * keeps its previous module and hooks, so a typo while editing does not disable it.
- * No hook is called: a host with on_unload/on_load hooks calls them around it.
- * Since 0.1. */
+ * No hook is called: a host with on_unload/on_load hooks calls them around it.  At the
+ * process level the plugin's process reloads it; a plugin whose process ended is
+ * started again, as pyhost_plugin_restart does.  Since 0.1. */
 PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
 
 /* Removes the plugin's modules from sys.modules, drops pyhost's reference and frees
@@ -1210,8 +1215,11 @@ PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
  * unload plugins before pyhost_free.  Unloading a plugin whose hook is running (from
  * a host function the hook called) is safe: the hook's call frees p as it returns,
  * and any other call on p meanwhile answers PYHOST_MISUSE.  Once finalize has begun on
- * another thread, it waits for the calls finalize waits for.  NULL is a no-op.
- * Since 0.1. */
+ * another thread, it waits for the calls finalize waits for.  NULL is a no-op.  At the
+ * process level it ends the plugin's process (told to end, killed if it has not
+ * within the grace period, reaped before unload returns); a call of p running on
+ * another thread is interrupted first (it returns PYHOST_INTERRUPTED, or
+ * PYHOST_PROCESS when it had to be killed), and unload waits for it.  Since 0.1. */
 PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
 
 /* ---- isolation levels (docs/plugins.md, "Isolation") ----
@@ -1350,14 +1358,14 @@ PYHOST_API int pyhost_plugin_load_with(pyhost *h, const char *path,
  * Since 0.1. */
 PYHOST_API int pyhost_plugin_isolation(const pyhost_plugin *p);
 
-/* Starts the plugin afresh in a new process (the process level): a new process is
- * started and the plugin loaded there; on PYHOST_OK it replaces the old one, which is
- * ended; on failure (statuses as pyhost_plugin_load_with's) the plugin keeps its
- * previous process, or stays ended if it had ended.  This is how a plugin whose
- * process ended (PYHOST_PROCESS) comes back; pyhost_plugin_reload does the same then.
- * Waits for a call of p running on another thread.  At the shared level:
- * PYHOST_MISUSE (a fresh start needs an isolated level; reload reloads the code).
- * Since 0.1. */
+/* Starts the plugin afresh (the process level): its process, if it still runs, is
+ * ended, and a new one started, where the plugin is loaded anew (its state starts
+ * over).  This is how a plugin whose process ended (PYHOST_PROCESS) comes back;
+ * pyhost_plugin_reload does the same then.  On failure (statuses as
+ * pyhost_plugin_load_with's) the plugin stays ended: its calls answer PYHOST_PROCESS
+ * until a restart succeeds.  Waits for a call of p running on another thread.  At the
+ * shared level: PYHOST_MISUSE (a fresh start needs an isolated level; reload reloads
+ * the code).  Since 0.1. */
 PYHOST_API int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p);
 
 /* The process id of a process-level plugin's worker process, or 0 (another level, or
