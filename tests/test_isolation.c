@@ -7,7 +7,10 @@
 #include "isolation.h"
 #include "reliab.h"
 
+#include "wire.h" /* white-box: pyhost__proc_deathsig (a test seam), the protocol */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -990,15 +993,26 @@ TEST_CASE(worker_runs_another_python) {
   iso_stop(h);
 }
 
-/* ---- output, descriptors, lifetime ---- */
-
 static char out_seen[3][4096];
 static size_t out_len[3];
-static _Atomic int out_calls_with_null;
+static _Atomic int out_calls_with_null, out_blocked, out_release;
+static pthread_t out_main;
 
+/* The output function: collects what is[0] (plugin "o") writes; for the other plugin,
+ * on pyhost's own thread, it holds that thread until the case lets it go, so that
+ * only the calling thread can deliver "o"'s output. */
 static void collect(void *ctx, pyhost_plugin *p, int stream, const char *data, size_t len) {
-  (void)ctx;
   if (!p) atomic_fetch_add(&out_calls_with_null, 1);
+  if (ctx) {
+    if (!pthread_equal(pthread_self(), out_main)) {
+      atomic_store(&out_blocked, 1);
+      while (!atomic_load(&out_release)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+    }
+    return;
+  }
   if (stream < 1 || stream > 2) return;
   size_t room = sizeof out_seen[stream] - 1 - out_len[stream];
   size_t n = len < room ? len : room;
@@ -1007,10 +1021,17 @@ static void collect(void *ctx, pyhost_plugin *p, int stream, const char *data, s
   out_seen[stream][out_len[stream]] = '\0';
 }
 
+static int out_is_blocked(void *ctx) {
+  (void)ctx;
+  return atomic_load(&out_blocked);
+}
+
 /* The worker's stdout and stderr go to the host's function, in order, a call's output
- * before the call returns. */
+ * before the call returns: delivered on the calling thread (pyhost's own thread is
+ * held in the function by another plugin's output meanwhile). */
 TEST_CASE(output_to_a_callback) {
   pyhost *h = iso_start();
+  out_main = pthread_self();
   iso_put("o.py",
           "import sys\nprint('loading')\n"
           "def say(n):\n"
@@ -1018,21 +1039,36 @@ TEST_CASE(output_to_a_callback) {
           "        print('line', i)\n"
           "    sys.stderr.write('err %d\\n' % n)\n"
           "    return n\n");
+  iso_put("ticker.py",
+          "import threading, time\n"
+          "def start():\n"
+          "    def run():\n"
+          "        while True:\n"
+          "            print('tick')\n"
+          "            time.sleep(0.01)\n"
+          "    threading.Thread(target=run, daemon=True).start()\n");
   pyhost_plugin_options *o = iso_proc_options();
   pyhost_plugin_options_set_output(o, collect, NULL);
   pyhost_plugin *p = iso_load(h, "o.py", o);
+  pyhost_plugin_options_set_output(o, collect, (void *)"ticker");
+  pyhost_plugin *t = iso_load(h, "ticker.py", o);
   pyhost_plugin_options_free(o);
+  CHECK_RC(pyhost_plugin_call(h, t, "start", NULL, NULL, NULL), PYHOST_OK);
+  reliab_wait(out_is_blocked, NULL, "pyhost's output thread to be held");
   int64_t r = 0;
   CHECK_RC(pyhost_plugin_callf(h, p, "say", "i>L", 3, &r), PYHOST_OK);
-  /* no wait: what the call wrote arrived before it returned */
   CHECK_STREQ(out_seen[1], "loading\nline 0\nline 1\nline 2\n");
   CHECK_STREQ(out_seen[2], "err 3\n");
   CHECK_RC(pyhost_plugin_callf(h, p, "say", "i>L", 1, &r), PYHOST_OK);
   CHECK_STREQ(out_seen[1], "loading\nline 0\nline 1\nline 2\nline 0\n");
   CHECK(atomic_load(&out_calls_with_null) >= 1); /* "loading", during the load */
+  atomic_store(&out_release, 1);
   pyhost_plugin_unload(p);
+  pyhost_plugin_unload(t);
   iso_stop(h);
 }
+
+/* ---- output, descriptors, lifetime ---- */
 
 /* The descriptors a program the host starts finds open (counted by ls). */
 static int child_fds(void) {
@@ -1048,6 +1084,9 @@ static int child_fds(void) {
  * its two channel ends and nothing of the host's (nor of another worker's); what the
  * plugin starts sees neither. */
 TEST_CASE(no_descriptor_leaks) {
+  /* one descriptor this host got without close-on-exec, as from its own parent */
+  int inherited = open("/dev/null", O_RDONLY);
+  CHECK(inherited > 2);
   int before = child_fds();
   pyhost *h = iso_start();
   iso_put("fd.py",
@@ -1072,37 +1111,66 @@ TEST_CASE(no_descriptor_leaks) {
   pyhost_value_free(child);
   pyhost_plugin_unload(p);
   pyhost_plugin_unload(q);
+  close(inherited);
   iso_stop(h);
 }
 
-/* A worker whose host is killed ends too (parent-death signal, end of the control
- * channel); so does one whose host ends without pyhost_finalize, also when the
- * thread that loaded the plugin ended long before. */
+/* A worker whose host ends, however, ends too:
+ *   0  the host is killed;
+ *   1  the host exits without finalize or unload;
+ *   2  the host is killed while a process it forked (without exec) still holds its
+ *      descriptors, the end of the control channel among them: the parent-death
+ *      signal ends the worker;
+ *   3  the host is killed, its workers started without the parent-death signal (a
+ *      test seam): the end of the control channel ends the worker.
+ * Each time the plugin was loaded by a thread that ended long before: the worker
+ * outlives that thread (Linux's parent-death signal belongs to the thread that forks,
+ * which is pyhost's own). */
 static void *load_on_a_thread(void *arg) {
   pyhost_plugin **p = arg;
   *p = iso_load(nest_h, "w.py", NULL);
   return NULL;
 }
 
+static void *spin_on_a_thread(void *arg) {
+  pyhost_plugin_call(nest_h, arg, "spin", NULL, NULL, NULL);
+  return NULL;
+}
+
 TEST_CASE(worker_never_outlives_host) {
-  int fds[2];
-  CHECK(pipe(fds) == 0);
-  for (int how = 0; how < 2; how++) {
+  int fds[2], hold[2];
+  CHECK(pipe(fds) == 0 && pipe(hold) == 0);
+  for (int how = 0; how < 4; how++) {
     pid_t host = fork();
     if (host == 0) { /* a host of its own: Python was never started in this process */
       close(fds[0]);
+      pyhost__proc_deathsig = how != 3;
       pyhost *h = iso_start();
       nest_h = h;
-      iso_put("w.py", "def f():\n    return 1\n");
+      pyhost_module *m = sig_module(h);
+      /* busy when its host goes: only the control thread notices then */
+      iso_put("w.py", "import sig_host\ndef f():\n    return 1\n"
+                      "def spin():\n    sig_host.started()\n    while True:\n        pass\n");
       pyhost_plugin *p = NULL;
       pthread_t t;
       pthread_create(&t, NULL, load_on_a_thread, &p);
       pthread_join(t, NULL); /* the loading thread is gone */
       long pid = p ? pyhost_plugin_process_id(p) : 0;
       if (!p || pyhost_plugin_call(h, p, "f", NULL, NULL, NULL) != PYHOST_OK) pid = 0;
+      if (p) {
+        pthread_create(&t, NULL, spin_on_a_thread, p);
+        reliab_wait(is_started, NULL, "the hook to start");
+      }
+      if (how == 2 && fork() == 0) { /* the holder: keeps every descriptor until told */
+        char c;
+        close(hold[1]);
+        (void)!read(hold[0], &c, 1);
+        _exit(0);
+      }
       if (write(fds[1], &pid, sizeof pid) != sizeof pid) _exit(1);
-      if (how == 0) kill(getpid(), SIGKILL);
-      _exit(0); /* no finalize, no unload */
+      if (how != 1) kill(getpid(), SIGKILL);
+      (void)m;
+      _exit(0); /* no finalize, no unload, a call running */
     }
     long pid = 0;
     CHECK(read(fds[0], &pid, sizeof pid) == sizeof pid);
@@ -1111,6 +1179,8 @@ TEST_CASE(worker_never_outlives_host) {
     waitpid(host, &status, 0);
     if (pid > 0) iso_wait_gone(pid);
   }
+  close(hold[1]); /* the holder ends (it is reaped by init: it was the host's child) */
+  close(hold[0]);
   close(fds[0]);
   close(fds[1]);
   CHECK(iso_children() == 0);
@@ -1144,5 +1214,80 @@ TEST_CASE(forked_child_of_the_host) {
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   CHECK(iso_int(h, p, "pid") == parent_worker); /* the parent's plugin is untouched */
   pyhost_plugin_unload(p);
+  iso_stop(h);
+}
+
+/* White-box, at the protocol (src/bridge/wire.h): an interrupt that reaches the worker
+ * after the call it was sent for has ended is dropped there, whenever it comes, and
+ * never stops the next call. */
+static int wire_call(struct pyhost__proc *proc, struct pyhost__wire_in *in, uint32_t tree,
+                     const char *hook, pyhost_value **result) {
+  struct pyhost__wbuf b = {0};
+  pyhost__wbuf_start(&b, PYHOST__W_CALL);
+  pyhost__wbuf_u32(&b, tree);
+  pyhost__wbuf_str(&b, hook, PYHOST_STRLEN);
+  pyhost__wbuf_u8(&b, 1);
+  char why[64];
+  pyhost__wbuf_value(&b, NULL, why, sizeof why);
+  pyhost__wbuf_value(&b, NULL, why, sizeof why);
+  int rc = pyhost__wbuf_send(&b, pyhost__proc_chan(proc));
+  pyhost__wbuf_free(&b);
+  int type = -1;
+  struct pyhost__rbuf r;
+  if (rc || pyhost__wire_recv(in, pyhost__proc_chan(proc), pyhost__clock_ms() + 120000, &type, &r) ||
+      type != PYHOST__W_REPLY)
+    return -1;
+  int status = (int)pyhost__rbuf_u8(&r);
+  if (status == PYHOST_OK) *result = pyhost__rbuf_value(&r);
+  return status;
+}
+
+TEST_CASE(stale_interrupt_dropped) {
+  pyhost *h = iso_start();
+  iso_put("s.py", "def quick():\n    return 5\n"
+                  "def count():\n    i = 0\n    while i < 3000000:\n        i += 1\n    return i\n");
+  struct pyhost__proc_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.program = PYHOST_TEST_WORKER;
+  struct pyhost__proc *proc = NULL;
+  char err[512];
+  CHECK(pyhost__proc_start(&spec, &proc, err, sizeof err) == 0);
+  struct pyhost__wire_in in;
+  memset(&in, 0, sizeof in);
+  int type = -1;
+  struct pyhost__rbuf r;
+  CHECK(pyhost__wire_recv(&in, pyhost__proc_chan(proc), pyhost__clock_ms() + 60000, &type, &r) ==
+            PYHOST__WIRE_OK && type == PYHOST__W_HELLO);
+  pyhost_config *cfg = pyhost_config_new();
+  pyhost_config_set_library(cfg, check_lib);
+  struct pyhost__wbuf b = {0};
+  pyhost__wbuf_start(&b, PYHOST__W_START);
+  pyhost__wbuf_u32(&b, 1);
+  pyhost__wbuf_config(&b, cfg);
+  pyhost__wbuf_str(&b, iso_at("s.py"), PYHOST_STRLEN);
+  pyhost__wbuf_str(&b, "s", PYHOST_STRLEN);
+  pyhost__wbuf_i64(&b, 0);
+  pyhost__wbuf_u32(&b, 0); /* no host modules */
+  CHECK(pyhost__wbuf_send(&b, pyhost__proc_chan(proc)) == 0);
+  pyhost__wbuf_free(&b);
+  pyhost_config_free(cfg);
+  CHECK(pyhost__wire_recv(&in, pyhost__proc_chan(proc), pyhost__clock_ms() + 120000, &type, &r) ==
+            PYHOST__WIRE_OK && type == PYHOST__W_REPLY && pyhost__rbuf_u8(&r) == PYHOST_OK);
+  pyhost_value *v = NULL;
+  int64_t n = 0;
+  CHECK_RC(wire_call(proc, &in, 2, "quick", &v), PYHOST_OK);
+  CHECK(pyhost_value_to_int(NULL, v, &n) == PYHOST_OK && n == 5);
+  pyhost_value_free(v);
+  /* call 2 is over; its interrupt comes now, while call 3 runs (or before it starts) */
+  char msg[5] = {PYHOST__W_INTERRUPT};
+  uint32_t stale = 2;
+  memcpy(msg + 1, &stale, 4);
+  CHECK(pyhost__proc_control(proc, msg, sizeof msg) == 0);
+  v = NULL;
+  CHECK_RC(wire_call(proc, &in, 3, "count", &v), PYHOST_OK);
+  CHECK(pyhost_value_to_int(NULL, v, &n) == PYHOST_OK && n == 3000000);
+  pyhost_value_free(v);
+  pyhost__wire_in_free(&in);
+  pyhost__proc_free(proc);
   iso_stop(h);
 }

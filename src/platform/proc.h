@@ -115,6 +115,10 @@ long pyhost__proc_self(void);
  * its output, closes everything and frees p.  NULL: no-op. */
 void pyhost__proc_free(struct pyhost__proc *p);
 
+/* Test seam: 0 starts workers without the parent-death signal (POSIX), so that a test
+ * sees the end of the control channel end a worker alone.  Default 1. */
+extern int pyhost__proc_deathsig;
+
 /* ---- the worker's side ---- */
 
 /* In the worker program: the channel end and the control channel's read end its

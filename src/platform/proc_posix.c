@@ -301,11 +301,13 @@ static int service_ready(void) {
   return rc;
 }
 
+int pyhost__proc_deathsig = 1;
+
 /* The child between fork and exec: async-signal-safe calls only. */
 static void child(const struct spawn *s, int status_fd) {
   setpgid(0, 0);
 #if defined(__linux__)
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (pyhost__proc_deathsig) prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != s->parent) _exit(127); /* the host ended before the line above */
 #endif
   struct sigaction dfl;

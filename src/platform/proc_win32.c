@@ -27,6 +27,8 @@
 #include <string.h>
 #include <windows.h>
 
+int pyhost__proc_deathsig = 1; /* the job object ends a worker with its host here */
+
 /* ---- channels ---- */
 
 struct pyhost__chan {
