@@ -995,16 +995,18 @@ TEST_CASE(worker_runs_another_python) {
 
 static char out_seen[3][4096];
 static size_t out_len[3];
-static _Atomic int out_calls_with_null, out_blocked, out_release;
+static _Atomic int out_calls_with_null, out_block, out_blocked, out_release;
 static pthread_t out_main;
 
-/* The output function: collects what is[0] (plugin "o") writes; for the other plugin,
- * on pyhost's own thread, it holds that thread until the case lets it go, so that
- * only the calling thread can deliver "o"'s output. */
+/* The output function: collects what plugin "o" writes; for the other plugin, once
+ * the case says so and on pyhost's own thread, it holds that thread until the case
+ * lets it go, so that only the calling thread can deliver "o"'s output.  (Holding it
+ * while a call of that other plugin returns would keep the call waiting: a host's
+ * function must return promptly.) */
 static void collect(void *ctx, pyhost_plugin *p, int stream, const char *data, size_t len) {
   if (!p) atomic_fetch_add(&out_calls_with_null, 1);
   if (ctx) {
-    if (!pthread_equal(pthread_self(), out_main)) {
+    if (atomic_load(&out_block) && !pthread_equal(pthread_self(), out_main)) {
       atomic_store(&out_blocked, 1);
       while (!atomic_load(&out_release)) {
         struct timespec ts = {0, 1000000};
@@ -1054,6 +1056,7 @@ TEST_CASE(output_to_a_callback) {
   pyhost_plugin *t = iso_load(h, "ticker.py", o);
   pyhost_plugin_options_free(o);
   CHECK_RC(pyhost_plugin_call(h, t, "start", NULL, NULL, NULL), PYHOST_OK);
+  atomic_store(&out_block, 1); /* no call of the ticker from now until the release */
   reliab_wait(out_is_blocked, NULL, "pyhost's output thread to be held");
   int64_t r = 0;
   CHECK_RC(pyhost_plugin_callf(h, p, "say", "i>L", 3, &r), PYHOST_OK);

@@ -29,6 +29,7 @@
 #  define _DARWIN_C_SOURCE
 #endif
 #include "proc.h"
+#include "proc_tail.h"
 
 #include "alloc.h"
 #include "strbuf.h"
@@ -83,10 +84,8 @@ int pyhost__chan_send(struct pyhost__chan *c, const void *p, size_t len) {
 long pyhost__chan_recv(struct pyhost__chan *c, void *p, size_t cap, int64_t deadline) {
   for (;;) {
     if (deadline != PYHOST__FOREVER) {
-      int64_t left = deadline - pyhost__clock_ms();
-      if (left < 0) left = 0;
       struct pollfd pf = {c->fd, POLLIN, 0};
-      int r = poll(&pf, 1, left > 0x7fffffff ? 0x7fffffff : (int)left);
+      int r = poll(&pf, 1, (int)pyhost__ms_until(deadline, 0x7fffffff));
       if (r < 0 && errno == EINTR) continue;
       if (r == 0) return PYHOST__CHAN_TIMEOUT;
     }
@@ -106,8 +105,6 @@ void pyhost__chan_close(struct pyhost__chan *c) {
 
 /* ---- workers and the service thread ---- */
 
-#define TAIL_CAP 4096
-
 struct pyhost__proc {
   pid_t pid;
   int pidfd;                  /* -1 where the kernel has none */
@@ -118,8 +115,7 @@ struct pyhost__proc {
   pyhost__proc_output_fn output;
   void *output_ctx;
   struct pyhost__monitor *deliver; /* reading and delivering output, and the tail */
-  char tail[TAIL_CAP];        /* the last bytes of stderr, a ring */
-  size_t tail_pos, tail_len;
+  struct pyhost__tail tail;   /* the last bytes of stderr */
   /* under the service monitor */
   int reaped, killed, leaving, dropped;
   struct pyhost__proc_exit how;
@@ -386,13 +382,7 @@ static void make_fork(struct spawn *s) {
 }
 
 static void deliver(struct pyhost__proc *p, int stream, const char *data, size_t n) {
-  if (stream == 2) {
-    for (size_t i = 0; i < n; i++) {
-      p->tail[p->tail_pos] = data[i];
-      p->tail_pos = (p->tail_pos + 1) % TAIL_CAP;
-    }
-    p->tail_len = p->tail_len + n > TAIL_CAP ? TAIL_CAP : p->tail_len + n;
-  }
+  if (stream == 2) pyhost__tail_put(&p->tail, data, n);
   if (p->output) {
     p->output(p->output_ctx, stream, data, n);
     return;
@@ -784,10 +774,7 @@ void pyhost__proc_drain(struct pyhost__proc *p) {
 void pyhost__proc_stderr_tail(struct pyhost__proc *p, char *out, size_t cap) {
   if (!cap) return;
   pyhost__monitor_enter(p->deliver);
-  size_t n = p->tail_len < cap - 1 ? p->tail_len : cap - 1;
-  size_t start = (p->tail_pos + TAIL_CAP - n) % TAIL_CAP;
-  for (size_t i = 0; i < n; i++) out[i] = p->tail[(start + i) % TAIL_CAP];
-  out[n] = '\0';
+  pyhost__tail_get(&p->tail, out, cap);
   pyhost__monitor_leave(p->deliver);
 }
 

@@ -15,6 +15,7 @@
  * milliseconds.
  */
 #include "proc.h"
+#include "proc_tail.h"
 
 #include "alloc.h"
 #include "platform.h"
@@ -84,11 +85,7 @@ long pyhost__chan_recv(struct pyhost__chan *c, void *p, size_t cap, int64_t dead
     DWORD e = GetLastError();
     if (e == ERROR_BROKEN_PIPE || e == ERROR_PIPE_NOT_CONNECTED) return 0;
     if (e != ERROR_IO_PENDING) return -1;
-    DWORD ms = INFINITE;
-    if (deadline != PYHOST__FOREVER) {
-      int64_t left = deadline - pyhost__clock_ms();
-      ms = left <= 0 ? 0 : left > 0x7ffffffe ? 0x7ffffffe : (DWORD)left;
-    }
+    DWORD ms = (DWORD)pyhost__ms_until(deadline, INFINITE);
     if (WaitForSingleObject(c->ev, ms) == WAIT_TIMEOUT) {
       CancelIoEx(c->h, &ov);
       /* it may have completed meanwhile: then those bytes count */
@@ -112,8 +109,6 @@ void pyhost__chan_close(struct pyhost__chan *c) {
 
 /* ---- workers ---- */
 
-#define TAIL_CAP 4096
-
 struct pyhost__proc {
   HANDLE process, job;
   DWORD pid;
@@ -129,18 +124,13 @@ struct pyhost__proc {
   pyhost__proc_output_fn output;
   void *output_ctx;
   struct pyhost__monitor *m; /* this worker's state, its output and tail */
-  char tail[TAIL_CAP];
-  size_t tail_pos, tail_len;
+  struct pyhost__tail tail;  /* the last bytes of stderr */
+  size_t delivered;          /* bytes of output so far (the pump's pace) */
 };
 
 static void deliver(struct pyhost__proc *p, int stream, const char *data, size_t n) {
-  if (stream == 2) {
-    for (size_t i = 0; i < n; i++) {
-      p->tail[p->tail_pos] = data[i];
-      p->tail_pos = (p->tail_pos + 1) % TAIL_CAP;
-    }
-    p->tail_len = p->tail_len + n > TAIL_CAP ? TAIL_CAP : p->tail_len + n;
-  }
+  if (stream == 2) pyhost__tail_put(&p->tail, data, n);
+  p->delivered += n;
   if (p->output) {
     p->output(p->output_ctx, stream, data, n);
     return;
@@ -181,9 +171,9 @@ static unsigned __stdcall pump_main(void *arg) {
   unsigned wait = 1;
   for (;;) {
     pyhost__monitor_enter(p->m);
-    size_t before = p->tail_len + p->tail_pos;
+    size_t before = p->delivered;
     int done = p->leaving || pump_all(p);
-    int moved = p->tail_len + p->tail_pos != before;
+    int moved = p->delivered != before;
     pyhost__monitor_leave(p->m);
     if (done) return 0;
     wait = moved ? 1 : wait < 50 ? wait * 2 : 50; /* quick while it writes */
@@ -227,6 +217,7 @@ static void win_error(char *err, size_t cap, const char *program, const char *wh
 int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc **out,
                        char *err, size_t cap) {
   static volatile LONG counter;
+  int rc = -1;
   *out = NULL;
   struct pyhost__proc *p = pyhost__calloc(1, sizeof *p);
   HANDLE server = INVALID_HANDLE_VALUE, client = INVALID_HANDLE_VALUE, ctl_r = NULL, ctl_w = NULL;
@@ -347,19 +338,11 @@ int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc
   uintptr_t t = _beginthreadex(NULL, 0, pump_main, p, 0, NULL);
   if (t) p->pump = (HANDLE)t;
   else p->eof[1] = p->eof[2] = 1; /* its output is lost; the worker still runs */
-  close_h(&client);
-  close_h(&ctl_r);
-  close_h(&err_w);
-  close_h(&out_w);
-  close_h(&nul);
-  close_h(&std_out);
-  if (attrs) DeleteProcThreadAttributeList(attrs);
-  pyhost__free(attrs);
-  pyhost__free(wprogram);
-  pyhost__free(wcmd);
-  pyhost__free(wname);
   *out = p;
-  return 0;
+  p = NULL;
+  pi.hProcess = NULL; /* the worker's now */
+  rc = 0;
+  goto done;
 
 fail_mem:
   pyhost__fmt(err, cap, "cannot start the worker program %s: out of memory", spec->program);
@@ -368,7 +351,6 @@ fail:
     WaitForSingleObject(pi.hProcess, INFINITE);
     close_h(&pi.hProcess);
   }
-  close_h(&pi.hThread);
   if (p) {
     close_h(&p->job);
     pyhost__chan_close(p->chan);
@@ -376,13 +358,15 @@ fail:
     pyhost__free(p);
   }
   if (server != INVALID_HANDLE_VALUE) CloseHandle(server);
-  close_h(&client);
-  close_h(&ctl_r);
   close_h(&ctl_w);
   close_h(&out_r);
-  close_h(&out_w);
   close_h(&err_r);
+done: /* the worker's ends, and what starting it took */
+  close_h(&pi.hThread);
+  close_h(&client);
+  close_h(&ctl_r);
   close_h(&err_w);
+  close_h(&out_w);
   close_h(&nul);
   close_h(&std_out);
   if (attrs) DeleteProcThreadAttributeList(attrs);
@@ -390,7 +374,7 @@ fail:
   pyhost__free(wprogram);
   pyhost__free(wcmd);
   pyhost__free(wname);
-  return -1;
+  return rc;
 }
 
 struct pyhost__chan *pyhost__proc_chan(struct pyhost__proc *p) {
@@ -432,12 +416,8 @@ static void try_reap(struct pyhost__proc *p) {
 }
 
 int pyhost__proc_wait(struct pyhost__proc *p, int64_t deadline, struct pyhost__proc_exit *how) {
-  DWORD ms = INFINITE;
-  if (deadline != PYHOST__FOREVER) {
-    int64_t left = deadline - pyhost__clock_ms();
-    ms = left <= 0 ? 0 : left > 0x7ffffffe ? 0x7ffffffe : (DWORD)left;
-  }
-  if (WaitForSingleObject(p->process, ms) != WAIT_OBJECT_0) return 1;
+  if (WaitForSingleObject(p->process, (DWORD)pyhost__ms_until(deadline, INFINITE)) != WAIT_OBJECT_0)
+    return 1;
   pyhost__monitor_enter(p->m);
   try_reap(p);
   int64_t enough = p->reaped_at + 500;
@@ -488,10 +468,7 @@ void pyhost__proc_drain(struct pyhost__proc *p) {
 void pyhost__proc_stderr_tail(struct pyhost__proc *p, char *out, size_t cap) {
   if (!cap) return;
   pyhost__monitor_enter(p->m);
-  size_t n = p->tail_len < cap - 1 ? p->tail_len : cap - 1;
-  size_t start = (p->tail_pos + TAIL_CAP - n) % TAIL_CAP;
-  for (size_t i = 0; i < n; i++) out[i] = p->tail[(start + i) % TAIL_CAP];
-  out[n] = '\0';
+  pyhost__tail_get(&p->tail, out, cap);
   pyhost__monitor_leave(p->m);
 }
 

@@ -20,6 +20,14 @@ void pyhost__on_fork_child(void (*fn)(void));
 int64_t pyhost__clock_ms(void);
 #define PYHOST__FOREVER ((int64_t)-1)
 
+/* Milliseconds from now until deadline, at most max (0 when it passed); max for
+ * PYHOST__FOREVER. */
+static inline int64_t pyhost__ms_until(int64_t deadline, int64_t max) {
+  if (deadline == PYHOST__FOREVER) return max;
+  int64_t left = deadline - pyhost__clock_ms();
+  return left <= 0 ? 0 : left > max ? max : left;
+}
+
 /* A monitor: one lock and one condition, for waiting until a state changes.  Not
  * recursive.  NULL from _new when out of memory. */
 struct pyhost__monitor;

@@ -45,12 +45,8 @@ void pyhost__monitor_leave(struct pyhost__monitor *m) {
 }
 
 int pyhost__monitor_wait(struct pyhost__monitor *m, int64_t deadline) {
-  DWORD ms = INFINITE;
-  if (deadline != PYHOST__FOREVER) {
-    int64_t left = deadline - pyhost__clock_ms();
-    if (left <= 0) return 1;
-    ms = left > 0x7fffffff ? 0x7fffffff : (DWORD)left;
-  }
+  DWORD ms = (DWORD)pyhost__ms_until(deadline, INFINITE);
+  if (!ms) return 1;
   SleepConditionVariableSRW(&m->cv, &m->lock, ms, 0);
   return deadline != PYHOST__FOREVER && pyhost__clock_ms() >= deadline;
 }
