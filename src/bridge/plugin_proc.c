@@ -85,6 +85,7 @@ struct pyhost__procs {
   struct pp *all;
   int closing; /* finalize has begun */
   long pid;    /* the process this state belongs to */
+  struct pyhost__monitor *parents; /* in a forked child: the parent's monitor, unused */
 };
 
 static void at_close(void);
@@ -104,7 +105,8 @@ static struct pyhost__procs *procs(void) {
   if (ps && ps->pid != self) {
     struct pyhost__monitor *m = pyhost__monitor_new();
     if (m) {
-      ps->m = m; /* the parent's copy is left as it is */
+      ps->parents = ps->m; /* left as it is: a thread of the parent may have held it */
+      ps->m = m;
       ps->all = NULL;
       ps->pid = self;
     }
@@ -1138,7 +1140,8 @@ static void proc_unload(void *impl) {
   struct pp *pp = impl;
   if (pp->owner_pid != pyhost__proc_self()) {
     /* a forked child's copy: the worker is the parent's, so is the state; only the
-     * memory is this process's own */
+     * memory and the copies of its descriptors are this process's own */
+    pyhost__proc_forget(pp->proc);
     pp->proc = NULL;
     pp_free(pp);
     return;

@@ -115,6 +115,10 @@ long pyhost__proc_self(void);
  * its output, closes everything and frees p.  NULL: no-op. */
 void pyhost__proc_free(struct pyhost__proc *p);
 
+/* In a child forked from the host: closes this process's copies of the worker's
+ * descriptors and frees p, leaving the worker alone (it is the parent's).  NULL: no-op. */
+void pyhost__proc_forget(struct pyhost__proc *p);
+
 /* Test seam: 0 starts workers without the parent-death signal (POSIX), so that a test
  * sees the end of the control channel end a worker alone.  Default 1. */
 extern int pyhost__proc_deathsig;

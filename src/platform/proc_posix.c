@@ -143,13 +143,20 @@ static struct {
   atomic_flag init_lock;
   _Atomic pid_t owner;          /* the process the state below belongs to */
   struct pyhost__monitor *m;    /* guards everything below and every worker's state */
+  struct pyhost__monitor *parents; /* in a forked child: the parent's m, unused */
   int wake[2];                  /* the service thread polls wake[0] */
   int running;                  /* the service thread was started */
   struct pyhost__proc *procs;   /* watched by the service thread */
   struct spawn *spawns;         /* asked for, not yet made */
   char **prefix;                /* the dynamic loader and its options, or NULL */
   int prefix_n;
-} svc = {ATOMIC_FLAG_INIT, 0, NULL, {-1, -1}, 0, NULL, NULL, NULL, 0};
+  /* the service thread's poll set (here, not on its stack: a child forked from the
+   * host has no such thread, and keeps them reachable all the same) */
+  struct pollfd *pf;
+  struct pyhost__proc **who;
+  int *what;
+  size_t cap;
+} svc = {ATOMIC_FLAG_INIT, 0, NULL, NULL, {-1, -1}, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0};
 
 /* fd moved to 3 or above (so that dup2 onto 0-2 in a child never clobbers it),
  * close-on-exec; -1 on failure (fd closed). */
@@ -273,6 +280,7 @@ static int service_ready(void) {
   int rc = 0;
   if (atomic_load(&svc.owner) != me) {
     /* a fresh start: what a parent process left (its workers, its monitor) is not ours */
+    if (svc.m) svc.parents = svc.m;
     svc.m = pyhost__monitor_new();
     svc.procs = NULL;
     svc.spawns = NULL;
@@ -452,10 +460,6 @@ static void try_reap(struct pyhost__proc *p) {
 
 static void service_main(void *arg) {
   (void)arg;
-  struct pollfd *pf = NULL;
-  struct pyhost__proc **who = NULL;
-  int *what = NULL;
-  size_t cap = 0;
   for (;;) {
     pyhost__monitor_enter(svc.m);
     /* forks asked for */
@@ -488,16 +492,20 @@ static void service_main(void *arg) {
       l = &p->next;
     }
     size_t need = 1 + 3 * nprocs;
-    if (need > cap) {
+    if (need > svc.cap) {
       size_t c = need * 2;
-      struct pollfd *npf = pyhost__realloc(pf, c * sizeof *pf);
-      if (npf) pf = npf;
-      struct pyhost__proc **nwho = pyhost__realloc(who, c * sizeof *who);
-      if (nwho) who = nwho;
-      int *nwhat = pyhost__realloc(what, c * sizeof *what);
-      if (nwhat) what = nwhat;
-      if (npf && nwho && nwhat) cap = c;
+      struct pollfd *npf = pyhost__realloc(svc.pf, c * sizeof *svc.pf);
+      if (npf) svc.pf = npf;
+      struct pyhost__proc **nwho = pyhost__realloc(svc.who, c * sizeof *svc.who);
+      if (nwho) svc.who = nwho;
+      int *nwhat = pyhost__realloc(svc.what, c * sizeof *svc.what);
+      if (nwhat) svc.what = nwhat;
+      if (npf && nwho && nwhat) svc.cap = c;
     }
+    struct pollfd *pf = svc.pf;
+    struct pyhost__proc **who = svc.who;
+    int *what = svc.what;
+    size_t cap = svc.cap;
     pf[0].fd = svc.wake[0];
     pf[0].events = POLLIN;
     for (struct pyhost__proc *p = svc.procs; p && n + 3 <= cap; p = p->next) {
@@ -809,6 +817,17 @@ void pyhost__proc_free(struct pyhost__proc *p) {
   close_fd(&p->out[2]);
   close_fd(&p->pidfd);
   pyhost__monitor_free(p->deliver);
+  pyhost__free(p);
+}
+
+void pyhost__proc_forget(struct pyhost__proc *p) {
+  if (!p) return;
+  pyhost__chan_close(p->chan);
+  close_fd(&p->control);
+  close_fd(&p->out[1]);
+  close_fd(&p->out[2]);
+  close_fd(&p->pidfd);
+  pyhost__monitor_free(p->deliver); /* no thread of this process holds it */
   pyhost__free(p);
 }
 

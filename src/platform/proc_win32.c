@@ -503,6 +503,10 @@ void pyhost__proc_free(struct pyhost__proc *p) {
   pyhost__free(p);
 }
 
+void pyhost__proc_forget(struct pyhost__proc *p) {
+  (void)p; /* Windows processes do not fork: no child ever has another's worker */
+}
+
 /* ---- the worker's side ---- */
 
 static HANDLE handle_arg(const char *s) {
