@@ -495,6 +495,8 @@ def f(a, b):
     return a + b
 if __name__ == "__main__":
     n = int(sys.argv[1])
+    if len(sys.argv) > 2:  # a Python that runs under its own loader: so do its helpers
+        multiprocessing.set_executable(sys.argv[2])
     per = max(1, n // 21)
     with multiprocessing.Pool(1) as pool:
         for i in range(n // 10 + 1):
@@ -542,6 +544,12 @@ def measure_isolation(cfg, entry, runs, scale):
         with open(script, "w") as f:
             f.write(POOL_PY)
         pool_cmd = entry.get("launcher", []) + [entry["python"], script, str(max(21, n // 4))]
+        if entry.get("launcher"):
+            wrapper = os.path.join(d, "python")
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nexec " + " ".join(entry["launcher"] + [entry["python"]]) + ' "$@"\n')
+            os.chmod(wrapper, 0o755)
+            pool_cmd.append(wrapper)
         pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
                   results_of(pool_cmd)["pool_apply"]) for _ in range(runs)]
     add("i2", "the same call vs multiprocessing Pool(1).apply(f, (a, b)) on the same Python",

@@ -32,6 +32,7 @@ struct worker {
   struct pyhost__chan *chan, *control;
   struct pyhost__wire_in in;
   pyhost_plugin *p;
+  pyhost_value *module;        /* p's module (an object value), for callf's own lookup */
   char *name;                  /* the plugin's */
   uint64_t memory_limit;
   struct pyhost__mirror *mirror;
@@ -239,6 +240,13 @@ static void reply_value(struct worker *w, struct pyhost__wbuf *out, const pyhost
 
 /* ---- requests ---- */
 
+/* w->module: the plugin's module now (after a load or a reload). */
+static int module_of(struct worker *w) {
+  pyhost_value_free(w->module);
+  w->module = NULL;
+  return pyhost_plugin_module(w->h, w->p, &w->module);
+}
+
 static void serve_call(struct worker *w, struct pyhost__rbuf *m, struct pyhost__wbuf *out) {
   char *hook = pyhost__strdup(pyhost__rbuf_str(m, NULL));
   int want = (int)pyhost__rbuf_u8(m);
@@ -266,19 +274,22 @@ static void serve_call(struct worker *w, struct pyhost__rbuf *m, struct pyhost__
 static int callf_run(struct worker *w, const char *hook, char rtype, pyhost_value **argv,
                      char **kwname, size_t n, size_t npos, struct pyhost__wbuf *out) {
   static const char fname[] = "pyhost_plugin_callf";
-  int rc = pyhost_plugin_has_hook(w->h, w->p, hook);
-  if (rc) return rc;
-  pyhost_value *mod = NULL;
-  if ((rc = pyhost_plugin_module(w->h, w->p, &mod))) return rc;
   PyGILState_STATE gil;
-  if ((rc = pyhost__enter(w->h, &gil))) {
-    pyhost_value_free(mod);
-    return rc;
+  int rc = pyhost__enter(w->h, &gil);
+  if (rc) return rc;
+  /* the hook, looked up here; when there is none, pyhost_plugin_has_hook says so in
+   * the shared level's words */
+  PyObject *fn = PY.PyObject_GetAttrString(w->module->u.obj, hook);
+  if (!fn || !PY.PyCallable_Check(fn)) {
+    PY.Py_DecRef(fn);
+    PY.PyErr_Clear();
+    pyhost__leave(w->h, gil);
+    rc = pyhost_plugin_has_hook(w->h, w->p, hook);
+    return rc ? rc : pyhost__set_error(w->h, PYHOST_NOHOOK, "plugin %s has no hook %s", w->name, hook);
   }
   char raised[512];
   pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, w->name, hook);
-  PyObject *fn = PY.PyObject_GetAttrString(mod->u.obj, hook);
-  PyObject *t = fn ? PY.PyTuple_New((Py_ssize_t)npos) : NULL;
+  PyObject *t = PY.PyTuple_New((Py_ssize_t)npos);
   PyObject *kw = t && n > npos ? PY.PyDict_New() : NULL;
   int ok = t && (n == npos || kw);
   for (size_t i = 0; ok && i < n; i++) {
@@ -335,7 +346,6 @@ static int callf_run(struct worker *w, const char *hook, char rtype, pyhost_valu
     }
   }
   pyhost__leave(w->h, gil);
-  pyhost_value_free(mod);
   return rc;
 }
 
@@ -391,7 +401,7 @@ static void serve(struct worker *w, int type, struct pyhost__rbuf *m) {
     break;
   }
   case PYHOST__W_RELOAD:
-    if ((rc = pyhost_plugin_reload(w->h, w->p))) reply_error(w, &out, rc);
+    if ((rc = pyhost_plugin_reload(w->h, w->p)) || (rc = module_of(w))) reply_error(w, &out, rc);
     else {
       pyhost__wbuf_u8(&out, PYHOST_OK);
       pyhost__wbuf_str(&out, pyhost_plugin_module_name(w->p), PYHOST_STRLEN);
@@ -587,6 +597,7 @@ int pyhost__worker_main(int argc, char **argv) {
   if (err[0]) fprintf(stderr, "pyhost worker: %s\n", err);
   if (rc != 0 && m.bad) return 3;
   rc = pyhost_plugin_load(w.h, path, &w.p);
+  if (rc == PYHOST_OK) rc = module_of(&w);
   w.depth--;
   tree_end(&w);
   pyhost__wbuf_start(&b, PYHOST__W_REPLY);
