@@ -122,10 +122,12 @@ PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
  * hooks may still point into it).  Since 0.1. */
 PYHOST_API int pyhost_finalize(pyhost *h);
 
-/* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL is a
- * no-op.  Call it on the thread that called pyhost_init, or after pyhost_finalize
- * there: on another thread it still finalizes (the handle is given up either way),
- * with the hazards pyhost_finalize refuses to run into.  Since 0.1. */
+/* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL and
+ * a handle already freed are no-ops; inside this thread's pyhost_gil_enter scope (not
+ * from a host callback) the scope ends first.  Call it on the thread that called
+ * pyhost_init, or after pyhost_finalize there: on another thread it still finalizes
+ * (the handle is given up either way), with the hazards pyhost_finalize refuses to run
+ * into.  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
 /* ======================================================================
@@ -218,8 +220,10 @@ PYHOST_API const char *pyhost_errstr(int status);
 /* The message of the last call on h made by this thread: for PYHOST_PYEXC, the
  * formatted exception with traceback; for loader errors, the library path and the
  * reason; "not an error" after success.  Owned by pyhost, valid until this thread's
- * next call on h.  h may be NULL ("no pyhost handle (NULL)").  Never NULL.  Very long
- * messages keep their start and their end.  Since 0.1. */
+ * next call on h.  h may be NULL ("no pyhost handle (NULL)") or already freed ("not a
+ * live pyhost handle: ...": pyhost checks a handle against its list of live ones and
+ * never reads a freed one, so every call on it answers PYHOST_MISUSE).  Never NULL.
+ * Very long messages keep their start and their end.  Since 0.1. */
 PYHOST_API const char *pyhost_errmsg(const pyhost *h);
 
 /* The exit code of the last PYHOST_EXIT on h: SystemExit's code (None is 0, an int is

@@ -407,7 +407,8 @@ TEST_CASE(plugin_errors_start_in_the_plugin) {
     perror("mkdtemp");
     exit(1);
   }
-  const char *hooks = put("hooks.py", "import json\n\ndef parse(text):\n    return json.loads(text)\n");
+  const char *hooks = put("hooks.py", "import json\n\ndef parse(text):\n    return json.loads(text)\n\n"
+                                      "def name():\n    return 'n'\n");
   pyhost_plugin *p = NULL;
   CHECK_RC(pyhost_plugin_load(h, hooks, &p), PYHOST_OK);
   pyhost_value *args = pyhost_value_list(), *r = NULL;
@@ -420,6 +421,10 @@ TEST_CASE(plugin_errors_start_in_the_plugin) {
   CHECK_RC(pyhost_plugin_callf(h, p, "parse", "s>d", "{", &d), PYHOST_PYEXC);
   CHECK_STREQ(pyhost_errtype(h), "json.decoder.JSONDecodeError");
   first_frame_is(h, hooks, 4, "parse");
+  /* a result of the wrong type names the call, the plugin and the hook */
+  CHECK_RC(pyhost_plugin_callf(h, p, "name", ">d", &d), PYHOST_TYPE);
+  CHECK_STREQ(pyhost_errmsg(h), "pyhost_plugin_callf: plugin hooks: hook name: the result: expected float, got str");
+  CHECK_STREQ(pyhost_errtype(h), "");
   /* a hook called with a missing argument: raised by the call itself, no frame */
   CHECK_RC(pyhost_plugin_call(h, p, "parse", NULL, NULL, &r), PYHOST_PYEXC);
   CHECK_STREQ(pyhost_errtype(h), "TypeError");

@@ -145,10 +145,8 @@ struct pyhost {
 /* Counts h as live from pyhost_init until pyhost_free: 0, or -1 out of memory. */
 int pyhost__handle_add(const pyhost *h);
 void pyhost__handle_remove(const pyhost *h);
-/* 1 when h is a live handle; reads the registry only, never *h, so a freed handle (or
- * any other pointer) is answered safely.  A freed handle's address may be handed out
- * again by a later pyhost_init: then it names that new handle. */
-int pyhost__handle_live(const pyhost *h);
+/* pyhost__handle_live past the first slot. */
+PYHOST__COLD int pyhost__handle_live_slow(const pyhost *h);
 
 /* ---- messages (msg.c) ---- */
 /* Sets this thread's message on h (printf-style); returns status for tail calls. */
@@ -226,6 +224,23 @@ struct pyhost__process {
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */
 #define PY (pyhost__process.py)
+
+/* A slot of the live handles' list (handles.c). */
+struct pyhost__live {
+  _Atomic(const pyhost *) h;  /* NULL: free for the next handle */
+  struct pyhost__live *next;  /* set before the slot is published, then constant */
+};
+
+/* 1 when h is a live handle (from pyhost_init until pyhost_free); reads the list of
+ * live handles only, never *h, so a freed handle (or any other pointer) is answered
+ * safely.  A freed handle's address may be handed out again by a later pyhost_init:
+ * then it names that new handle.  The first slot, where the running handle usually
+ * is, is read inline. */
+static inline int pyhost__handle_live(const pyhost *h) {
+  struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
+  if (s && h && atomic_load_explicit(&s->h, memory_order_acquire) == h) return 1;
+  return pyhost__handle_live_slow(h);
+}
 
 /* True when the loaded runtime is at least major.minor: the only way call sites pick
  * an optional row or a version-specific behaviour. */

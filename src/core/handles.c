@@ -10,11 +10,6 @@
  */
 #include "core.h"
 
-struct pyhost__live {
-  _Atomic(const pyhost *) h;  /* NULL: free for the next handle */
-  struct pyhost__live *next;  /* set before the slot is published, then constant */
-};
-
 int pyhost__handle_add(const pyhost *h) {
   struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
   for (; s; s = s->next) {
@@ -36,7 +31,7 @@ void pyhost__handle_remove(const pyhost *h) {
   }
 }
 
-int pyhost__handle_live(const pyhost *h) {
+int pyhost__handle_live_slow(const pyhost *h) {
   if (!h) return 0;
   for (struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
        s; s = s->next)
