@@ -233,7 +233,7 @@ PYHOST_API int pyhost_exit_code(const pyhost *h);
 /* ---- errors as data: the Python exception behind the last failed call ----
  *
  * For a call that failed with a Python exception (PYHOST_PYEXC, PYHOST_EXIT,
- * PYHOST_INTERRUPTED, and PYHOST_PYEXC from pyhost_plugin_* naming a plugin's hook),
+ * PYHOST_INTERRUPTED; from any function, plugin hooks and host callbacks included),
  * these read the exception itself rather than the formatted text: its type, its
  * message and its traceback's frames.  They answer for the calling thread's last call
  * on h, as pyhost_errmsg does, and what they return is valid as long as that message

@@ -149,7 +149,8 @@ void pyhost__handle_remove(const pyhost *h);
 PYHOST__COLD int pyhost__handle_live_slow(const pyhost *h);
 
 /* ---- messages (msg.c) ---- */
-/* Sets this thread's message on h (printf-style); returns status for tail calls. */
+/* Sets this thread's message on h (printf-style); returns status for tail calls.
+ * Nothing is set on a NULL or freed handle (pyhost__handle_live). */
 int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
