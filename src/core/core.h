@@ -107,11 +107,6 @@ void pyhost__excbuild_frame(struct pyhost__excbuild *b, size_t file, size_t func
 void pyhost__excbuild_finish(struct pyhost__excbuild *b, struct pyhost__excdata *d);
 void pyhost__excdata_free(struct pyhost__excdata *d);
 
-/* Messages longer than PYHOST__MSG_MAX keep their first PYHOST__MSG_HEAD bytes and
- * their end: a traceback's last line names the exception. */
-#define PYHOST__MSG_MAX 65536
-#define PYHOST__MSG_HEAD 8192
-
 /* A per-thread message slot.  Slots are pushed at the head of a list and never moved
  * or removed until the handle is freed, so readers need no lock. */
 struct pyhost__msg {

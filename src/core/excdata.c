@@ -4,7 +4,6 @@
  */
 #include "core.h"
 
-#include <stdio.h>
 #include <string.h>
 
 void pyhost__excbuild_init(struct pyhost__excbuild *b) {
@@ -37,19 +36,9 @@ size_t pyhost__excbuild_str(struct pyhost__excbuild *b, const char *s, size_t le
 }
 
 size_t pyhost__excbuild_text(struct pyhost__excbuild *b, const char *s, size_t len) {
-  static const char cut_fmt[] = "\n[... %zu bytes cut ...]\n";
-  if (len <= PYHOST__MSG_MAX) return pyhost__excbuild_str(b, s, len);
-  size_t tail = PYHOST__MSG_MAX - PYHOST__MSG_HEAD;
-  char cut[64];
-  int n = snprintf(cut, sizeof cut, cut_fmt, len - PYHOST__MSG_HEAD - tail);
-  if (n < 0 || reserve(b, PYHOST__MSG_HEAD + (size_t)n + tail + 1) < 0) return 0;
+  if (reserve(b, pyhost__cut_size(len)) < 0) return 0;
   size_t at = b->len;
-  char *p = b->strings + at;
-  memcpy(p, s, PYHOST__MSG_HEAD);
-  memcpy(p + PYHOST__MSG_HEAD, cut, (size_t)n);
-  memcpy(p + PYHOST__MSG_HEAD + n, s + len - tail, tail);
-  p[PYHOST__MSG_HEAD + n + tail] = '\0';
-  b->len += PYHOST__MSG_HEAD + (size_t)n + tail + 1;
+  b->len += pyhost__cut_text(b->strings + at, s, len) + 1;
   return at;
 }
 

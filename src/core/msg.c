@@ -9,11 +9,8 @@
  */
 #include "core.h"
 
-#include <stdio.h>
 #include <string.h>
 
-#define MSG_MAX PYHOST__MSG_MAX
-#define MSG_HEAD PYHOST__MSG_HEAD
 
 static _Thread_local char this_thread;
 
@@ -47,28 +44,18 @@ static void count(const struct pyhost__msg *m, int was_set) {
 }
 
 static void store(struct pyhost__msg *m, const char *text, size_t len) {
-  static const char cut_fmt[] = "\n[... %zu bytes cut ...]\n";
-  size_t need = len < MSG_MAX ? len : MSG_MAX + sizeof cut_fmt + 24;
-  if (m->cap < need + 1) {
-    char *t = pyhost__realloc(m->text, need + 1);
+  size_t need = pyhost__cut_size(len);
+  if (m->cap < need) {
+    char *t = pyhost__realloc(m->text, need);
     if (!t) {
       /* Keep whatever fits in the old buffer rather than nothing. */
       if (m->text && m->cap) pyhost__fmt(m->text, m->cap, "%.*s", (int)len, text);
       return;
     }
     m->text = t;
-    m->cap = need + 1;
+    m->cap = need;
   }
-  if (len < MSG_MAX) {
-    memcpy(m->text, text, len);
-    m->text[len] = '\0';
-    return;
-  }
-  size_t tail = MSG_MAX - MSG_HEAD;
-  memcpy(m->text, text, MSG_HEAD);
-  int n = snprintf(m->text + MSG_HEAD, m->cap - MSG_HEAD, cut_fmt, len - MSG_HEAD - tail);
-  memcpy(m->text + MSG_HEAD + n, text + len - tail, tail);
-  m->text[MSG_HEAD + n + tail] = '\0';
+  pyhost__cut_text(m->text, text, len);
 }
 
 void pyhost__set_message(const pyhost *h, const char *text, size_t len) {
