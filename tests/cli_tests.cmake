@@ -26,12 +26,16 @@ if(CMAKE_CROSSCOMPILING)
   return() # cross_tests.cmake uses the function, with its own Windows cases
 endif()
 
-pyhost_cli_test(version 0 ARGS --version STDOUT "^pyhost [0-9]+\\.[0-9]+\\.[0-9]+ \\(stable ABI floor 3\\.6\\)")
-pyhost_cli_test(usage 1 STDERR "usage: pyhost")
-# a typo gets one line naming it and where the options are listed, not the whole usage
-pyhost_cli_test(bad_option 1 ARGS --bogus STDERR "^pyhost: unknown option --bogus; pyhost --help lists the options\n$")
-pyhost_cli_test(option_without_value 1 ARGS -c STDERR "^pyhost: this option needs a value: -c; pyhost --help lists the options\n$")
-pyhost_cli_test(json_alone 1 ARGS --json STDERR "^pyhost: --json goes with --list \\(pyhost --list --json\\); pyhost --help")
+# pyhost's own version and usage (-V, --version, -h and --help are python's: below)
+pyhost_cli_test(pyhost_version 0 ARGS --pyhost-version STDOUT "^pyhost [0-9]+\\.[0-9]+\\.[0-9]+ \\(stable ABI floor 3\\.6\\)")
+pyhost_cli_test(pyhost_help 0 ARGS --pyhost-help STDOUT "^usage: pyhost \\[pyhost options\\] \\[python's options and arguments\\]\n.*--executable-wrapper.*--interpreter PATH")
+# one of pyhost's options without its value gets one line naming it (python's own,
+# such as -c alone, get python's message: cli.like_python.c_without_value.*)
+pyhost_cli_test(option_without_value 1 ARGS --python STDERR "^pyhost: this option needs a value: --python; pyhost --pyhost-help lists pyhost's options\n$")
+# pyhost's modes take no python arguments
+pyhost_cli_test(eval_with_python_arguments 1 ARGS -e 1 -X dev STDERR "^pyhost: -e takes no python arguments \\(-X\\); pyhost --pyhost-help")
+pyhost_cli_test(executable_and_wrapper 1 ARGS --executable /x --executable-wrapper -c 1 STDERR "^pyhost: --executable and --executable-wrapper exclude each other;")
+pyhost_cli_test(json_alone 1 ARGS --json STDERR "^pyhost: --json goes with --list \\(pyhost --list --json\\); pyhost --pyhost-help")
 pyhost_cli_test(missing_library 1 ARGS --python ${FIX}/nope.so -e 1 STDERR "pyhost: cannot load Python library .*nope.so: no such file")
 pyhost_cli_test(directory 1 ARGS --python ${FIX}/libpython3.99.so -e 1 STDERR "is a directory")
 pyhost_cli_test(text_file 1 ARGS --python ${FIX}/textfile.so -e 1 STDERR "invalid ELF header")
