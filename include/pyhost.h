@@ -144,8 +144,8 @@ PYHOST_API void pyhost_free(pyhost *h);
  *
  * Python's main owns the process while it runs, as `python` does: it installs its
  * signal handlers, sets the locale from the environment, may end the process itself
- * (SystemExit before 3.8, an uncaught KeyboardInterrupt by SIGINT from 3.8) and
- * finalizes Python before it returns.  Returns PYHOST_OK when Python ran, with the exit
+ * (SystemExit through Py_Exit, an uncaught KeyboardInterrupt by SIGINT from 3.8, its
+ * help from 3.8) and finalizes Python before it returns.  Returns PYHOST_OK when Python ran, with the exit
  * status `python` would have in *exit_status; otherwise the status of pyhost_init's
  * checks, nothing started, the message in *out.  In both cases *out receives a handle
  * (own result) that only pyhost_errmsg and pyhost_free still serve: Python is
