@@ -1,17 +1,22 @@
-/* executable.c: `pyhost --executable-wrapper`.
+/* executable.c: `pyhost --executable-wrapper` and the script it writes.
  *
  * sys.executable must name one program that runs this Python: subprocess,
  * multiprocessing's spawn and test runners start it with python's own options and
  * often a cleared environment.  `pyhost` alone would find its Python again by
- * discovery, maybe another one, so the command is a script holding everything it
- * needs: this pyhost's absolute path, the library's, and its own path for
- * --executable (sys.executable, and argv[0] as python's orig_argv gives it):
+ * discovery, maybe another one, so the command is a file that holds what it needs, with
+ * pyhost itself as its #! interpreter:
  *
- *     exec '/usr/local/bin/pyhost' --python '/usr/lib/libpython3.12.so.1.0' \
- *          --executable '/home/u/.cache/pyhost/executables/python3.12-pyhost-1a2b3c4d' "$@"
+ *     #!/usr/local/bin/pyhost --executable-script
+ *     --python /usr/lib/libpython3.12.so.1.0
  *
- * It is named after a hash of what it runs, written once (to a temporary name, then
- * renamed: concurrent pyhosts never see half a script) and reused.  In a venv it goes
+ * The kernel runs it as `pyhost --executable-script FILE ARGS...`; pyhost takes its
+ * options from FILE's lines and FILE as --executable (sys.executable, and argv[0] as
+ * python's orig_argv gives it).  No shell comes between: a shell would drop the
+ * environment variables whose names are no shell identifiers (CPython's test_os and
+ * test_subprocess pass such names to their children).
+ *
+ * The file is named after a hash of what it runs, written once (to a temporary name,
+ * then renamed: concurrent pyhosts never see half of it) and reused.  In a venv it goes
  * into the venv's bin/: Python makes a venv sys.prefix only when pyvenv.cfg is beside
  * (or one up from) sys.executable.
  */
@@ -20,9 +25,101 @@
 #endif
 #include "executable.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_WIN32)
+#  include <direct.h>
+#  define getcwd _getcwd
+#else
+#  include <unistd.h>
+#endif
+
+static const char script_option[] = "--executable-script";
+
+/* the expanded command line and the words it owns (the file's, the absolute path) */
+static char **expanded;
+static int owned;
+
+void pyhost_cli_executable_script_free(void) {
+  for (int i = 1; i <= owned; i++) free(expanded[i]);
+  free(expanded);
+  expanded = NULL;
+  owned = 0;
+}
+
+static int push(char ***words, int *n, const char *w) {
+  char **grown = realloc(*words, ((size_t)*n + 1) * sizeof *grown);
+  if (!grown) return -1;
+  *words = grown;
+  size_t len = strlen(w) + 1;
+  if (!(grown[*n] = malloc(len))) return -1;
+  memcpy(grown[(*n)++], w, len);
+  return 0;
+}
+
+/* FILE's pyhost options: one "--name" or "--name value" a line after the #! line;
+ * comments and empty lines skipped.  0, or the number of the line that is none. */
+static int read_options(FILE *f, char ***words, int *n) {
+  char line[8192];
+  for (int number = 1; fgets(line, sizeof line, f); number++) {
+    size_t len = strlen(line);
+    if (len && line[len - 1] == '\n') line[--len] = '\0';
+    else if (!feof(f)) return number; /* longer than a path can be */
+    if (number == 1 || !len || line[0] == '#') continue;
+    if (strncmp(line, "--", 2) != 0) return number;
+    char *value = strchr(line, ' ');
+    if (value) *value++ = '\0';
+    if (push(words, n, line) != 0 || (value && push(words, n, value) != 0)) return -1;
+  }
+  return 0;
+}
+
+int pyhost_cli_executable_script(int *argc, char ***argv) {
+  char **av = *argv;
+  if (*argc < 2 || strcmp(av[1], script_option) != 0) return 0;
+  if (*argc < 3) {
+    fprintf(stderr, "pyhost: %s needs the script's path (the kernel gives it when it runs one)\n", script_option);
+    return -1;
+  }
+  const char *file = av[2];
+  FILE *f = fopen(file, "r");
+  if (!f) {
+    fprintf(stderr, "pyhost: cannot read the executable script %s: %s\n", file, strerror(errno));
+    return -1;
+  }
+  char **words = NULL;
+  int n = 0, bad = read_options(f, &words, &n);
+  fclose(f);
+  char where[4096] = "";
+  if (!bad && file[0] != '/' && (!getcwd(where, sizeof where - 1) || !strcat(where, "/"))) bad = -1;
+  if (!bad && (push(&words, &n, "--executable") != 0 || push(&words, &n, "") != 0)) bad = -1;
+  char *path = bad ? NULL : malloc(strlen(where) + strlen(file) + 1);
+  char **all = path ? malloc(((size_t)n + (size_t)*argc - 1) * sizeof *all) : NULL; /* and NULL */
+  if (bad || !all) {
+    if (bad > 0)
+      fprintf(stderr, "pyhost: %s, line %d: not a pyhost option (one \"--name value\" a line)\n", file, bad);
+    else fprintf(stderr, "pyhost: cannot read the executable script %s: out of memory or no current directory\n", file);
+    for (int i = 0; i < n; i++) free(words[i]);
+    free(words);
+    free(path);
+    return -1;
+  }
+  strcat(strcpy(path, where), file);
+  free(words[n - 1]);
+  words[n - 1] = path; /* --executable's value: the script, absolute */
+  all[0] = av[0];
+  memcpy(all + 1, words, (size_t)n * sizeof *all);
+  memcpy(all + 1 + n, av + 3, (size_t)(*argc - 3) * sizeof *all);
+  all[n + *argc - 2] = NULL;
+  free(words);
+  expanded = all;
+  owned = n;
+  *argv = all;
+  *argc = n + *argc - 2;
+  return 0;
+}
 
 #if defined(_WIN32)
 
@@ -35,11 +132,9 @@ int pyhost_cli_executable_wrapper(const pyhost_config *cfg, const char *argv0, c
 
 #else
 
-#  include <errno.h>
 #  include <fcntl.h>
 #  include <limits.h>
 #  include <sys/stat.h>
-#  include <unistd.h>
 
 struct chosen {
   char library[PATH_MAX], venv[PATH_MAX];
@@ -108,22 +203,6 @@ static int make_dirs(const char *dir) {
   return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* s in single quotes for sh, each ' as '\'' */
-static void quoted(const char *s, char *out, size_t cap) {
-  size_t n = 0;
-  if (n + 1 < cap) out[n++] = '\'';
-  for (; *s && n + 5 < cap; s++) {
-    if (*s == '\'') {
-      memcpy(out + n, "'\\''", 4);
-      n += 4;
-    } else {
-      out[n++] = *s;
-    }
-  }
-  if (n + 1 < cap) out[n++] = '\'';
-  out[n] = '\0';
-}
-
 static unsigned long fnv1a(const char *s, unsigned long h) {
   for (; *s; s++) h = ((h ^ (unsigned char)*s) * 16777619UL) & 0xFFFFFFFFUL;
   return h;
@@ -179,6 +258,14 @@ int pyhost_cli_executable_wrapper(const pyhost_config *cfg, const char *argv0, c
   memset(&ch, 0, sizeof ch);
   if (pyhost_discover(cfg, on_candidate, &ch) != PYHOST_OK || !ch.found) return 0;
   if (!realpath(ch.library, library)) snprintf(library, sizeof library, "%s", ch.library);
+  /* the kernel ends #!'s interpreter at white space and reads 255 bytes of the line
+   * (127 before Linux 5.1); a line holds one option */
+  if (strpbrk(self, " \t\n") || strlen(self) + sizeof script_option + 3 > 127 || strchr(library, '\n')) {
+    fprintf(stderr, "pyhost: --executable-wrapper: %s cannot be a #! line's program (white space, or "
+                    "longer than 127 bytes with its option) or the library's path holds a newline; "
+                    "write a script that starts pyhost and give it with --executable PATH\n", self);
+    return -1;
+  }
 
   char cfg_path[PATH_MAX + 16];
   snprintf(cfg_path, sizeof cfg_path, "%s/pyvenv.cfg", ch.venv);
@@ -207,16 +294,14 @@ int pyhost_cli_executable_wrapper(const pyhost_config *cfg, const char *argv0, c
     return -1;
   }
 
-  char q_self[3 * PATH_MAX], q_lib[3 * PATH_MAX], q_path[3 * PATH_MAX], text[12 * PATH_MAX];
-  quoted(self, q_self, sizeof q_self);
-  quoted(library, q_lib, sizeof q_lib);
-  quoted(path, q_path, sizeof q_path);
+  char text[3 * PATH_MAX];
   snprintf(text, sizeof text,
-           "#!/bin/sh\n"
+           "#!%s %s\n"
            "# Written by pyhost --executable-wrapper: Python %lu.%lu through pyhost, as\n"
-           "# sys.executable, so that child processes run through pyhost too.\n"
-           "exec %s --python %s --executable %s \"$@\"\n",
-           major, minor, q_self, q_lib, q_path);
+           "# sys.executable, so that child processes run through pyhost too.  The pyhost\n"
+           "# options below are read by `pyhost %s THIS-FILE`, what the kernel runs.\n"
+           "--python %s\n",
+           self, script_option, major, minor, script_option, library);
   if (!holds(path, text) && write_script(path, text) != 0) {
     fprintf(stderr, "pyhost: --executable-wrapper: cannot write %s: %s\n", path, strerror(errno));
     return -1;

@@ -35,6 +35,8 @@ static void usage(FILE *to) {
         "                       pyhost with this library: child processes run through\n"
         "                       pyhost too (not on Windows, nor when pyhost runs through a\n"
         "                       loader such as ld.so: use --executable there)\n"
+        "  --executable-script FILE  (first) how the kernel runs that script: pyhost's\n"
+        "                       options from FILE's lines, FILE as --executable\n"
         "  -e EXPR              evaluate an expression (sys is imported) and print its repr()\n"
         "  --info               print the runtime's version, library path and build\n"
         "  --list               every Python discovery examines, taken or passed over and\n"
@@ -208,16 +210,19 @@ int main(int argc, char **argv) {
   struct own o;
   memset(&o, 0, sizeof o);
   int status = 1;
+  if (pyhost_cli_executable_script(&argc, &argv) != 0) return 1;
   int parsed = parse_own(argc, argv, &o, &status);
-  if (parsed == -2) return status;
-  if (parsed) return 1;
-  pyhost_config *cfg = pyhost_config_new();
-  if (!cfg) return fail(NULL, PYHOST_NOMEM);
+  pyhost_config *cfg = parsed ? NULL : pyhost_config_new();
+  if (!cfg) {
+    pyhost_cli_executable_script_free();
+    return parsed == -2 ? status : parsed ? 1 : fail(NULL, PYHOST_NOMEM);
+  }
   if (o.lib) pyhost_config_set_library(cfg, o.lib);
   pyhost_cli_policy_apply(cfg);
   if (o.list) status = pyhost_cli_list(cfg, o.json);
   else if (o.info || o.expr) status = run_library_mode(cfg, &o);
   else status = run_python(cfg, &o, argc, argv);
   pyhost_config_free(cfg);
+  pyhost_cli_executable_script_free();
   return status;
 }

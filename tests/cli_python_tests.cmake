@@ -17,6 +17,11 @@ pyhost_cli_test(help_without_python 1 ARGS --python ${FIX}/nope.so -h
 pyhost_cli_test(main_missing_library 1 ARGS --python ${FIX}/nope.so -c pass STDERR "^pyhost: cannot load Python library [^\n]*nope.so: no such file")
 pyhost_cli_test(main_missing_symbols 1 ARGS --python ${FIX}/libfake_missing.so -c pass STDERR "stable-ABI symbols are missing")
 pyhost_cli_test(main_too_old 1 ARGS --python ${FIX}/libfake_old.so STDERR "Python 3.5, older than 3.6")
+# the script --executable-wrapper writes, read back: what is not one of pyhost's options
+pyhost_cli_test(executable_script_bad_line 1 ARGS --executable-script ${CMAKE_CURRENT_SOURCE_DIR}/data/run/not_a_pyhost_script -c pass
+                STDERR "^pyhost: [^\n]*not_a_pyhost_script, line 3: not a pyhost option \\(one \"--name value\" a line\\)\n$")
+pyhost_cli_test(executable_script_missing 1 ARGS --executable-script ${FIX}/nope-script -c pass
+                STDERR "^pyhost: cannot read the executable script [^\n]*nope-script: No such file")
 
 # What the cases below print: python's options show in these (the same for both runs).
 set(SHOW "import sys\nprint(sys.flags)\nprint(sys.warnoptions, sys._xoptions)\nprint(sys.path)\nprint(sys.argv, __debug__)")
