@@ -29,7 +29,7 @@ def spawn():
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "parent"
     if mode == "child":
-        print(program(), sys.flags.isolated)
+        print(program(), sys.flags.isolated, os.environ.get("a-b"))
         return
     if mode == "again":
         print("re-executed", program(), sys.argv[1:])
@@ -37,7 +37,8 @@ def main():
         return
     print("parent", program())
     print("subprocess", child_line())
-    print("subprocess, no environment", child_line("-I", "-X", "dev", env={}))
+    # a variable whose name is no shell identifier: no shell between may drop it
+    print("subprocess, no environment", child_line("-I", "-X", "dev", env={"a-b": "kept"}))
     sys.stdout.flush()
     if hasattr(sys, "orig_argv"):
         os.execv(sys.executable, sys.orig_argv + ["again"])
