@@ -144,14 +144,14 @@ PYHOST_API void pyhost_free(pyhost *h);
  *
  * Python's main owns the process while it runs, as `python` does: it installs its
  * signal handlers, sets the locale from the environment, may end the process itself
- * (SystemExit through Py_Exit, an uncaught KeyboardInterrupt by SIGINT from 3.8, its
- * help from 3.8) and finalizes Python before it returns.  Returns PYHOST_OK when Python ran, with the exit
- * status `python` would have in *exit_status; otherwise the status of pyhost_init's
- * checks, nothing started, the message in *out.  In both cases *out receives a handle
- * (own result) that only pyhost_errmsg and pyhost_free still serve: Python is
- * finalized, and a later pyhost_init or pyhost_main in the process gets
- * PYHOST_MISUSE.  PYHOST_MISUSE with *out = NULL for argc < 1, a NULL argv, argv[i]
- * or exit_status.  docs/command.md.  Since 0.1. */
+ * (SystemExit through Py_Exit; from 3.8 an uncaught KeyboardInterrupt by SIGINT, and
+ * its help) and finalizes Python before it returns.  Returns PYHOST_OK when Python
+ * ran, with the exit status `python` would have in *exit_status; Python is then
+ * finalized for good (a later pyhost_init or pyhost_main gets PYHOST_MISUSE).
+ * Otherwise the status of pyhost_init's checks with its message, nothing started, the
+ * process free for another try.  In both cases *out receives a handle (own result) for
+ * pyhost_errmsg and pyhost_free.  PYHOST_MISUSE, and *out = NULL, for a NULL out,
+ * argv, argv[i] or exit_status, or argc < 1.  docs/command.md.  Since 0.1. */
 PYHOST_API int pyhost_main(const pyhost_config *cfg, int argc, char **argv, pyhost **out,
                            int *exit_status);
 
