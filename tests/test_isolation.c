@@ -258,10 +258,19 @@ TEST_CASE(errors_as_in_process) {
   iso_put("raises.py", "import nosuchmodule_pyhost\n");
   pyhost_plugin *lv[2] = {iso_load(h, "e.py", NULL), iso_load_shared(h, "e.py")};
   char msgs[2][5][2048];
+  char data[2][1024]; /* the exception as data: type, text, every frame */
   for (int k = 0; k < 2; k++) {
     pyhost_plugin *p = lv[k];
     CHECK_RC(pyhost_plugin_call(h, p, "boom", NULL, NULL, NULL), PYHOST_PYEXC);
     snprintf(msgs[k][0], 2048, "%s", pyhost_errmsg(h));
+    int n = snprintf(data[k], sizeof data[k], "%s|%s|%zu", pyhost_errtype(h), pyhost_errtext(h),
+                     pyhost_errframe_count(h));
+    for (size_t i = 0; i < pyhost_errframe_count(h) && n < (int)sizeof data[k]; i++) {
+      const char *file = "", *fn = "";
+      int line = 0;
+      CHECK_RC(pyhost_errframe(h, i, &file, &line, &fn), PYHOST_OK);
+      n += snprintf(data[k] + n, sizeof data[k] - (size_t)n, "|%s:%d:%s", file, line, fn);
+    }
     CHECK_RC(pyhost_plugin_call(h, p, "leave", NULL, NULL, NULL), PYHOST_EXIT);
     CHECK(pyhost_exit_code(h) == 3);
     CHECK_RC(pyhost_plugin_has_hook(h, p, "missing"), PYHOST_NOHOOK);
@@ -276,6 +285,9 @@ TEST_CASE(errors_as_in_process) {
   }
   CHECK_CONTAINS(msgs[0][0], "plugin e: hook boom raised: Traceback");
   CHECK_CONTAINS(msgs[0][0], "e.py\", line 2, in boom");
+  CHECK_STREQ(data[0], data[1]);
+  CHECK_CONTAINS(data[0], "ValueError|boom in the plugin|1|");
+  CHECK_CONTAINS(data[0], "e.py:2:boom");
   for (int m = 0; m < 3; m++) CHECK_STREQ(msgs[0][m], msgs[1][m]);
   /* load failures: the same message at both levels */
   pyhost_plugin_options *o = iso_proc_options();

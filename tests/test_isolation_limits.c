@@ -50,6 +50,7 @@ TEST_CASE(memory_limit) {
   CHECK_CONTAINS(pyhost_errmsg(h), "MemoryError");
   CHECK_CONTAINS(pyhost_errmsg(h), "hog.py\", line 6, in hog");
   CHECK_CONTAINS(pyhost_errmsg(h), "has a memory limit of 536870912 bytes");
+  CHECK_STREQ(pyhost_errtype(h), "MemoryError"); /* the exception behind the limit */
   CHECK(iso_int(h, p, "release") == 1);
   CHECK(iso_int(h, p, "fine") == 2);
   pyhost_plugin_unload(p);
@@ -90,6 +91,7 @@ TEST_CASE(wall_clock_limit) {
   CHECK_RC(pyhost_plugin_call(h, p, "nap", NULL, NULL, NULL), PYHOST_LIMIT);
   CHECK_CONTAINS(pyhost_errmsg(h), "ran past its wall-clock limit of 300 ms and was interrupted");
   CHECK_CONTAINS(pyhost_errmsg(h), "in nap");
+  CHECK_STREQ(pyhost_errtype(h), "pyhost.Interrupted");
   CHECK(iso_int(h, p, "fine") == 2);
   CHECK_RC(pyhost_plugin_call(h, p, "spin", NULL, NULL, NULL), PYHOST_LIMIT);
   CHECK_CONTAINS(pyhost_errmsg(h), "in spin");

@@ -525,11 +525,12 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
   PyObject *fn = find_hook(h, p, hook, &rc);
   if (fn) {
-    char raised[512];
+    char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
+    pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
     va_start(ap, fmt);
     /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
-    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL, &p->kept, raised);
+    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &p->kept, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }

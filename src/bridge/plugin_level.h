@@ -58,5 +58,7 @@ int pyhost__worker_main(int argc, char **argv);
 
 /* Messages the levels share with plugin.c, so that a call means the same at each. */
 #define PYHOST__HOOK_RAISED "plugin %s: hook %s raised"
+/* pyhost_plugin_callf's name in its messages (a result of the wrong type names both) */
+#define PYHOST__CALLF_NAMED "pyhost_plugin_callf: plugin %s: hook %s"
 
 #endif

@@ -417,22 +417,19 @@ static int exchange(struct pp *pp, struct gap *g, struct pyhost__rbuf *reply) {
   }
 }
 
-/* A reply's status: PYHOST_OK, or the error record's status with h's message (and
- * exit code) set from it. */
+/* A reply's status: PYHOST_OK, or the error record's status with h's message, exit
+ * code and exception data set from it. */
 static int reply_status(struct pp *pp, struct pyhost__rbuf *r) {
   if (r->p < r->end && (unsigned char)*r->p == PYHOST_OK) {
     r->p++;
     return PYHOST_OK;
   }
-  struct pyhost__wire_error e;
-  pyhost__rbuf_error(r, &e);
-  if (r->bad || e.status == PYHOST_OK) {
+  int status = pyhost__rbuf_error_to(r, pp->h);
+  if (status < 0) {
     pyhost__proc_kill(pp->proc);
     return worker_ended(pp, PYHOST__WIRE_BAD);
   }
-  if (e.has_exit_code) pp->h->exit_code = (int)e.exit_code;
-  pyhost__set_message(pp->h, e.message, e.message_len);
-  return e.status;
+  return status;
 }
 
 /* A host function the worker called (a CALLBACK message): runs it with the GIL on
@@ -450,7 +447,7 @@ static int serve_callback(struct pp *pp, struct gap *g, struct pyhost__rbuf *msg
     pyhost__free(name);
     return -1;
   }
-  struct pyhost__wire_error e = {PYHOST_PYEXC, "", 0, 0, 0, "RuntimeError", ""};
+  struct pyhost__wire_error e = {PYHOST_PYEXC, "", 0, 0, 0, "RuntimeError", "", NULL, 0};
   char type[256] = "", text[4096] = "", why[256];
   pyhost_value *result = NULL;
   PyGILState_STATE gil;
@@ -567,10 +564,13 @@ static int op_end(struct op *o, int rc) {
     pp->deadline = PYHOST__FOREVER;
     if (rc == PYHOST_INTERRUPTED && pp->limit_interrupted) { /* stopped by its limit */
       char *was = pyhost__strdup(pyhost_errmsg(o->h));
+      struct pyhost__excdata d; /* the exception behind it stays readable */
+      pyhost__exc_snapshot(o->h, &d);
       rc = pyhost__set_error(o->h, PYHOST_LIMIT,
                              "plugin %s: %s ran past its wall-clock limit of %u ms and was "
                              "interrupted: %s",
                              pp->name, pp->doing, pp->timeout_ms, was ? was : "");
+      pyhost__set_exception(o->h, &d);
       pyhost__free(was);
     }
   }
@@ -1043,7 +1043,9 @@ static int proc_callf(pyhost *h, void *impl, const char *hook, const char *fmt, 
     rc = pyhost__set_error(h, PYHOST_MISUSE, "plugin %s: the hook name is NULL", pp->name);
     return op_end(&o, rc);
   }
-  if (!pyhost__callf_plan_read(h, fname, fmt, NULL, &plan, &rc)) return op_end(&o, rc);
+  char named[512]; /* as the shared level names the call in these messages */
+  pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, pp->name, hook);
+  if (!pyhost__callf_plan_read(h, named, fmt, NULL, &plan, &rc)) return op_end(&o, rc);
   request(pp, PYHOST__W_CALLF);
   pyhost__wbuf_str(&pp->out, hook, PYHOST_STRLEN);
   pyhost__wbuf_u8(&pp->out, (unsigned char)plan.rtype);
@@ -1059,8 +1061,8 @@ static int proc_callf(pyhost *h, void *impl, const char *hook, const char *fmt, 
                                    "%s: argument %zu is %s, which cannot cross to the plugin's "
                                    "process (only None, bool, int, float, str, bytes, and lists, "
                                    "tuples and dicts of them)",
-                                   fname, i, why)
-               : pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: %s", fname, i, why);
+                                   named, i, why)
+               : pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: %s", named, i, why);
       return op_end(&o, rc);
     }
   }
@@ -1071,7 +1073,7 @@ static int proc_callf(pyhost *h, void *impl, const char *hook, const char *fmt, 
     out = va_arg(*ap, void *);
     if (borrowed) out_len = va_arg(*ap, size_t *);
     if (!out || (borrowed && !out_len))
-      return op_end(&o, pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", fname));
+      return op_end(&o, pyhost__set_error(h, PYHOST_MISUSE, "%s: the result pointer is NULL", named));
   }
   struct pyhost__rbuf r;
   pyhost_value *v = NULL;

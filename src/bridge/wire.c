@@ -187,7 +187,60 @@ void pyhost__wbuf_error(struct pyhost__wbuf *b, const struct pyhost__wire_error 
     pyhost__wbuf_u8(b, PYHOST__WE_EXC_TEXT);
     pyhost__wbuf_str(b, e->exc_text, PYHOST_STRLEN);
   }
+  for (size_t i = 0; i < e->nframes; i++) { /* a frame: its line, file NUL function */
+    const struct pyhost__errframe *f = &e->frames[i];
+    size_t nf = strlen(f->file), nn = strlen(f->function);
+    int32_t line = f->line;
+    pyhost__wbuf_u8(b, PYHOST__WE_FRAME);
+    pyhost__wbuf_u32(b, (uint32_t)(sizeof line + nf + 1 + nn));
+    put(b, &line, sizeof line);
+    put(b, f->file, nf + 1);
+    put(b, f->function, nn);
+    pyhost__wbuf_u8(b, 0);
+  }
   pyhost__wbuf_u8(b, PYHOST__WE_END);
+}
+
+void pyhost__wbuf_error_of(struct pyhost__wbuf *b, const pyhost *h, int status) {
+  struct pyhost__wire_error e;
+  struct pyhost__errframe small[32], *frames = small;
+  memset(&e, 0, sizeof e);
+  e.status = status;
+  e.message = pyhost_errmsg(h);
+  if (status == PYHOST_EXIT) {
+    e.has_exit_code = 1;
+    e.exit_code = pyhost_exit_code(h);
+  }
+  e.exc_type = pyhost_errtype(h);
+  e.exc_text = e.exc_type[0] ? pyhost_errtext(h) : "";
+  size_t n = pyhost_errframe_count(h);
+  if (n > sizeof small / sizeof small[0] && !(frames = pyhost__calloc(n, sizeof *frames))) n = 0;
+  for (size_t i = 0; i < n; i++)
+    if (pyhost_errframe(h, i, &frames[i].file, &frames[i].line, &frames[i].function) != PYHOST_OK)
+      n = i;
+  e.frames = frames;
+  e.nframes = n;
+  pyhost__wbuf_error(b, &e);
+  if (frames != small) pyhost__free(frames);
+}
+
+void pyhost__exc_snapshot(const pyhost *h, struct pyhost__excdata *d) {
+  memset(d, 0, sizeof *d);
+  const char *type = pyhost_errtype(h);
+  if (!type[0]) return;
+  struct pyhost__excbuild b;
+  pyhost__excbuild_init(&b);
+  b.type = pyhost__excbuild_str(&b, type, strlen(type));
+  const char *text = pyhost_errtext(h);
+  b.text = pyhost__excbuild_text(&b, text, strlen(text));
+  for (size_t i = 0, n = pyhost_errframe_count(h); i < n; i++) {
+    const char *file = "", *function = "";
+    int line = 0;
+    if (pyhost_errframe(h, i, &file, &line, &function) != PYHOST_OK) break;
+    size_t fi = pyhost__excbuild_str(&b, file, strlen(file));
+    pyhost__excbuild_frame(&b, fi, pyhost__excbuild_str(&b, function, strlen(function)), line);
+  }
+  pyhost__excbuild_finish(&b, d);
 }
 
 /* ---- reading ---- */
@@ -350,7 +403,8 @@ int pyhost__rbuf_skip_value(struct pyhost__rbuf *r) {
   return skip_value(r, 0);
 }
 
-void pyhost__rbuf_error(struct pyhost__rbuf *r, struct pyhost__wire_error *e) {
+void pyhost__rbuf_error(struct pyhost__rbuf *r, struct pyhost__wire_error *e,
+                        struct pyhost__excbuild *frames) {
   memset(e, 0, sizeof *e);
   e->message = e->exc_type = e->exc_text = "";
   e->status = (int)pyhost__rbuf_u8(r);
@@ -372,9 +426,49 @@ void pyhost__rbuf_error(struct pyhost__rbuf *r, struct pyhost__wire_error *e) {
       break;
     case PYHOST__WE_EXC_TYPE: e->exc_type = s; break;
     case PYHOST__WE_EXC_TEXT: e->exc_text = s; break;
+    case PYHOST__WE_FRAME: {
+      int32_t line;
+      const char *file = s + sizeof line;
+      const char *z = len > sizeof line ? memchr(file, 0, len - sizeof line) : NULL;
+      size_t nf = z ? (size_t)(z - file) : 0;
+      if (!z) { /* no NUL between file and function */
+        r->bad = 1;
+        break;
+      }
+      memcpy(&line, s, sizeof line);
+      if (frames) {
+        size_t fi = pyhost__excbuild_str(frames, file, nf);
+        const char *function = file + nf + 1;
+        size_t fn = pyhost__excbuild_str(frames, function, len - sizeof line - nf - 1);
+        pyhost__excbuild_frame(frames, fi, fn, (int)line);
+      }
+      break;
+    }
     default: break; /* a field of a later version */
     }
   }
+}
+
+int pyhost__rbuf_error_to(struct pyhost__rbuf *r, pyhost *h) {
+  struct pyhost__wire_error e;
+  struct pyhost__excbuild b;
+  pyhost__excbuild_init(&b);
+  pyhost__rbuf_error(r, &e, &b);
+  if (r->bad || e.status == PYHOST_OK) {
+    struct pyhost__excdata d;
+    pyhost__excbuild_finish(&b, &d);
+    pyhost__excdata_free(&d);
+    return -1;
+  }
+  if (e.has_exit_code) h->exit_code = (int)e.exit_code;
+  pyhost__set_message(h, e.message, e.message_len);
+  struct pyhost__excdata d;
+  b.type = pyhost__excbuild_str(&b, e.exc_type, strlen(e.exc_type));
+  b.text = pyhost__excbuild_text(&b, e.exc_text, strlen(e.exc_text));
+  pyhost__excbuild_finish(&b, &d);
+  if (e.exc_type[0]) pyhost__set_exception(h, &d); /* takes d */
+  else pyhost__excdata_free(&d);
+  return e.status;
 }
 
 /* ---- receiving ---- */
@@ -438,6 +532,7 @@ void pyhost__wire_in_free(struct pyhost__wire_in *in) {
  * worker below too.  This copy of its fields fails the build until it is. */
 struct config_fields {
   char *library, *home, *program_name;
+  char *executable;
   char **sys_path;
   size_t n_sys_path;
   char **argv;
@@ -456,6 +551,7 @@ void pyhost__wbuf_config(struct pyhost__wbuf *b, const pyhost_config *cfg) {
   pyhost__wbuf_str(b, cfg->home, PYHOST_STRLEN);
   pyhost__wbuf_str(b, cfg->program_name, PYHOST_STRLEN);
   pyhost__wbuf_str(b, cfg->interpreter, PYHOST_STRLEN);
+  pyhost__wbuf_str(b, cfg->executable, PYHOST_STRLEN);
   pyhost__wbuf_u32(b, (uint32_t)cfg->n_sys_path);
   for (size_t i = 0; i < cfg->n_sys_path; i++) pyhost__wbuf_str(b, cfg->sys_path[i], PYHOST_STRLEN);
   pyhost__wbuf_u32(b, (uint32_t)(cfg->argc > 0 ? cfg->argc : 0));
@@ -471,13 +567,14 @@ void pyhost__wbuf_config(struct pyhost__wbuf *b, const pyhost_config *cfg) {
 pyhost_config *pyhost__rbuf_config(struct pyhost__rbuf *r) {
   pyhost_config *c = pyhost_config_new();
   if (!c) return NULL;
-  const char *s[4];
-  for (int i = 0; i < 4; i++) s[i] = pyhost__rbuf_str(r, NULL);
+  const char *s[5];
+  for (int i = 0; i < 5; i++) s[i] = pyhost__rbuf_str(r, NULL);
   int rc = PYHOST_OK;
   if (s[0][0]) rc |= pyhost_config_set_library(c, s[0]);
   if (s[1][0]) rc |= pyhost_config_set_home(c, s[1]);
   if (s[2][0]) rc |= pyhost_config_set_program_name(c, s[2]);
   if (s[3][0]) rc |= pyhost_config_set_interpreter(c, s[3]);
+  if (s[4][0]) rc |= pyhost_config_set_executable(c, s[4]);
   uint32_t n = pyhost__rbuf_u32(r);
   for (uint32_t i = 0; !r->bad && i < n; i++) rc |= pyhost_config_add_sys_path(c, pyhost__rbuf_str(r, NULL));
   uint32_t argc = pyhost__rbuf_u32(r);

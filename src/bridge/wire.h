@@ -79,14 +79,16 @@ void pyhost__wbuf_free(struct pyhost__wbuf *b);
 
 /* An error record: the status, and tagged fields (a reader skips tags it does not
  * know, so fields are added without a new protocol version).  The fields so far: the
- * message pyhost_errmsg gives, an exit code (PYHOST_EXIT), and the exception's type
- * and text (for a host function's exception raised again in the worker). */
+ * message pyhost_errmsg gives, an exit code (PYHOST_EXIT), and the exception as data
+ * (pyhost_errtype, pyhost_errtext, one field per frame of pyhost_errframe; for a host
+ * function's exception, the type and text the worker raises it again with). */
 enum {
   PYHOST__WE_END = 0,
   PYHOST__WE_MESSAGE = 1,
   PYHOST__WE_EXIT_CODE = 2,
   PYHOST__WE_EXC_TYPE = 3,
-  PYHOST__WE_EXC_TEXT = 4
+  PYHOST__WE_EXC_TEXT = 4,
+  PYHOST__WE_FRAME = 5
 };
 struct pyhost__wire_error {
   int status;
@@ -95,8 +97,13 @@ struct pyhost__wire_error {
   int has_exit_code;
   int64_t exit_code;
   const char *exc_type, *exc_text; /* "" when absent */
+  const struct pyhost__errframe *frames; /* writing only */
+  size_t nframes;
 };
 void pyhost__wbuf_error(struct pyhost__wbuf *b, const struct pyhost__wire_error *e);
+/* The error record of this thread's last failure on h (status, message, exit code,
+ * the exception as data), as pyhost_errmsg and friends give them. */
+void pyhost__wbuf_error_of(struct pyhost__wbuf *b, const pyhost *h, int status);
 
 /* ---- reading one message ---- */
 struct pyhost__rbuf {
@@ -114,8 +121,17 @@ const char *pyhost__rbuf_str(struct pyhost__rbuf *r, size_t *len);
 pyhost_value *pyhost__rbuf_value(struct pyhost__rbuf *r);
 /* Skips a value without making it: 0, or -1 (r->bad). */
 int pyhost__rbuf_skip_value(struct pyhost__rbuf *r);
-/* An error record into *e (its strings point into the message). */
-void pyhost__rbuf_error(struct pyhost__rbuf *r, struct pyhost__wire_error *e);
+/* An error record into *e (its strings point into the message); its frames, when
+ * frames is not NULL, appended to that build. */
+void pyhost__rbuf_error(struct pyhost__rbuf *r, struct pyhost__wire_error *e,
+                        struct pyhost__excbuild *frames);
+/* Reads an error record and makes it this thread's failure on h: the message, the
+ * exit code, the exception as data.  Its status, or -1 when malformed. */
+int pyhost__rbuf_error_to(struct pyhost__rbuf *r, pyhost *h);
+
+/* This thread's exception data on h, copied into *d (own; d->block NULL when none): to
+ * keep it across a new message (pyhost__set_exception after). */
+void pyhost__exc_snapshot(const pyhost *h, struct pyhost__excdata *d);
 
 /* ---- receiving messages from a channel ---- */
 struct pyhost__wire_in {

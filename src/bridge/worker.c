@@ -187,38 +187,23 @@ static void tree_end(struct worker *w) {
 /* ---- answers ---- */
 
 static void reply_error(struct worker *w, struct pyhost__wbuf *out, int status) {
-  struct pyhost__wire_error e;
-  memset(&e, 0, sizeof e);
-  e.status = status;
-  e.message = pyhost_errmsg(w->h);
-  if (status == PYHOST_EXIT) {
-    e.has_exit_code = 1;
-    e.exit_code = pyhost_exit_code(w->h);
-  }
-  pyhost__wbuf_error(out, &e);
+  pyhost__wbuf_error_of(out, w->h, status);
 }
 
-/* A hook's status, with MemoryError under a memory limit made PYHOST_LIMIT. */
+/* A hook's status, with MemoryError under a memory limit made PYHOST_LIMIT (the
+ * exception behind it kept). */
 static int limit_status(struct worker *w, int rc) {
-  if (rc != PYHOST_PYEXC || !w->memory_limit) return rc;
-  const char *msg = pyhost_errmsg(w->h);
-  const char *last = strrchr(msg, '\n');
-  while (last && last > msg && last[1] == '\0') { /* the last line that has text */
-    const char *p = last - 1;
-    while (p > msg && *p != '\n') p--;
-    last = *p == '\n' ? p : NULL;
-  }
-  const char *line = last ? last + 1 : msg;
-  /* "MemoryError[: text]" ends a traceback; without one (no memory to format it) the
-   * message is one line ending in it */
-  const char *at = strstr(line, "MemoryError");
-  while (at && at != line && !(at - line >= 2 && at[-2] == ':' && at[-1] == ' '))
-    at = strstr(at + 1, "MemoryError");
-  if (!at || (at[11] && at[11] != ':' && at[11] != '\n')) return rc;
+  if (rc != PYHOST_PYEXC || !w->memory_limit || strcmp(pyhost_errtype(w->h), "MemoryError") != 0)
+    return rc;
+  char *msg = pyhost__strdup(pyhost_errmsg(w->h));
+  struct pyhost__excdata d;
+  pyhost__exc_snapshot(w->h, &d);
   pyhost__set_error(w->h, PYHOST_LIMIT,
                     "%s\n(plugin %s's process has a memory limit of %llu bytes: the MemoryError "
                     "above is that limit)",
-                    msg, w->name, (unsigned long long)w->memory_limit);
+                    msg ? msg : "MemoryError", w->name, (unsigned long long)w->memory_limit);
+  pyhost__set_exception(w->h, &d);
+  pyhost__free(msg);
   return PYHOST_LIMIT;
 }
 
@@ -273,7 +258,8 @@ static void serve_call(struct worker *w, struct pyhost__rbuf *m, struct pyhost__
  * letter says, by the same code that reads it in-process. */
 static int callf_run(struct worker *w, const char *hook, char rtype, pyhost_value **argv,
                      char **kwname, size_t n, size_t npos, struct pyhost__wbuf *out) {
-  static const char fname[] = "pyhost_plugin_callf";
+  char fname[512]; /* as the shared level names the call in its messages */
+  pyhost__fmt(fname, sizeof fname, PYHOST__CALLF_NAMED, w->name, hook);
   PyGILState_STATE gil;
   int rc = pyhost__enter(w->h, &gil);
   if (rc) return rc;
@@ -518,7 +504,7 @@ static int proxy(pyhost *h, void *userdata, const pyhost_value *const *args, siz
     return PYHOST_OK;
   }
   struct pyhost__wire_error e;
-  pyhost__rbuf_error(&r, &e);
+  pyhost__rbuf_error(&r, &e, NULL);
   if (r.bad) finish(w, 3);
   /* copied: resolving the type runs Python code, which may reach the host again */
   char type_name[256], text[4096];

@@ -203,8 +203,7 @@ int pyhost_interrupt(pyhost *h) {
 
 /* The checks of pyhost__enter_slow on h; PYHOST_OK or MISUSE with the message set. */
 static int check_handle(pyhost *h) {
-  if (!h) return PYHOST_MISUSE;
-  if (h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE; /* NULL, freed: nothing to read */
   int st = atomic_load(&h->state);
   if (st != PYHOST__RUNNING)
     return pyhost__set_error(h, PYHOST_MISUSE,

@@ -224,14 +224,23 @@ static int prepend_sys_path(pyhost *h) {
   return 0;
 }
 
-/* No interpreter beside the library (home.c): sys.executable says so, as Python does
- * when it finds none, rather than naming the host program.  0/-1. */
-static int forget_executable(pyhost *h) {
-  if (!h->no_executable) return 0;
-  PyObject *empty = PY.PyUnicode_FromString("");
-  int rc = empty ? PY.PySys_SetObject("executable", empty) : -1;
-  if (rc == 0 && PY.PySys_GetObject("_base_executable")) rc = PY.PySys_SetObject("_base_executable", empty);
-  PY.Py_DecRef(empty);
+/* sys.executable: the configured command (pyhost_config_set_executable), or "" when
+ * there is no interpreter beside the library (home.c), Python's own answer when it
+ * finds none, rather than naming the host program.  sys._base_executable follows
+ * where it named the same program (outside a venv).  0/-1. */
+static int set_executable(pyhost *h) {
+  const char *exe = h->cfg.executable ? h->cfg.executable : h->no_executable ? "" : NULL;
+  if (!exe) return 0;
+  PyObject *was = PY.PySys_GetObject("executable"); /* borrowed, kept alive below */
+  PY.Py_IncRef(was);
+  PyObject *now = PY.PyUnicode_DecodeUTF8(exe, (Py_ssize_t)strlen(exe), "surrogateescape");
+  int rc = now ? PY.PySys_SetObject("executable", now) : -1;
+  PyObject *base = rc == 0 ? PY.PySys_GetObject("_base_executable") : NULL; /* borrowed */
+  int same = base && was && !h->no_executable ? PY.PyObject_RichCompareBool(base, was, Py_EQ) : 0;
+  if (same < 0) rc = -1;
+  else if (base && (h->no_executable || same)) rc = PY.PySys_SetObject("_base_executable", now);
+  PY.Py_DecRef(now);
+  PY.Py_DecRef(was);
   return rc;
 }
 
@@ -306,7 +315,7 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   if (!pyhost__runtime_at_least(3, 7)) PY.PyEval_InitThreads();
 
   int rc = isolated_rc;
-  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || forget_executable(h) < 0 ||
+  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || set_executable(h) < 0 ||
       pyhost__inflight_open() < 0 ||
       (!(h->cfg.flags & PYHOST_INIT_SIGNALS) && keep_host_sigint() < 0))
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
@@ -319,9 +328,12 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
 static pyhost *handle_new(void) {
   pyhost *h = pyhost__calloc(1, sizeof *h);
   if (!h) return NULL;
-  h->magic = PYHOST__MAGIC;
   atomic_init(&h->state, PYHOST__FAILED);
   atomic_init(&h->msgs, NULL);
+  if (pyhost__handle_add(h) < 0) {
+    pyhost__free(h);
+    return NULL;
+  }
   return h;
 }
 
@@ -361,7 +373,7 @@ static int choose_library(pyhost *h, char *path, size_t cap, char *origin, size_
   return rc ? rc : absolute_path(h, path, cap, origin, ocap);
 }
 
-int pyhost_init(const pyhost_config *cfg, pyhost **out) {
+int pyhost__load(const pyhost_config *cfg, pyhost **out) {
   if (!out) return PYHOST_MISUSE;
   pyhost *h = *out = handle_new();
   if (!h) return PYHOST_NOMEM;
@@ -389,10 +401,34 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
     pyhost__dl_close(h->lib); /* the global reference keeps it open */
     h->lib = global;
   }
+  pyhost__fmt(pyhost__process.library, sizeof pyhost__process.library, "%s", h->library_path);
+  return PYHOST_OK;
+
+close_refused:
+  pyhost__load_undo(h);
+  return rc;
+refused:
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
+  return rc;
+}
+
+void pyhost__load_undo(pyhost *h) {
+  pyhost__dl_close(h->lib);
+  h->lib = NULL;
+  memset(&PY, 0, sizeof PY);
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
+}
+
+int pyhost_init(const pyhost_config *cfg, pyhost **out) {
+  int rc = pyhost__load(cfg, out);
+  if (rc) return rc;
+  pyhost *h = *out;
   /* isolation may fail (out of memory) only here, while the host can still retry */
   struct pyhost__env_saved *env = NULL;
-  if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) goto close_refused;
-  pyhost__fmt(pyhost__process.library, sizeof pyhost__process.library, "%s", h->library_path);
+  if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) {
+    pyhost__load_undo(h);
+    return rc;
+  }
   rc = start_python(h, env);
   atomic_store(&pyhost__process.state, PYHOST__PROCESS_RUNNING);
   atomic_store(&h->state, PYHOST__RUNNING);
@@ -401,18 +437,10 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
     atomic_store(&h->state, PYHOST__FAILED);
   }
   return rc;
-
-close_refused:
-  pyhost__dl_close(h->lib);
-  h->lib = NULL;
-  memset(&PY, 0, sizeof PY);
-refused:
-  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
-  return rc;
 }
 
 int pyhost_finalize(pyhost *h) {
-  if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
   /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
    * forever for the main thread's state to go, and debug builds of 3.14+ abort. */
   if (h->init_thread != &init_thread_marker && atomic_load(&h->state) == PYHOST__RUNNING &&
@@ -468,10 +496,18 @@ static int finalize(pyhost *h) {
 }
 
 void pyhost_free(pyhost *h) {
-  if (!h || h->magic != PYHOST__MAGIC) return;
+  if (!pyhost__handle_live(h)) return; /* NULL, or freed already */
+  /* Freed inside this thread's pyhost_gil_enter scope (not from a host callback in it):
+   * the scope ends with its handle, so that finalize runs and no later call on this
+   * thread finds a scope naming freed memory. */
+  if (pyhost__gil_scoped(h) && !pyhost__thread.frame) {
+    pyhost__thread.depth = 0;
+    pyhost__thread.scope_h = PYHOST__NO_SCOPE;
+    pyhost__leave(h, pyhost__thread.state);
+  }
   if (atomic_load(&h->state) == PYHOST__RUNNING) finalize(h); /* from any thread: the
                                                                  * host gives the handle up */
-  h->magic = 0;
+  pyhost__handle_remove(h);
   pyhost__config_clear(&h->cfg);
   pyhost__free(h->w_home);
   pyhost__free(h->w_program);
@@ -482,17 +518,17 @@ void pyhost_free(pyhost *h) {
 /* ---- information ---- */
 
 unsigned long pyhost_python_version(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->hexversion : 0;
+  return pyhost__handle_live(h) ? h->hexversion : 0;
 }
 
 const char *pyhost_library_path(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->library_path : "";
+  return pyhost__handle_live(h) ? h->library_path : "";
 }
 
 const char *pyhost_python_version_text(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->version_text : "";
+  return pyhost__handle_live(h) ? h->version_text : "";
 }
 
 const char *pyhost_python_home(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->home : "";
+  return pyhost__handle_live(h) ? h->home : "";
 }
