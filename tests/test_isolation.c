@@ -1306,3 +1306,56 @@ TEST_CASE(stale_interrupt_dropped) {
   pyhost__proc_free(proc);
   iso_stop(h);
 }
+
+/* A crash while another thread's call of the plugin waits for its turn: both calls
+ * return PYHOST_PROCESS, neither hangs. */
+static _Atomic int waiter_ready;
+
+static int host_waiter_ready(pyhost *h, void *ud, const pyhost_args *a, pyhost_ret *ret) {
+  (void)ud, (void)a;
+  return pyhost_ret_bool(h, ret, atomic_load(&waiter_ready));
+}
+
+static void *waiting_call(void *arg) {
+  struct call_arg *c = arg;
+  reliab_wait(is_started, NULL, "the other hook to start"); /* it holds the turn */
+  atomic_store(&waiter_ready, 1);
+  c->rc = pyhost_plugin_call(c->h, c->p, c->hook, NULL, NULL, NULL);
+  snprintf(c->msg, sizeof c->msg, "%s", pyhost_errmsg(c->h));
+  return NULL;
+}
+
+TEST_CASE(crash_fails_waiting_calls) {
+  pyhost *h = iso_start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "wait_host", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "ready", host_waiter_ready, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "started", host_started, NULL, NULL), PYHOST_OK);
+  atomic_store(&started, 0);
+  iso_put("c.py", "import os, time, wait_host\n"
+                  "def crash_when_another_waits():\n"
+                  "    wait_host.started()\n"
+                  "    while not wait_host.ready():\n"
+                  "        time.sleep(0.001)\n"
+                  "    time.sleep(0.05)  # likely waiting by then; either way it fails\n"
+                  "    os._exit(7)\n"
+                  "def quick():\n"
+                  "    return 5\n");
+  pyhost_plugin *p = iso_load(h, "c.py", NULL);
+  struct call_arg a = {h, p, "crash_when_another_waits", -1, ""}, b = {h, p, "quick", -1, ""};
+  pthread_t ta, tb;
+  pthread_create(&ta, NULL, call_thread, &a);
+  pthread_create(&tb, NULL, waiting_call, &b);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  CHECK_RC(a.rc, PYHOST_PROCESS);
+  CHECK_CONTAINS(a.msg, "exited with code 7");
+  /* the other call waited for its turn, or came after the crash: it fails either way */
+  CHECK_RC(b.rc, PYHOST_PROCESS);
+  CHECK_CONTAINS(b.msg, "is not running: its process");
+  CHECK_RC(pyhost_plugin_restart(h, p), PYHOST_OK);
+  CHECK(iso_int(h, p, "quick") == 5);
+  pyhost_plugin_unload(p);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}
