@@ -16,9 +16,6 @@
 /* CPython is process-global: at most one Python started by pyhost per process
  * (pyhost__process, core.h). */
 
-/* Marks the thread that called pyhost_init: its address is this thread's own. */
-static _Thread_local char init_thread_marker;
-
 static int finalize(pyhost *h);
 
 /* Test seam (fault injection): a symbol name the look-up pretends is missing. */
@@ -285,7 +282,7 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
   if (!out) return PYHOST_MISUSE;
   pyhost *h = *out = handle_new();
   if (!h) return PYHOST_NOMEM;
-  h->init_thread = &init_thread_marker;
+  h->init_thread = &pyhost__thread; /* its address is this thread's own */
   int rc = pyhost__config_copy(&h->cfg, cfg);
   if (rc) return pyhost__set_error(h, rc, "out of memory copying the configuration");
   if ((rc = claim_process(h))) return rc;
@@ -335,7 +332,7 @@ int pyhost_finalize(pyhost *h) {
   if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
   /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
    * forever for the main thread's state to go, and debug builds of 3.14+ abort. */
-  if (h->init_thread != &init_thread_marker && atomic_load(&h->state) == PYHOST__RUNNING &&
+  if (h->init_thread != &pyhost__thread && atomic_load(&h->state) == PYHOST__RUNNING &&
       !pyhost__inflight_forked_amid_calls())
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_finalize called on another thread than pyhost_init's; "
