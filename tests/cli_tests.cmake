@@ -81,7 +81,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E tar cf ${CMAKE_CURRENT_BINARY_DIR}/z
                 WORKING_DIRECTORY ${RUN_DATA}/zipsrc)
 
 add_executable(locale_host locale_host.c)
-target_link_libraries(locale_host PRIVATE pyhost_static ${CMAKE_DL_LIBS})
+target_link_libraries(locale_host PRIVATE pyhost ${CMAKE_DL_LIBS})
 target_compile_options(locale_host PRIVATE ${PYHOST_WARNINGS})
 
 function(pyhost_like_python name)

@@ -102,20 +102,20 @@ if(PYHOST_BUILD_CLI)
   endif()
 endif()
 
-pyhost_test_binary(test_discover_py test_discover_py.c)
+pyhost_api_test_binary(test_discover_py test_discover_py.c)
 pyhost_python_tests(discoverpy test_discover_py test_discover_py.c)
 
 # The Pythons today's tools install (issue 27): uv, python-build-standalone, conda,
 # pixi, mise and asdf layouts built from each matrix Python in the case's own folder.
-pyhost_test_binary(test_discover_tools test_discover_tools.c discover_util.c)
+pyhost_api_test_binary(test_discover_tools test_discover_tools.c discover_util.c)
 add_dependencies(test_discover_tools static_python_fixture)
 pyhost_python_tests(discovertools test_discover_tools test_discover_tools.c "$<TARGET_FILE:static_python_fixture>")
 
 # One verdict on a library (src/loader/verdict.h): the same odd files put before
 # pyhost_inspect_library, pyhost_discover and pyhost_init, which must agree.
-pyhost_test_binary(test_verdict_files test_verdict_files.c verdict_judges.c)
+pyhost_api_test_binary(test_verdict_files test_verdict_files.c verdict_judges.c)
 add_dependencies(test_verdict_files ${PYHOST_FIXTURE_TARGETS} fake_debug_name)
 pyhost_unit_tests(verdict test_verdict_files test_verdict_files.c "${FIX}" "${PYHOST_PY2_LIB}"
                   "${PYHOST_PY_EXECUTABLE}")
-pyhost_test_binary(test_verdict test_verdict.c verdict_judges.c)
+pyhost_api_test_binary(test_verdict test_verdict.c verdict_judges.c)
 pyhost_python_tests(verdict test_verdict test_verdict.c)
