@@ -16,8 +16,9 @@
 
 #define PYHOST__PATH_MAX 4096
 
-/* Invariants that comments state, checked in debug builds (NDEBUG unset), as Lua's
- * lua_assert and SQLite's assert: never a cost in a release build. */
+/* Invariants that comments state, checked as Lua's lua_assert and SQLite's assert
+ * wherever tests run (every build but Release and MinSizeRel: CMake's PYHOST_ASSERTS
+ * keeps NDEBUG unset in RelWithDebInfo); never a cost in a release build. */
 #ifndef NDEBUG
 #  include <assert.h>
 #  define PYHOST__ASSERT(cond) assert(cond)

@@ -1,14 +1,18 @@
-/* discover.c: choosing a Python when the host configured no library (docs/discovery.md).
- *
- * The search order, each step adding candidates:
- *   configured library, PYHOST_PYTHON_LIBRARY  (binding: only it can be taken)
- *   configured interpreter, PYHOST_PYTHON      (binding too)
- *   VIRTUAL_ENV's python, python3 and python on PATH
- *   versioned libraries in the standard places, newest first, then PEP 514 entries.
- * Every candidate is examined the same way: the file must exist, be readable, be built
- * for this machine, name or report Python 3 within the policy, have every stable-ABI
- * symbol pyhost needs and a home with a standard library.  Libraries are opened with
- * RTLD_LOCAL for that and closed again; nothing in them runs but Py_GetVersion.  The
+/* discover.c: choosing a Python when the host configured no library (docs/discovery.md,
+ * whose table of sources this follows; gather() below adds them in this order):
+ *   configured library, PYHOST_PYTHON_LIBRARY   (binding: only it can be taken)
+ *   configured interpreter, PYHOST_PYTHON       (binding too)
+ *   VIRTUAL_ENV's python; the active pixi environment, CONDA_PREFIX (not a base)
+ *   uv's pin (.python-version, as uv reads it)
+ *   python3, then python, on PATH (pyenv, mise and asdf shims followed, interp.c)
+ *   conda's base installations, only when no environment is active
+ *   the standard places, pyenv's versions, the frameworks, then the installations of
+ *   uv, mise and asdf: all newest first
+ *   PEP 514 registry entries (Windows).
+ * Every candidate is judged by the one verdict pyhost_init and pyhost_inspect_library
+ * give too (loader/verdict.c): the file, then the library opened with RTLD_LOCAL
+ * (nothing in it runs but Py_GetVersion) and closed again, then its home.  What is
+ * discovery's own: the order, the binding sources, relative paths and duplicates.  The
  * first acceptable candidate is taken (or the newest, with prefer_newest), and every
  * candidate keeps the reason it was taken or passed over, for pyhost_discover, the
  * init error message and `pyhost --list`.
