@@ -69,14 +69,18 @@ int pyhost__inflight_begin(PyGILState_STATE *gil) {
     PY.PyGILState_Release(*gil);
     goto refused;
   }
-  if (SELF->depth++ == 0) {
-    SELF->ident = PY.PyThread_get_thread_ident();
-    SELF->thread = &pyhost__thread;
-    pyhost__thread.interrupted = 0;
-    SELF->prev = NULL;
-    SELF->next = pyhost__process.running;
-    if (pyhost__process.running) pyhost__process.running->prev = SELF;
-    pyhost__process.running = SELF;
+  struct pyhost__thread *thread = &pyhost__thread;
+  struct pyhost__call *self = &thread->call;
+  if (self->depth++ == 0) {
+    self->thread = thread;
+    thread->interrupted = 0;
+    self->prev = NULL;
+    self->next = pyhost__process.running;
+    if (self->next) self->next->prev = self;
+    pyhost__process.running = self;
+    /* last, so the record's address need not outlive a call; pyhost_interrupt reads
+     * the list under the GIL, which this thread holds until well after */
+    self->ident = PY.PyThread_get_thread_ident();
   }
   return 0;
 refused:
