@@ -77,7 +77,7 @@ int pyhost__libcheck_path(const char *path, char *why, size_t cap);
 /* The same, and *kind (may be NULL) set to the parser's verdict (PYHOST__LIB_*).  Two
  * are refusals with NOLIB: PROGRAM, a program rather than a library (a Python
  * interpreter given where its library was expected, which interp.c can explain:
- * pyhost__libcheck_explained), and OTHER_MACHINE, an ELF library built for another
+ * pyhost__verdict_file_explained), and OTHER_MACHINE, an ELF library built for another
  * machine, named here rather than left to the loader's terse "wrong ELF class". */
 int pyhost__libcheck_path_ex(const char *path, char *why, size_t cap, int *kind);
 
