@@ -45,19 +45,23 @@ def file_of(obj):
     return parts[-2] + "/" + parts[-1][:-2]
 
 
-def writable_symbols(nm, obj):
-    out = subprocess.run([nm, "-f", "sysv", obj], stdout=subprocess.PIPE,
+def writable_symbols(nm, objects):
+    """{object: [(symbol, section)]} from one run of nm over every object."""
+    out = subprocess.run([nm, "-f", "sysv"] + objects, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     if out.returncode != 0:
-        sys.exit(f"check_state: {nm} {obj} failed: {out.stderr.strip()}")
-    found = []
+        sys.exit(f"check_state: {nm} failed: {out.stderr.strip()}")
+    found, current = {o: [] for o in objects}, objects[0] if len(objects) == 1 else None
     for line in out.stdout.splitlines():
+        if line.startswith("Symbols from ") and line.endswith(":"):
+            current = line[len("Symbols from "):-1]
+            continue
         f = [x.strip() for x in line.split("|")]
-        if len(f) < 7 or not f[0] or f[0].startswith("."):
+        if current is None or len(f) < 7 or not f[0] or f[0].startswith("."):
             continue
         section = f[6]
         if section.startswith(WRITABLE) and ".rel.ro" not in section:
-            found.append((f[0], section))
+            found.setdefault(current, []).append((f[0], section))
     return found
 
 
@@ -66,9 +70,10 @@ def main():
         sys.exit(__doc__)
     nm, objects = sys.argv[1], sys.argv[2:]
     breaches, seen = [], set()
+    symbols = writable_symbols(nm, objects)
     for obj in objects:
         name = file_of(obj)
-        for sym, section in writable_symbols(nm, obj):
+        for sym, section in symbols.get(obj, []):
             sym = sym.split(".")[0]  # a function-local static: name.N
             if (name, sym) in KEPT:
                 seen.add((name, sym))
