@@ -57,7 +57,9 @@ def writable_symbols(nm, objects):
             current = line[len("Symbols from "):-1]
             continue
         f = [x.strip() for x in line.split("|")]
-        if current is None or len(f) < 7 or not f[0] or f[0].startswith("."):
+        # names starting with "." or "__" are the compiler's and the sanitizers' own
+        # (__odr_asan.*, __sancov_*): C reserves them, pyhost defines none
+        if current is None or len(f) < 7 or not f[0] or f[0].startswith((".", "__")):
             continue
         section = f[6]
         if section.startswith(WRITABLE) and ".rel.ro" not in section:
