@@ -1462,7 +1462,7 @@ static hostobj *instance_of(pyhost *h, const pyhost_value *obj, pyhost_type *t, 
   }
   if (obj->kind != PYHOST_KIND_OBJECT || !obj->u.obj || !is_instance(obj->u.obj, t->rec)) {
     *rc = PYHOST_TYPE;
-    if (h && h->magic == PYHOST__MAGIC)
+    if (pyhost__handle_live(h))
       pyhost__set_error(h, PYHOST_TYPE, "expected %s, got %s", t->rec->tp_name,
                         pyhost_value_type_name(obj));
     return NULL;
@@ -1475,7 +1475,7 @@ int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_type *t, vo
   if (payload) *payload = NULL;
   /* the instance died with the interpreter: finalize answers MISUSE to later calls */
   if (!pyhost__python_running()) {
-    if (h && h->magic == PYHOST__MAGIC)
+    if (pyhost__handle_live(h))
       pyhost__set_error(h, PYHOST_MISUSE,
                         "pyhost_object_payload: Python was finalized (or is being finalized); "
                         "its instances are gone");
@@ -1484,7 +1484,7 @@ int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_type *t, vo
   hostobj *o = instance_of(h, obj, t, "pyhost_object_payload", &rc);
   if (!o) return rc;
   if (!o->valid) {
-    if (h && h->magic == PYHOST__MAGIC)
+    if (pyhost__handle_live(h))
       pyhost__set_error(h, PYHOST_MISUSE, "the %s object was invalidated by the host",
                         t->rec->tp_name);
     return PYHOST_MISUSE;

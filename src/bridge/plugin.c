@@ -423,11 +423,12 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
   PyObject *fn = find_hook(h, p, hook, &rc);
   if (fn) {
-    char raised[512];
+    char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, "plugin %s: hook %s raised", p->name, hook);
+    pyhost__fmt(named, sizeof named, "pyhost_plugin_callf: plugin %s: hook %s", p->name, hook);
     va_list ap;
     va_start(ap, fmt);
-    rc = pyhost__callf(h, fn, "pyhost_plugin_callf", fmt, &ap, NULL, NULL, raised);
+    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, NULL, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }

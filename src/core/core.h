@@ -67,6 +67,48 @@ enum pyhost__state {
   PYHOST__FINALIZED     /* Python was finalized through this handle */
 };
 
+/* ---- a Python exception as data (excdata.c): what pyhost_errtype, pyhost_errtext and
+ * pyhost_errframe read ---- */
+/* One traceback entry. */
+struct pyhost__errframe {
+  const char *file, *function;
+  int line;
+};
+/* One exception, in one allocation: block holds the frames, then every string the
+ * fields point to. */
+struct pyhost__excdata {
+  char *block;               /* own; NULL: no exception behind the message */
+  const char *type, *text;
+  const struct pyhost__errframe *frames;
+  size_t nframes;
+};
+/* Gathering one: the strings are appended to one buffer and named by their offsets
+ * until pyhost__excbuild_finish lays the block out.  Out of memory along the way, the
+ * build fails as a whole (failed), and finish gives no data. */
+struct pyhost__excbuild_frame {
+  size_t file, function;
+  int line;
+};
+struct pyhost__excbuild {
+  char *strings;
+  size_t len, cap;
+  struct pyhost__excbuild_frame *frames;
+  size_t nframes, frames_cap;
+  size_t type, text; /* offsets */
+  int failed;
+};
+void pyhost__excbuild_init(struct pyhost__excbuild *b);
+/* Appends len bytes of s and a NUL; returns their offset (0 after a failure: the empty
+ * string every build starts with). */
+size_t pyhost__excbuild_str(struct pyhost__excbuild *b, const char *s, size_t len);
+/* The same for a message text: a text longer than PYHOST__MSG_MAX keeps its start and
+ * its end, as messages do. */
+size_t pyhost__excbuild_text(struct pyhost__excbuild *b, const char *s, size_t len);
+void pyhost__excbuild_frame(struct pyhost__excbuild *b, size_t file, size_t function, int line);
+/* Lays out the data into *d (own; d->block NULL after a failure) and frees the build. */
+void pyhost__excbuild_finish(struct pyhost__excbuild *b, struct pyhost__excdata *d);
+void pyhost__excdata_free(struct pyhost__excdata *d);
+
 /* A per-thread message slot.  Slots are pushed at the head of a list and never moved
  * or removed until the handle is freed, so readers need no lock. */
 struct pyhost__msg {
@@ -74,10 +116,10 @@ struct pyhost__msg {
   struct pyhost__msg *next;
   char *text;
   size_t cap;
+  struct pyhost__excdata exc; /* the exception behind text, only while text is set */
 };
 
 struct pyhost {
-  unsigned magic;            /* PYHOST__MAGIC while the memory is a live handle */
   _Atomic int state;         /* enum pyhost__state */
   struct pyhost_config cfg;  /* deep copy of what init was given */
   void *lib;                 /* the library handle; never closed once Python ran */
@@ -96,10 +138,16 @@ struct pyhost {
   PyObject *main_module, *main_dict;
 };
 
-#define PYHOST__MAGIC 0x70794854u /* "pyHT" */
+/* ---- live handles (handles.c) ---- */
+/* Counts h as live from pyhost_init until pyhost_free: 0, or -1 out of memory. */
+int pyhost__handle_add(const pyhost *h);
+void pyhost__handle_remove(const pyhost *h);
+/* pyhost__handle_live past the first slot. */
+PYHOST__COLD int pyhost__handle_live_slow(const pyhost *h);
 
 /* ---- messages (msg.c) ---- */
-/* Sets this thread's message on h (printf-style); returns status for tail calls. */
+/* Sets this thread's message on h (printf-style); returns status for tail calls.
+ * Nothing is set on a NULL or freed handle (pyhost__handle_live). */
 int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
@@ -107,6 +155,9 @@ int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
     ;
 /* Sets this thread's message on h to text of len bytes. */
 void pyhost__set_message(const pyhost *h, const char *text, size_t len);
+/* Attaches the exception behind this thread's message on h, just set (own d: taken
+ * in every case). */
+void pyhost__set_exception(const pyhost *h, struct pyhost__excdata *d);
 /* Empties this thread's message ("not an error"). */
 void pyhost__clear_message(const pyhost *h);
 void pyhost__free_messages(pyhost *h);
@@ -161,6 +212,7 @@ extern PYHOST__HIDDEN const char pyhost__no_scope;
  * Py_FinalizeEx, by the one thread that finalized) unless they say otherwise. */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
 struct pyhost__teardown;
+struct pyhost__live;
 struct pyhost__process {
   struct pyapi py;                 /* the table behind PY (filled by pyhost_init) */
   /* The process's Python: RUNNING exactly while the one handle that started it is
@@ -168,6 +220,7 @@ struct pyhost__process {
   _Atomic int state;               /* PYHOST__PROCESS_* */
   char library[PYHOST__PATH_MAX];  /* the library it was started from (pyhost.c) */
   const char *fail_symbol;         /* test seam: the look-up answers NULL for it */
+  _Atomic(struct pyhost__live *) live; /* the live handles (handles.c) */
   /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
   struct pyhost__teardown *teardown, **teardown_end;
   /* calls in flight (runtime/inflight.c) */
@@ -183,6 +236,23 @@ struct pyhost__process {
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */
 #define PY (pyhost__process.py)
+
+/* A slot of the live handles' list (handles.c). */
+struct pyhost__live {
+  _Atomic(const pyhost *) h;  /* NULL: free for the next handle */
+  struct pyhost__live *next;  /* set before the slot is published, then constant */
+};
+
+/* 1 when h is a live handle (from pyhost_init until pyhost_free); reads the list of
+ * live handles only, never *h, so a freed handle (or any other pointer) is answered
+ * safely.  A freed handle's address may be handed out again by a later pyhost_init:
+ * then it names that new handle.  The first slot, where the running handle usually
+ * is, is read inline. */
+static inline int pyhost__handle_live(const pyhost *h) {
+  struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
+  if (s && h && atomic_load_explicit(&s->h, memory_order_acquire) == h) return 1;
+  return pyhost__handle_live_slow(h);
+}
 
 /* True when the loaded runtime is at least major.minor: the only way call sites pick
  * an optional row or a version-specific behaviour. */

@@ -27,7 +27,7 @@ int pyhost_thread_attach(pyhost *h) {
 }
 
 int pyhost_thread_detach(pyhost *h) {
-  if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
   if (pyhost__thread.attached == 0)
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_thread_detach without a matching pyhost_thread_attach "

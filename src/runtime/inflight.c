@@ -191,8 +191,7 @@ int pyhost_interrupt(pyhost *h) {
 /* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
  * takes the GIL. */
 int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
-  if (!h) return PYHOST_MISUSE;
-  if (h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE; /* NULL, freed: nothing to read */
   int st = atomic_load(&h->state);
   if (st != PYHOST__RUNNING)
     return pyhost__set_error(h, PYHOST_MISUSE,

@@ -245,9 +245,12 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
 static pyhost *handle_new(void) {
   pyhost *h = pyhost__calloc(1, sizeof *h);
   if (!h) return NULL;
-  h->magic = PYHOST__MAGIC;
   atomic_init(&h->state, PYHOST__FAILED);
   atomic_init(&h->msgs, NULL);
+  if (pyhost__handle_add(h) < 0) {
+    pyhost__free(h);
+    return NULL;
+  }
   return h;
 }
 
@@ -354,7 +357,7 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
 }
 
 int pyhost_finalize(pyhost *h) {
-  if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
   /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
    * forever for the main thread's state to go, and debug builds of 3.14+ abort. */
   if (h->init_thread != &pyhost__thread && atomic_load(&h->state) == PYHOST__RUNNING &&
@@ -410,10 +413,18 @@ static int finalize(pyhost *h) {
 }
 
 void pyhost_free(pyhost *h) {
-  if (!h || h->magic != PYHOST__MAGIC) return;
+  if (!pyhost__handle_live(h)) return; /* NULL, or freed already */
+  /* Freed inside this thread's pyhost_gil_enter scope (not from a host callback in it):
+   * the scope ends with its handle, so that finalize runs and no later call on this
+   * thread finds a scope naming freed memory. */
+  if (pyhost__gil_scoped(h) && !pyhost__thread.frame) {
+    pyhost__thread.depth = 0;
+    pyhost__thread.scope_h = PYHOST__NO_SCOPE;
+    pyhost__leave(h, pyhost__thread.state);
+  }
   if (atomic_load(&h->state) == PYHOST__RUNNING) finalize(h); /* from any thread: the
                                                                  * host gives the handle up */
-  h->magic = 0;
+  pyhost__handle_remove(h);
   pyhost__config_clear(&h->cfg);
   pyhost__free(h->w_home);
   pyhost__free(h->w_program);
@@ -424,17 +435,17 @@ void pyhost_free(pyhost *h) {
 /* ---- information ---- */
 
 unsigned long pyhost_python_version(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->hexversion : 0;
+  return pyhost__handle_live(h) ? h->hexversion : 0;
 }
 
 const char *pyhost_library_path(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->library_path : "";
+  return pyhost__handle_live(h) ? h->library_path : "";
 }
 
 const char *pyhost_python_version_text(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->version_text : "";
+  return pyhost__handle_live(h) ? h->version_text : "";
 }
 
 const char *pyhost_python_home(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->home : "";
+  return pyhost__handle_live(h) ? h->home : "";
 }
