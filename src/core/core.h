@@ -206,10 +206,11 @@ extern PYHOST__HIDDEN const char pyhost__no_scope;
  * eval cache, the plugin loader) in one object of its own, pyhost__bridge
  * (bridge/registries.h), which finalize reaches only through the teardown hooks the
  * bridge adds, as libuv keeps its few globals explicit.  Besides these two, pyhost has
- * per-thread state (pyhost__thread, above) and one test seam in the platform layer
- * (alloc.c's fault injection); docs/design.md lists them, and consistency.state keeps
- * it so.  The fields after `state` are read and written with the GIL held (or, after
- * Py_FinalizeEx, by the one thread that finalized) unless they say otherwise. */
+ * per-thread state (pyhost__thread, above) and the platform layer's test seams (the
+ * allocator's fault injection, the ld.so.conf path), below the core;
+ * tests/check_state.py lists every exception with its reason, and consistency.state
+ * keeps it so.  The fields after `state` are read and written with the GIL held (or,
+ * after Py_FinalizeEx, by the one thread that finalized) unless they say otherwise. */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
 struct pyhost__teardown;
 struct pyhost__live;
