@@ -1266,6 +1266,7 @@ TEST_CASE(stale_interrupt_dropped) {
   spec.program = PYHOST_TEST_WORKER;
   struct pyhost__proc *proc = NULL;
   char err[512];
+  CHECK(pyhost__proc_service_new(&spec.service, err, sizeof err) == 0);
   CHECK(pyhost__proc_start(&spec, &proc, err, sizeof err) == 0);
   struct pyhost__wire_in in;
   memset(&in, 0, sizeof in);

@@ -42,9 +42,22 @@ static void collect(void *ctx, int stream, const char *data, size_t len) {
   seen[stream][seen_len[stream]] = '\0';
 }
 
+/* The service every worker of this test program is started with (one per process,
+ * as the bridge keeps one). */
+static struct pyhost__proc_service *service(void) {
+  static struct pyhost__proc_service *svc;
+  char err[512];
+  if (!svc && pyhost__proc_service_new(&svc, err, sizeof err) != 0) {
+    fprintf(stderr, "service: %s\n", err);
+    exit(1);
+  }
+  return svc;
+}
+
 static struct pyhost__proc *start(uint64_t memory, unsigned cpu, int capture) {
   struct pyhost__proc_spec s;
   memset(&s, 0, sizeof s);
+  s.service = service();
   s.program = child_program();
   s.memory_limit = memory;
   s.cpu_seconds = cpu;

@@ -53,40 +53,37 @@ struct pyhost_module {
   PyObject *mod;           /* strong */
   struct hostfn **buckets; /* nbuckets chains, or NULL before the first function */
   size_t nbuckets, nfns;
-  /* on pyhost__process.modules, in the order made (GIL-protected) */
+  /* on pyhost__bridge.modules, in the order made (GIL-protected) */
   struct pyhost_module *mod_next, *mod_prev;
 };
 
 /* A host module changed: a plugin's worker process is told before its next call. */
 static void changed(void) {
-  atomic_fetch_add(&pyhost__process.modules_gen, 1);
+  atomic_fetch_add(&pyhost__bridge.modules_gen, 1);
 }
 
-/* Every record is on pyhost__process.hostfns (GIL-protected). */
+/* Every record is on pyhost__bridge.hostfns (GIL-protected). */
 
 static void close_all(void);
 static void free_orphans(void);
-/* Finalize closes every host function as it begins and frees the orphans after
- * Py_FinalizeEx: hooks added with the first record. */
-static struct pyhost__teardown close_teardown = {close_all, PYHOST__AT_CLOSE, NULL, 0};
-static struct pyhost__teardown orphans_teardown = {free_orphans, PYHOST__AFTER_FINALIZE, NULL, 0};
 
 /* A zeroed record on the records list, or NULL. */
 static struct hostfn *record_new(void) {
   struct hostfn *f = pyhost__calloc(1, sizeof *f);
   if (f) {
-    pyhost__teardown_add(&close_teardown);
-    pyhost__teardown_add(&orphans_teardown);
-    f->rec_next = pyhost__process.hostfns;
-    if (pyhost__process.hostfns) pyhost__process.hostfns->rec_prev = f;
-    pyhost__process.hostfns = f;
+    /* finalize closes every host function as it begins, frees the orphans after */
+    pyhost__teardown_add(&pyhost__bridge.hostfn_close_hook, close_all, PYHOST__AT_CLOSE);
+    pyhost__teardown_add(&pyhost__bridge.hostfn_orphans_hook, free_orphans, PYHOST__AFTER_FINALIZE);
+    f->rec_next = pyhost__bridge.hostfns;
+    if (pyhost__bridge.hostfns) pyhost__bridge.hostfns->rec_prev = f;
+    pyhost__bridge.hostfns = f;
   }
   return f;
 }
 
 static void record_free(struct hostfn *f) {
   if (f->rec_prev) f->rec_prev->rec_next = f->rec_next;
-  else pyhost__process.hostfns = f->rec_next;
+  else pyhost__bridge.hostfns = f->rec_next;
   if (f->rec_next) f->rec_next->rec_prev = f->rec_prev;
   pyhost__free(f->name);
   pyhost__free(f->qualname);
@@ -108,7 +105,7 @@ struct fnself {
   struct hostfn *f;
 };
 
-/* pyhost__process.fnself_type is made once per process (Python starts only once). */
+/* pyhost__bridge.fnself_type is made once per process (Python starts only once). */
 
 static void fnself_dealloc(PyObject *self) {
   struct hostfn *f = ((struct fnself *)self)->f;
@@ -126,16 +123,16 @@ static PyObject *fnself_refuse_new(PyTypeObject *type, PyObject *args, PyObject 
 /* A new self object for f (which it then counts in crefs), or NULL with the exception
  * set. */
 static PyObject *fnself_new(struct hostfn *f) {
-  if (!pyhost__process.fnself_type) {
+  if (!pyhost__bridge.fnself_type) {
     PyType_Slot slots[] = {{Py_tp_dealloc, (void *)fnself_dealloc},
                            {Py_tp_new, (void *)fnself_refuse_new},
                            {0, NULL}};
     PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
                         (unsigned int)pyhost__tpflags_default(), slots};
-    pyhost__process.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
-    if (!pyhost__process.fnself_type) return NULL;
+    pyhost__bridge.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!pyhost__bridge.fnself_type) return NULL;
   }
-  PyObject *o = pyhost__heap_alloc(pyhost__process.fnself_type);
+  PyObject *o = pyhost__heap_alloc(pyhost__bridge.fnself_type);
   if (o) {
     ((struct fnself *)o)->f = f;
     f->crefs++;
@@ -403,7 +400,7 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
     pyhost__free(m);
   } else {
     *out = m;
-    pyhost_module **l = &pyhost__process.modules;
+    pyhost_module **l = &pyhost__bridge.modules;
     while (*l) {
       m->mod_prev = *l;
       l = &(*l)->mod_next;
@@ -438,7 +435,7 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
 /* After Py_FinalizeEx: frees the records of unregistered host functions whose function
  * objects Python never freed (no self object will be freed any more). */
 static void free_orphans(void) {
-  for (struct hostfn *f = pyhost__process.hostfns, *next; f; f = next) {
+  for (struct hostfn *f = pyhost__bridge.hostfns, *next; f; f = next) {
     next = f->rec_next;
     if (f->orphan) record_free(f);
   }
@@ -446,7 +443,7 @@ static void free_orphans(void) {
 
 /* With the GIL as finalize begins: every host function refuses from its next call. */
 static void close_all(void) {
-  for (struct hostfn *f = pyhost__process.hostfns; f; f = f->rec_next) {
+  for (struct hostfn *f = pyhost__bridge.hostfns; f; f = f->rec_next) {
     close_door(f);
     pyhost__sig_release(f->sig); /* no call binds it any more */
   }
@@ -689,7 +686,7 @@ PyObject *pyhost__module_object(pyhost_module *m) { return m->mod; }
 const char *pyhost__module_name(pyhost_module *m) { return m->name; }
 
 pyhost_module *pyhost__modules_next(pyhost_module *m) {
-  return m ? m->mod_next : pyhost__process.modules;
+  return m ? m->mod_next : pyhost__bridge.modules;
 }
 
 int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, const char **doc) {
@@ -700,7 +697,7 @@ int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, con
 }
 
 PyObject *pyhost__hostfn_find(const char *module, const char *name) {
-  pyhost_module *m = pyhost__process.modules;
+  pyhost_module *m = pyhost__bridge.modules;
   while (m && strcmp(m->name, module) != 0) m = m->mod_next;
   struct hostfn **l = m ? find(m, name) : NULL;
   if (!l) {
@@ -738,7 +735,7 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
       }
   }
   if (m->mod_prev) m->mod_prev->mod_next = m->mod_next;
-  else if (pyhost__process.modules == m) pyhost__process.modules = m->mod_next;
+  else if (pyhost__bridge.modules == m) pyhost__bridge.modules = m->mod_next;
   if (m->mod_next) m->mod_next->mod_prev = m->mod_prev;
   changed();
   pyhost__free(m->buckets);

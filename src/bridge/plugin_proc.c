@@ -41,13 +41,11 @@ enum { HELLO_MS = 60000, END_MS = 2000, DEFAULT_GRACE_MS = 1000 };
 enum { STARTING, RUNNING, ENDED };
 enum { BY_NOTHING, BY_UNLOAD, BY_FINALIZE, BY_LIMIT, BY_RESTART };
 
-/* A thread, as owner of a plugin or waiting for one (deadlock detection). */
-struct pp_thread {
-  struct pp *waiting_for;
-};
-static _Thread_local struct pp_thread me;
+/* A thread owns a plugin's turn, or waits for one, as its pyhost__thread (core.h),
+ * whose plugin_waiting_for says which (deadlock detection). */
+#define ME (&pyhost__thread)
 
-struct pp {
+struct pyhost__pp {
   pyhost *h;
   long owner_pid;        /* the process that loaded it: a forked child may not use it */
   pyhost_plugin *handle; /* the public handle, for the output function */
@@ -71,42 +69,44 @@ struct pp {
   char doing_buf[300];
   /* under procs->m */
   struct pyhost__proc *proc;   /* NULL when no worker runs */
-  struct pp_thread *owner;
+  struct pyhost__thread *owner;
   int depth, waiters, state, ended_by, doomed;
   int deferred; /* unloaded from inside its own call: that call's end finishes it */
   uint32_t tree, trees;        /* the outermost call's id; ids handed out */
   char *end_text;              /* why it ended, for later calls */
   long pid;
-  struct pp *next, *prev;
+  struct pyhost__pp *next, *prev;
 };
 
 struct pyhost__procs {
   struct pyhost__monitor *m;
-  struct pp *all;
+  struct pyhost__pp *all;
   int closing; /* finalize has begun */
   long pid;    /* the process this state belongs to */
-  struct pyhost__monitor *parents; /* in a forked child: the parent's monitor, unused */
+  struct pyhost__proc_service *service; /* watches the workers; made by the first start */
+  /* in a forked child: the parent's monitor and service, unused */
+  struct pyhost__monitor *parents;
+  struct pyhost__proc_service *parent_service;
 };
 
 static void at_close(void);
 static void at_drop(void);
 static void at_interrupt(void);
-static struct pyhost__teardown close_hook = {at_close, PYHOST__AT_CLOSE, NULL, 0};
-static struct pyhost__teardown drop_hook = {at_drop, PYHOST__AT_DROP, NULL, 0};
-static struct pyhost__teardown interrupt_hook = {at_interrupt, PYHOST__AT_INTERRUPT, NULL, 0};
 
 /* The level's state, made by the first load (which holds the GIL then).  In a child
  * forked from the host it starts afresh: the parent's plugins and workers are not
  * the child's (their calls refuse there), and the monitor may have been held by a
  * thread that does not exist in the child. */
 static struct pyhost__procs *procs(void) {
-  struct pyhost__procs *ps = pyhost__process.procs;
+  struct pyhost__procs *ps = pyhost__bridge.procs;
   long self = pyhost__proc_self();
   if (ps && ps->pid != self) {
     struct pyhost__monitor *m = pyhost__monitor_new();
     if (m) {
       ps->parents = ps->m; /* left as it is: a thread of the parent may have held it */
       ps->m = m;
+      ps->parent_service = ps->service; /* its thread is not in this process */
+      ps->service = NULL;
       ps->all = NULL;
       ps->pid = self;
     }
@@ -115,7 +115,7 @@ static struct pyhost__procs *procs(void) {
 }
 
 /* PYHOST_OK, or MISUSE in a child forked from the process that loaded pp. */
-static int same_process(pyhost *h, struct pp *pp, const char *fn) {
+static int same_process(pyhost *h, struct pyhost__pp *pp, const char *fn) {
   if (pp->owner_pid == pyhost__proc_self()) return PYHOST_OK;
   return pyhost__set_error(h, PYHOST_MISUSE,
                            "%s: plugin %s runs in a process that belongs to the process that "
@@ -160,24 +160,24 @@ static void gil_drop(struct gap *g, PyGILState_STATE state) {
 /* ---- turns ---- */
 
 /* 1 when waiting for pp would close a circle of threads waiting for each other. */
-static int would_deadlock(struct pp *pp) {
-  struct pp_thread *t = pp->owner;
+static int would_deadlock(struct pyhost__pp *pp) {
+  struct pyhost__thread *t = pp->owner;
   for (int hops = 0; t && hops < 10000; hops++) {
-    struct pp *w = t->waiting_for;
+    struct pyhost__pp *w = t->plugin_waiting_for;
     if (!w) return 0;
-    if (w->owner == &me) return 1;
+    if (w->owner == ME) return 1;
     t = w->owner;
   }
   return 0;
 }
 
 /* This thread's turn on pp: PYHOST_OK (nested when it has it already), or MISUSE. */
-static int acquire(pyhost *h, struct pp *pp, const char *fn) {
+static int acquire(pyhost *h, struct pyhost__pp *pp, const char *fn) {
   struct pyhost__procs *ps = procs();
   int rc = PYHOST_OK;
   pyhost__monitor_enter(ps->m);
   for (;;) {
-    if (pp->owner == &me) {
+    if (pp->owner == ME) {
       pp->depth++;
       break;
     }
@@ -191,7 +191,7 @@ static int acquire(pyhost *h, struct pp *pp, const char *fn) {
       break;
     }
     if (!pp->owner) {
-      pp->owner = &me;
+      pp->owner = ME;
       pp->depth = 1;
       pp->tree = ++pp->trees ? pp->trees : ++pp->trees; /* never 0: 0 is "idle" */
       break;
@@ -203,11 +203,11 @@ static int acquire(pyhost *h, struct pp *pp, const char *fn) {
                              "waiting would deadlock", fn, pp->name);
       break;
     }
-    me.waiting_for = pp;
+    ME->plugin_waiting_for = pp;
     pp->waiters++;
     pyhost__monitor_wait(ps->m, PYHOST__FOREVER);
     pp->waiters--;
-    me.waiting_for = NULL;
+    ME->plugin_waiting_for = NULL;
   }
   pyhost__monitor_leave(ps->m);
   return rc;
@@ -215,7 +215,7 @@ static int acquire(pyhost *h, struct pp *pp, const char *fn) {
 
 /* Gives the turn back; 1 when it was the outermost call of a plugin unloaded meanwhile
  * (by a host function on this thread): the caller then ends it. */
-static int release(struct pp *pp) {
+static int release(struct pyhost__pp *pp) {
   struct pyhost__procs *ps = procs();
   int finish = 0;
   pyhost__monitor_enter(ps->m);
@@ -229,7 +229,7 @@ static int release(struct pp *pp) {
   return finish;
 }
 
-static void send_interrupt(struct pp *pp) { /* under procs->m */
+static void send_interrupt(struct pyhost__pp *pp) { /* under procs->m */
   if (!pp->proc || !pp->tree) return;
   char msg[5];
   msg[0] = PYHOST__W_INTERRUPT;
@@ -261,7 +261,7 @@ static void last_lines(struct pyhost__strbuf *sb, const char *s, int max) {
 }
 
 /* Takes pp's worker off it (under the monitor), so no other thread reaches it. */
-static struct pyhost__proc *take_proc(struct pp *pp, int state, const char *end_text) {
+static struct pyhost__proc *take_proc(struct pyhost__pp *pp, int state, const char *end_text) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
   struct pyhost__proc *proc = pp->proc;
@@ -279,7 +279,7 @@ static struct pyhost__proc *take_proc(struct pp *pp, int state, const char *end_
 /* The worker ended under a call (its channel closed, or it broke the protocol: then
  * it is killed): reaps it, records why for later calls, and sets h's message.
  * Returns PYHOST_PROCESS, or PYHOST_LIMIT when a limit ended it. */
-static int worker_ended(struct pp *pp, int why) {
+static int worker_ended(struct pyhost__pp *pp, int why) {
   struct pyhost__proc *proc = pp->proc;
   struct pyhost__proc_exit how;
   if (why != PYHOST__WIRE_EOF) pyhost__proc_kill(proc); /* broken or unreachable */
@@ -339,7 +339,7 @@ static int worker_ended(struct pp *pp, int why) {
 
 /* Ends pp's worker politely (EXIT, then a kill after a while), without a call
  * waiting on it.  state ENDED with end_text (NULL: keep the one there). */
-static void end_worker(struct pp *pp, const char *end_text) {
+static void end_worker(struct pyhost__pp *pp, const char *end_text) {
   struct pyhost__proc *proc = take_proc(pp, ENDED, end_text);
   if (!proc) return;
   struct pyhost__wbuf b = {0};
@@ -353,7 +353,7 @@ static void end_worker(struct pp *pp, const char *end_text) {
 }
 
 /* The message of a call on an ended plugin. */
-static int not_running(struct pp *pp, const char *fn) {
+static int not_running(struct pyhost__pp *pp, const char *fn) {
   return pyhost__set_error(pp->h, PYHOST_PROCESS,
                            "%s: plugin %s is not running: %s; pyhost_plugin_restart starts it "
                            "again",
@@ -362,13 +362,13 @@ static int not_running(struct pp *pp, const char *fn) {
 
 /* ---- exchanging messages ---- */
 
-static int out_of_memory(struct pp *pp) {
+static int out_of_memory(struct pyhost__pp *pp) {
   return pyhost__set_error(pp->h, PYHOST_NOMEM, "plugin %s: out of memory", pp->name);
 }
 
 /* The deadline of the running call passed: the first time, interrupt it and give it
  * the grace period; the second time, kill the worker. */
-static void deadline_passed(struct pp *pp) {
+static void deadline_passed(struct pyhost__pp *pp) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
   if (!pp->limit_interrupted) {
@@ -383,12 +383,12 @@ static void deadline_passed(struct pp *pp) {
   pyhost__monitor_leave(ps->m);
 }
 
-static int serve_callback(struct pp *pp, struct gap *g, struct pyhost__rbuf *msg);
+static int serve_callback(struct pyhost__pp *pp, struct gap *g, struct pyhost__rbuf *msg);
 
 /* Sends pp->out and waits for the reply, serving the worker's host function calls
  * meanwhile.  PYHOST_OK with the reply's fields in *reply (valid until the next
  * receive), or the status of the worker's end with h's message set. */
-static int exchange(struct pp *pp, struct gap *g, struct pyhost__rbuf *reply) {
+static int exchange(struct pyhost__pp *pp, struct gap *g, struct pyhost__rbuf *reply) {
   if (pp->out.nomem) return out_of_memory(pp);
   struct pyhost__chan *chan = pyhost__proc_chan(pp->proc);
   if (pyhost__wbuf_send(&pp->out, chan) != 0) return worker_ended(pp, PYHOST__WIRE_EOF);
@@ -402,6 +402,12 @@ static int exchange(struct pp *pp, struct gap *g, struct pyhost__rbuf *reply) {
     }
     if (r == PYHOST__WIRE_NOMEM) return out_of_memory(pp);
     if (r != PYHOST__WIRE_OK) return worker_ended(pp, r);
+    if (type == PYHOST__W_LOADING) { /* a start: the plugin's own code begins */
+      pyhost__monitor_enter(procs()->m);
+      if (pp->timeout_ms) pp->deadline = pyhost__clock_ms() + pp->timeout_ms;
+      pyhost__monitor_leave(procs()->m);
+      continue;
+    }
     if (type == PYHOST__W_REPLY) {
       /* for the host's output function, what the call wrote comes before its return
        * (a read per stream per call; without a function the service thread forwards
@@ -419,7 +425,7 @@ static int exchange(struct pp *pp, struct gap *g, struct pyhost__rbuf *reply) {
 
 /* A reply's status: PYHOST_OK, or the error record's status with h's message, exit
  * code and exception data set from it. */
-static int reply_status(struct pp *pp, struct pyhost__rbuf *r) {
+static int reply_status(struct pyhost__pp *pp, struct pyhost__rbuf *r) {
   if (r->p < r->end && (unsigned char)*r->p == PYHOST_OK) {
     r->p++;
     return PYHOST_OK;
@@ -434,7 +440,7 @@ static int reply_status(struct pp *pp, struct pyhost__rbuf *r) {
 
 /* A host function the worker called (a CALLBACK message): runs it with the GIL on
  * this thread, and leaves the reply in pp->out.  -1 for a malformed message. */
-static int serve_callback(struct pp *pp, struct gap *g, struct pyhost__rbuf *msg) {
+static int serve_callback(struct pyhost__pp *pp, struct gap *g, struct pyhost__rbuf *msg) {
   /* copied out first: the function may make calls that receive into pp->in */
   char *module = pyhost__strdup(pyhost__rbuf_str(msg, NULL));
   char *name = pyhost__strdup(pyhost__rbuf_str(msg, NULL));
@@ -526,12 +532,12 @@ done:
  * given up, this thread's turn on the plugin. */
 struct op {
   pyhost *h;
-  struct pp *pp;
+  struct pyhost__pp *pp;
   struct gap gap;
   int outer;
 };
 
-static int op_begin(struct op *o, pyhost *h, struct pp *pp, const char *fn, const char *doing) {
+static int op_begin(struct op *o, pyhost *h, struct pyhost__pp *pp, const char *fn, const char *doing) {
   int rc = pyhost__enter_nogil(h);
   if (rc) return rc;
   if ((rc = same_process(h, pp, fn))) {
@@ -556,10 +562,10 @@ static int op_begin(struct op *o, pyhost *h, struct pp *pp, const char *fn, cons
   return PYHOST_OK;
 }
 
-static void unload_finish(struct pp *pp);
+static void unload_finish(struct pyhost__pp *pp);
 
 static int op_end(struct op *o, int rc) {
-  struct pp *pp = o->pp;
+  struct pyhost__pp *pp = o->pp;
   if (o->outer) {
     pp->deadline = PYHOST__FOREVER;
     if (rc == PYHOST_INTERRUPTED && pp->limit_interrupted) { /* stopped by its limit */
@@ -582,7 +588,7 @@ static int op_end(struct op *o, int rc) {
 }
 
 /* Starts a request of type with the running call's tree id. */
-static void request(struct pp *pp, int type) {
+static void request(struct pyhost__pp *pp, int type) {
   pyhost__wbuf_start(&pp->out, type);
   pyhost__wbuf_u32(&pp->out, pp->tree);
 }
@@ -592,7 +598,7 @@ static int describe_modules(struct op *o) {
   PyGILState_STATE gil;
   int rc = gil_take(&o->gap, &gil);
   if (rc) return rc;
-  o->pp->synced_gen = atomic_load(&pyhost__process.modules_gen);
+  o->pp->synced_gen = atomic_load(&pyhost__bridge.modules_gen);
   pyhost__hostmods_describe(o->h, &o->pp->out);
   gil_drop(&o->gap, gil);
   return PYHOST_OK;
@@ -600,8 +606,8 @@ static int describe_modules(struct op *o) {
 
 /* Before a request: the worker learns of changes to the host's modules. */
 static int sync_modules(struct op *o) {
-  struct pp *pp = o->pp;
-  if (atomic_load(&pyhost__process.modules_gen) == pp->synced_gen) return PYHOST_OK;
+  struct pyhost__pp *pp = o->pp;
+  if (atomic_load(&pyhost__bridge.modules_gen) == pp->synced_gen) return PYHOST_OK;
   request(pp, PYHOST__W_SYNC);
   int rc = describe_modules(o);
   struct pyhost__rbuf r;
@@ -610,7 +616,7 @@ static int sync_modules(struct op *o) {
 }
 
 /* A call's start on a running plugin: its turn, the worker running, modules synced. */
-static int call_begin(struct op *o, pyhost *h, struct pp *pp, const char *fn, const char *doing) {
+static int call_begin(struct op *o, pyhost *h, struct pyhost__pp *pp, const char *fn, const char *doing) {
   if (!pp) {
     int rc = pyhost__enter_nogil(h);
     if (!rc) {
@@ -630,7 +636,7 @@ static int call_begin(struct op *o, pyhost *h, struct pp *pp, const char *fn, co
 
 /* Where the worker program is: PYHOST_OK with its path in out, or PYHOST_NOTFOUND
  * naming every place looked at. */
-static int find_worker(struct pp *pp, char *out, size_t cap) {
+static int find_worker(struct pyhost__pp *pp, char *out, size_t cap) {
   char tried[4096], dir[PYHOST__PATH_MAX], path[PYHOST__PATH_MAX];
   struct pyhost__strbuf sb;
   pyhost__strbuf_init(&sb, tried, sizeof tried);
@@ -690,12 +696,12 @@ static int find_worker(struct pp *pp, char *out, size_t cap) {
 
 /* The platform's output function: to the host's own function, with the handle. */
 static void output_to_host(void *ctx, int stream, const char *data, size_t len) {
-  struct pp *pp = ctx;
+  struct pyhost__pp *pp = ctx;
   pp->output(pp->output_ctx, pp->handle, stream, data, len);
 }
 
 /* The worker's Python: the options' config, or the host's own (its library). */
-static int worker_python(struct pp *pp, pyhost_config *cfg) {
+static int worker_python(struct pyhost__pp *pp, pyhost_config *cfg) {
   if (pp->python) return pyhost__config_copy(cfg, pp->python);
   if (pyhost__config_copy(cfg, &pp->h->cfg) != PYHOST_OK) return PYHOST_NOMEM;
   if (pyhost_config_set_library(cfg, pp->h->library_path) != PYHOST_OK) {
@@ -707,7 +713,7 @@ static int worker_python(struct pp *pp, pyhost_config *cfg) {
 
 /* The worker's HELLO: PYHOST_OK, or an error with the message set (the worker is
  * then ended). */
-static int hello(struct pp *pp, const char *program) {
+static int hello(struct pyhost__pp *pp, const char *program) {
   int type;
   struct pyhost__rbuf m;
   int r = pyhost__wire_recv(&pp->in, pyhost__proc_chan(pp->proc), pyhost__clock_ms() + HELLO_MS,
@@ -743,12 +749,22 @@ static int hello(struct pp *pp, const char *program) {
 /* Starts a worker for pp and loads the plugin there (inside an op, pp->proc NULL).
  * PYHOST_OK (state RUNNING), or the status with the message set (state ENDED). */
 static int start_worker(struct op *o) {
-  struct pp *pp = o->pp;
+  struct pyhost__pp *pp = o->pp;
   char program[PYHOST__PATH_MAX], err[1024];
   int rc = find_worker(pp, program, sizeof program);
   if (rc) return rc;
+  struct pyhost__procs *ps = procs();
+  pyhost__monitor_enter(ps->m);
+  if (!ps->service && pyhost__proc_service_new(&ps->service, err, sizeof err) != 0)
+    ps->service = NULL;
+  struct pyhost__proc_service *service = ps->service;
+  pyhost__monitor_leave(ps->m);
+  if (!service)
+    return pyhost__set_error(pp->h, PYHOST_ERROR, "loading plugin %s from %s failed: %s", pp->name,
+                             pp->given, err);
   struct pyhost__proc_spec spec;
   memset(&spec, 0, sizeof spec);
+  spec.service = service;
   spec.program = program;
   spec.memory_limit = pp->memory_limit;
   spec.cpu_seconds = pp->cpu_seconds;
@@ -781,6 +797,11 @@ static int start_worker(struct op *o) {
     end_worker(pp, "its start failed: the host is being finalized");
     return rc;
   }
+  /* the wall-clock limit counts from LOADING: the plugin's code, not the start of a
+   * process and its Python (a debug build on a loaded machine may take a while) */
+  pyhost__monitor_enter(procs()->m);
+  pp->deadline = PYHOST__FOREVER;
+  pyhost__monitor_leave(procs()->m);
   struct pyhost__rbuf r;
   if ((rc = exchange(pp, &o->gap, &r))) return rc;
   if ((rc = reply_status(pp, &r))) {
@@ -814,7 +835,7 @@ static int start_worker(struct op *o) {
 
 /* ---- the level's operations ---- */
 
-static void pp_free(struct pp *pp) {
+static void pp_free(struct pyhost__pp *pp) {
   pyhost_value_free(pp->kept);
   pyhost__wire_in_free(&pp->in);
   pyhost__wbuf_free(&pp->out);
@@ -830,26 +851,26 @@ static void pp_free(struct pp *pp) {
 
 /* The level's state, with the GIL (for the finalize hooks).  NULL out of memory. */
 static struct pyhost__procs *procs_make(pyhost *h) {
-  if (pyhost__process.procs) return pyhost__process.procs;
+  if (pyhost__bridge.procs) return pyhost__bridge.procs;
   PyGILState_STATE gil;
   if (pyhost__enter(h, &gil) != PYHOST_OK) return NULL;
-  struct pyhost__procs *ps = pyhost__process.procs;
+  struct pyhost__procs *ps = pyhost__bridge.procs;
   if (!ps && (ps = pyhost__calloc(1, sizeof *ps)) && !(ps->m = pyhost__monitor_new())) {
     pyhost__free(ps);
     ps = NULL;
   }
-  if (ps && !pyhost__process.procs) {
+  if (ps && !pyhost__bridge.procs) {
     ps->pid = pyhost__proc_self();
-    pyhost__teardown_add(&close_hook);
-    pyhost__teardown_add(&drop_hook);
-    pyhost__teardown_add(&interrupt_hook);
-    pyhost__process.procs = ps;
+    pyhost__teardown_add(&pyhost__bridge.procs_close_hook, at_close, PYHOST__AT_CLOSE);
+    pyhost__teardown_add(&pyhost__bridge.procs_drop_hook, at_drop, PYHOST__AT_DROP);
+    pyhost__teardown_add(&pyhost__bridge.procs_interrupt_hook, at_interrupt, PYHOST__AT_INTERRUPT);
+    pyhost__bridge.procs = ps;
   }
   pyhost__leave(h, gil);
   return ps;
 }
 
-static void list_add(struct pp *pp) {
+static void list_add(struct pyhost__pp *pp) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
   pp->next = ps->all;
@@ -858,7 +879,7 @@ static void list_add(struct pp *pp) {
   pyhost__monitor_leave(ps->m);
 }
 
-static void list_remove(struct pp *pp) {
+static void list_remove(struct pyhost__pp *pp) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
   if (pp->prev) pp->prev->next = pp->next;
@@ -874,7 +895,7 @@ static int proc_load(pyhost *h, pyhost_plugin *handle, const char *name, const c
   if (rc) return rc;
   pyhost__leave_nogil();
   if (!procs_make(h)) return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
-  struct pp *pp = pyhost__calloc(1, sizeof *pp);
+  struct pyhost__pp *pp = pyhost__calloc(1, sizeof *pp);
   if (!pp || !(pp->name = pyhost__strdup(name)) || !(pp->given = pyhost__strdup(path)) ||
       !(pp->path = pyhost__strdup("")) || !(pp->module_name = pyhost__strdup("")) ||
       (opt->worker && !(pp->worker = pyhost__strdup(opt->worker))) ||
@@ -900,7 +921,7 @@ static int proc_load(pyhost *h, pyhost_plugin *handle, const char *name, const c
   pyhost__fmt(doing, sizeof doing, "its start (loading %s)", path);
   if ((rc = op_begin(&o, h, pp, fn, doing)) == PYHOST_OK) {
     rc = start_worker(&o);
-    op_end(&o, rc);
+    rc = op_end(&o, rc);
   }
   if (rc) {
     list_remove(pp);
@@ -914,7 +935,7 @@ static int proc_load(pyhost *h, pyhost_plugin *handle, const char *name, const c
 }
 
 /* A request whose reply is only a status. */
-static int status_call(pyhost *h, struct pp *pp, const char *fn, const char *doing, int type,
+static int status_call(pyhost *h, struct pyhost__pp *pp, const char *fn, const char *doing, int type,
                        const char *hook) {
   struct op o;
   int rc = call_begin(&o, h, pp, fn, doing);
@@ -927,7 +948,7 @@ static int status_call(pyhost *h, struct pp *pp, const char *fn, const char *doi
 }
 
 static int proc_has_hook(pyhost *h, void *impl, const char *hook) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   if (!hook) {
     int rc = pyhost__enter_nogil(h);
     if (rc) return rc;
@@ -939,7 +960,7 @@ static int proc_has_hook(pyhost *h, void *impl, const char *hook) {
 }
 
 /* A reply's value into *out (own), or the status of a malformed one. */
-static int reply_value(struct pp *pp, struct pyhost__rbuf *r, pyhost_value **out) {
+static int reply_value(struct pyhost__pp *pp, struct pyhost__rbuf *r, pyhost_value **out) {
   pyhost_value *v = pyhost__rbuf_value(r);
   if (v) {
     if (out) *out = v;
@@ -952,7 +973,7 @@ static int reply_value(struct pp *pp, struct pyhost__rbuf *r, pyhost_value **out
 }
 
 static int proc_hooks(pyhost *h, void *impl, pyhost_value **names) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   struct op o;
   int rc = call_begin(&o, h, pp, "pyhost_plugin_hooks", "pyhost_plugin_hooks");
   if (rc) return rc;
@@ -968,7 +989,7 @@ static int proc_hooks(pyhost *h, void *impl, pyhost_value **names) {
 }
 
 /* Encodes a call's argument value v; PYHOST_TYPE naming what cannot cross. */
-static int put_arg(struct pp *pp, const pyhost_value *v, const char *what) {
+static int put_arg(struct pyhost__pp *pp, const pyhost_value *v, const char *what) {
   char why[256];
   if (pyhost__wbuf_value(&pp->out, v, why, sizeof why) == 0) return PYHOST_OK;
   return pyhost__set_error(pp->h, PYHOST_TYPE,
@@ -980,7 +1001,7 @@ static int put_arg(struct pp *pp, const pyhost_value *v, const char *what) {
 
 static int proc_call(pyhost *h, void *impl, const char *hook, const pyhost_value *args,
                      const pyhost_value *kwargs, pyhost_value **result) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   char doing[300];
   pyhost__fmt(doing, sizeof doing, "hook %s", hook ? hook : "(NULL)");
   struct op o;
@@ -1009,7 +1030,7 @@ static int proc_call(pyhost *h, void *impl, const char *hook, const pyhost_value
 }
 
 /* callf's result, as the worker read it under the format's rules, into out. */
-static int store_result(struct pp *pp, char rtype, pyhost_value *v, void *out, size_t *out_len) {
+static int store_result(struct pyhost__pp *pp, char rtype, pyhost_value *v, void *out, size_t *out_len) {
   switch (rtype) {
   case 'i': *(int *)out = (int)v->u.i; break;
   case 'L': *(int64_t *)out = v->u.i; break;
@@ -1032,7 +1053,7 @@ static int store_result(struct pp *pp, char rtype, pyhost_value *v, void *out, s
 
 static int proc_callf(pyhost *h, void *impl, const char *hook, const char *fmt, va_list *ap) {
   static const char fname[] = "pyhost_plugin_callf";
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   char doing[300];
   pyhost__fmt(doing, sizeof doing, "hook %s", hook ? hook : "(NULL)");
   struct op o;
@@ -1084,7 +1105,7 @@ static int proc_callf(pyhost *h, void *impl, const char *hook, const char *fmt, 
 }
 
 static int proc_module(pyhost *h, void *impl, pyhost_value **module) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   int rc = pyhost__enter_nogil(h);
   if (rc) return rc;
   rc = pyhost__set_error(h, PYHOST_MISUSE,
@@ -1104,7 +1125,7 @@ static int restart_in(struct op *o) {
 }
 
 static int proc_reload(pyhost *h, void *impl) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   struct op o;
   int rc = op_begin(&o, h, pp, "pyhost_plugin_reload", "pyhost_plugin_reload");
   if (rc) return rc;
@@ -1124,7 +1145,7 @@ static int proc_reload(pyhost *h, void *impl) {
 }
 
 static int proc_restart(pyhost *h, void *impl) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   struct op o;
   int rc = op_begin(&o, h, pp, "pyhost_plugin_restart", "pyhost_plugin_restart");
   if (rc) return rc;
@@ -1132,14 +1153,14 @@ static int proc_restart(pyhost *h, void *impl) {
 }
 
 /* The end of an unloaded plugin: its worker, its record. */
-static void unload_finish(struct pp *pp) {
+static void unload_finish(struct pyhost__pp *pp) {
   end_worker(pp, "it was unloaded");
   list_remove(pp);
   pp_free(pp);
 }
 
 static void proc_unload(void *impl) {
-  struct pp *pp = impl;
+  struct pyhost__pp *pp = impl;
   if (pp->owner_pid != pyhost__proc_self()) {
     /* a forked child's copy: the worker is the parent's, so is the state; only the
      * memory and the copies of its descriptors are this process's own */
@@ -1152,7 +1173,7 @@ static void proc_unload(void *impl) {
   pyhost__monitor_enter(ps->m);
   pp->doomed = 1;
   pyhost__monitor_notify(ps->m); /* calls waiting for their turn give up */
-  if (pp->owner == &me) { /* from a host function inside a call of it: that call ends it */
+  if (pp->owner == ME) { /* from a host function inside a call of it: that call ends it */
     pp->deferred = 1;
     pyhost__monitor_leave(ps->m);
     return;
@@ -1174,16 +1195,16 @@ static void proc_unload(void *impl) {
 }
 
 static const char *proc_path(const void *impl) {
-  const struct pp *pp = impl;
+  const struct pyhost__pp *pp = impl;
   return pp->path[0] ? pp->path : pp->given;
 }
 
 static const char *proc_module_name(const void *impl) {
-  return ((const struct pp *)impl)->module_name;
+  return ((const struct pyhost__pp *)impl)->module_name;
 }
 
 static long proc_pid(const void *impl) {
-  const struct pp *pp = impl;
+  const struct pyhost__pp *pp = impl;
   return pp->state == ENDED ? 0 : pp->pid;
 }
 
@@ -1198,7 +1219,7 @@ const struct pyhost__plugin_level pyhost__plugin_process = {
 static void at_interrupt(void) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
-  for (struct pp *pp = ps->all; pp; pp = pp->next)
+  for (struct pyhost__pp *pp = ps->all; pp; pp = pp->next)
     if (pp->owner) send_interrupt(pp);
   pyhost__monitor_leave(ps->m);
 }
@@ -1209,7 +1230,7 @@ static void at_close(void) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
   ps->closing = 1;
-  for (struct pp *pp = ps->all; pp; pp = pp->next)
+  for (struct pyhost__pp *pp = ps->all; pp; pp = pp->next)
     if (pp->owner && pp->proc) {
       pp->ended_by = BY_FINALIZE;
       pyhost__proc_kill(pp->proc);
@@ -1222,15 +1243,15 @@ static void at_close(void) {
 static void at_drop(void) {
   struct pyhost__procs *ps = procs();
   pyhost__monitor_enter(ps->m);
-  struct pp *list = ps->all;
+  struct pyhost__pp *list = ps->all;
   pyhost__monitor_leave(ps->m);
   /* EXIT to all first, so that they end side by side */
-  for (struct pp *pp = list; pp; pp = pp->next)
+  for (struct pyhost__pp *pp = list; pp; pp = pp->next)
     if (pp->proc) {
       struct pyhost__wbuf b = {0};
       pyhost__wbuf_start(&b, PYHOST__W_EXIT);
       (void)pyhost__wbuf_send(&b, pyhost__proc_chan(pp->proc));
       pyhost__wbuf_free(&b);
     }
-  for (struct pp *pp = list; pp; pp = pp->next) end_worker(pp, "it was ended by pyhost_finalize");
+  for (struct pyhost__pp *pp = list; pp; pp = pp->next) end_worker(pp, "it was ended by pyhost_finalize");
 }

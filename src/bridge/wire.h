@@ -11,6 +11,8 @@
  *   worker -> host  HELLO   magic, version, pyhost version string       (unasked, first)
  *   host -> worker  START   tree, the worker's Python (a config), the plugin's
  *                           path, the host's modules, options
+ *   worker -> host  LOADING (unasked, during START: its Python is up, the plugin's own
+ *                           code runs next; the start's wall-clock limit counts from here)
  *   host -> worker  CALL / CALLF / HAS_HOOK / HOOKS / RELOAD / SYNC     (tree first)
  *   worker -> host  CALLBACK  module, function, args, kwargs: a host function called
  *                           during a request; the host answers with a REPLY, and may
@@ -45,7 +47,8 @@ enum pyhost__wire_type {
   PYHOST__W_SYNC = 8,
   PYHOST__W_EXIT = 9,
   PYHOST__W_REPLY = 10,
-  PYHOST__W_CALLBACK = 11
+  PYHOST__W_CALLBACK = 11,
+  PYHOST__W_LOADING = 12
 };
 
 /* The control channel's one message: 'I' and the tree id to interrupt. */

@@ -23,6 +23,7 @@
 #include "plugin_level.h"
 #include "wire.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,9 @@ struct worker {
   int interrupted;             /* an interrupt reached it */
   int depth;                   /* requests being served (nested through host functions) */
   PyObject *flush;             /* flushes sys.stdout and sys.stderr */
+  unsigned long main_ident;    /* the main thread's, the one that serves the host */
+  struct pyhost__proc_waker *waker; /* reaches that thread */
 };
-
-/* 1 on the main thread, the one that serves the host. */
-static _Thread_local int on_main;
 
 /* Python's part of the worker's start: line-buffered output (a call's lines reach the
  * host before its answer), faulthandler (a crash leaves the Python traceback on
@@ -120,23 +120,26 @@ static void finish(struct worker *w, int code) {
 
 /* ---- interrupts ---- */
 
-/* Set while an interrupt for the running call is wanted: read in a signal handler on
- * the main thread, so a flag of the process rather than of struct worker. */
-static _Atomic int interrupt_wanted;
+/* pyhost__bridge.worker_interrupt is set while an interrupt for the running call is
+ * wanted: read in a signal handler on the main thread, so a flag of the process
+ * rather than of struct worker. */
 
 /* On the main thread, in the wake-up signal's handler: trips Python's SIGINT flag
  * there (the interpreter notices a flag tripped by another thread only at its next
  * blocking call), so the handler SETUP installs raises at the next bytecode. */
-static void on_wake(void) {
-  if (atomic_load(&interrupt_wanted)) PY.PyErr_SetInterrupt(); /* async-signal-safe */
+static void on_wake(int sig) {
+  (void)sig;
+  int saved = errno;
+  if (atomic_load(&pyhost__bridge.worker_interrupt)) PY.PyErr_SetInterrupt(); /* async-signal-safe */
+  errno = saved;
 }
 
 static void interrupt(struct worker *w, uint32_t tree) {
   pyhost__monitor_enter(w->m);
   if (w->tree && w->tree == tree) {
     w->interrupted = 1;
-    atomic_store(&interrupt_wanted, 1);
-    pyhost__proc_child_wake_main();
+    atomic_store(&pyhost__bridge.worker_interrupt, 1);
+    pyhost__proc_child_wake_main(w->waker);
   }
   pyhost__monitor_leave(w->m);
 }
@@ -170,7 +173,7 @@ static void tree_begin(struct worker *w, uint32_t tree) {
 
 static void tree_end(struct worker *w) {
   pyhost__monitor_enter(w->m);
-  atomic_store(&interrupt_wanted, 0); /* a wake-up that comes later does nothing */
+  atomic_store(&pyhost__bridge.worker_interrupt, 0); /* a wake-up that comes later does nothing */
   w->tree = 0;
   int was = w->interrupted;
   w->interrupted = 0;
@@ -457,6 +460,7 @@ static int proxy(pyhost *h, void *userdata, const pyhost_value *const *args, siz
                         "in a process of its own (PYHOST_ISOLATION_PROCESS) cannot make or use "
                         "one; the host's functions are there",
                         f->module, f->name);
+  int on_main = PY.PyThread_get_thread_ident() == w->main_ident;
   if (!on_main || w->depth == 0)
     return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR,
                         "%s.%s: the plugin's process reaches the host's functions only during a "
@@ -531,9 +535,7 @@ int pyhost__worker_main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     return 2;
   }
-  on_main = 1;
-  pyhost__proc_child_setup(on_wake);
-  if (!(w.m = pyhost__monitor_new())) return 1;
+  if (!(w.waker = pyhost__proc_child_setup(on_wake)) || !(w.m = pyhost__monitor_new())) return 1;
   struct pyhost__wbuf b = {0};
   pyhost__wbuf_start(&b, PYHOST__W_HELLO);
   pyhost__wbuf_u32(&b, PYHOST__WIRE_MAGIC);
@@ -555,6 +557,7 @@ int pyhost__worker_main(int argc, char **argv) {
   pyhost_config_set_flags(cfg, cfg->flags | PYHOST_INIT_SIGNALS);
   int rc = pyhost_init(cfg, &w.h);
   pyhost_config_free(cfg);
+  if (rc == PYHOST_OK) w.main_ident = PY.PyThread_get_thread_ident(); /* this thread's */
   pyhost__wbuf_start(&b, PYHOST__W_REPLY);
   if (rc != PYHOST_OK) {
     char text[8192];
@@ -577,6 +580,8 @@ int pyhost__worker_main(int argc, char **argv) {
     pyhost__wbuf_send(&b, w.chan);
     return 1;
   }
+  pyhost__wbuf_start(&b, PYHOST__W_LOADING); /* the wall-clock limit counts from here */
+  if (pyhost__wbuf_send(&b, w.chan) != 0) return 0;
   tree_begin(&w, tree);
   w.depth++;
   rc = pyhost__hostmods_apply(w.h, &w.mirror, &m, proxy, &w, err, sizeof err);

@@ -40,11 +40,21 @@ void pyhost__chan_close(struct pyhost__chan *c);
 /* ---- the host's side: starting and ending a worker ---- */
 struct pyhost__proc;
 
+/* What watches a process's workers (on POSIX a thread that forks them, delivers their
+ * output and reaps them).  Its state is the caller's to keep: pyhost keeps no state of
+ * its own outside the objects docs/design.md names.  Never freed (its thread runs
+ * until the process ends); a child forked from a process that has one makes another
+ * (the parent's thread does not exist there).  0 and *out, or -1 with the reason in
+ * err. */
+struct pyhost__proc_service;
+int pyhost__proc_service_new(struct pyhost__proc_service **out, char *err, size_t cap);
+
 /* Where a worker's output goes: called with what it wrote to stream 1 (stdout) or 2
  * (stderr), possibly on a thread of pyhost's, one call at a time per worker. */
 typedef void (*pyhost__proc_output_fn)(void *ctx, int stream, const char *data, size_t len);
 
 struct pyhost__proc_spec {
+  struct pyhost__proc_service *service; /* what watches it (pyhost__proc_service_new) */
   const char *program;          /* the worker program's path */
   const char *const *args;      /* arguments after the channel's, NULL-terminated; may be NULL */
   uint64_t memory_limit;        /* bytes of address space (POSIX) / committed memory
@@ -132,8 +142,10 @@ int pyhost__proc_child_open(int argc, char **argv, struct pyhost__chan **chan,
                             struct pyhost__chan **control, char *err, size_t cap);
 
 /* In the worker, on its main thread, once: makes pyhost__proc_child_wake_main able to
- * reach that thread; on_wake (async-signal-safe) is what then runs on it. */
-void pyhost__proc_child_setup(void (*on_wake)(void));
+ * reach that thread; on_wake (a signal handler: async-signal-safe, errno left as it
+ * found it) is what then runs on it.  What reaches the thread, or NULL out of memory. */
+struct pyhost__proc_waker;
+struct pyhost__proc_waker *pyhost__proc_child_setup(void (*on_wake)(int));
 
 /* From another thread of the worker: runs on_wake on the main thread, in a signal
  * handler (Python's interpreter notices what is set there only on its main thread),
@@ -141,6 +153,6 @@ void pyhost__proc_child_setup(void (*on_wake)(void));
  * runs its pending signal handlers).  On Windows, where signals do not reach threads,
  * it raises SIGINT on the calling thread instead: Python's handler sets the event its
  * blocking calls wait for. */
-void pyhost__proc_child_wake_main(void);
+void pyhost__proc_child_wake_main(struct pyhost__proc_waker *w);
 
 #endif

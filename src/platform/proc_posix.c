@@ -4,8 +4,9 @@
  * asked: it forks the workers (Linux's parent-death signal fires when the *thread*
  * that forked ends, so a host thread that loads a plugin and then exits would take
  * the worker with it), pumps their stdout and stderr to the host, and reaps them
- * (through a pidfd where the kernel has them, else by polling waitpid).  It starts
- * with the first worker and stays parked until the process ends.  Host threads reach
+ * (through a pidfd where the kernel has them, else by polling waitpid).  Its state is
+ * the caller's (struct pyhost__proc_service, made by pyhost__proc_service_new and kept
+ * by the bridge); its thread stays parked until the process ends.  Host threads reach
  * it through a wake-up pipe and one monitor that guards every worker's state; a
  * worker's output is read and delivered under its own monitor, by the service thread
  * or by a host thread draining what a call left (pyhost__proc_drain).
@@ -40,7 +41,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -116,6 +116,7 @@ struct pyhost__proc {
   void *output_ctx;
   struct pyhost__monitor *deliver; /* reading and delivering output, and the tail */
   struct pyhost__tail tail;   /* the last bytes of stderr */
+  struct pyhost__proc_service *svc; /* the service that watches it */
   /* under the service monitor */
   int reaped, killed, leaving, dropped;
   struct pyhost__proc_exit how;
@@ -139,13 +140,9 @@ struct spawn {
   struct spawn *next;
 };
 
-static struct {
-  atomic_flag init_lock;
-  _Atomic pid_t owner;          /* the process the state below belongs to */
+struct pyhost__proc_service {
   struct pyhost__monitor *m;    /* guards everything below and every worker's state */
-  struct pyhost__monitor *parents; /* in a forked child: the parent's m, unused */
   int wake[2];                  /* the service thread polls wake[0] */
-  int running;                  /* the service thread was started */
   struct pyhost__proc *procs;   /* watched by the service thread */
   struct spawn *spawns;         /* asked for, not yet made */
   char **prefix;                /* the dynamic loader and its options, or NULL */
@@ -156,7 +153,7 @@ static struct {
   struct pyhost__proc **who;
   int *what;
   size_t cap;
-} svc = {ATOMIC_FLAG_INIT, 0, NULL, NULL, {-1, -1}, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0};
+};
 
 /* fd moved to 3 or above (so that dup2 onto 0-2 in a child never clobbers it),
  * close-on-exec; -1 on failure (fd closed). */
@@ -207,16 +204,16 @@ static void close_fd(int *fd) {
   *fd = -1;
 }
 
-static void wake_service(void) {
+static void wake_service(struct pyhost__proc_service *svc) {
   char b = 1;
   ssize_t n;
-  do n = write(svc.wake[1], &b, 1);
+  do n = write(svc->wake[1], &b, 1);
   while (n < 0 && errno == EINTR); /* full (EAGAIN): it is awake anyway */
 }
 
 /* ld.so's path and its options when this process was started through an explicit
  * dynamic loader (the program after them is the host's).  Linux only. */
-static void find_prefix(void) {
+static void find_prefix(struct pyhost__proc_service *svc) {
 #if defined(__linux__)
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -262,47 +259,42 @@ static void find_prefix(void) {
   }
   pyhost__free(data);
   if (v) {
-    svc.prefix = v;
-    svc.prefix_n = k;
+    svc->prefix = v;
+    svc->prefix_n = k;
   }
 #endif
 }
 
 static void service_main(void *arg);
 
-/* The service state for this process: made on first use, and made anew in a child
- * forked from a process that had one (the parent's thread does not exist there, and
- * its monitor may have been held by a thread that is gone).  0, or -1. */
-static int service_ready(void) {
-  pid_t me = getpid();
-  if (atomic_load(&svc.owner) == me && svc.running) return 0;
-  while (atomic_flag_test_and_set(&svc.init_lock)) pyhost__sleep_ms(1);
-  int rc = 0;
-  if (atomic_load(&svc.owner) != me) {
-    /* a fresh start: what a parent process left (its workers, its monitor) is not ours */
-    if (svc.m) svc.parents = svc.m;
-    svc.m = pyhost__monitor_new();
-    svc.procs = NULL;
-    svc.spawns = NULL;
-    svc.running = 0;
-    if (svc.owner) { /* the parent's wake pipe: not ours to use */
-      close_fd(&svc.wake[0]);
-      close_fd(&svc.wake[1]);
-    }
-    if (!svc.m || pipe_cloexec(svc.wake) != 0) rc = -1;
-    else {
-      set_nonblock(svc.wake[0]);
-      set_nonblock(svc.wake[1]);
-      if (!svc.prefix) find_prefix();
-      atomic_store(&svc.owner, me);
-    }
+int pyhost__proc_service_new(struct pyhost__proc_service **out, char *err, size_t cap) {
+  struct pyhost__proc_service *svc = pyhost__calloc(1, sizeof *svc);
+  *out = NULL;
+  if (svc) {
+    svc->wake[0] = svc->wake[1] = -1;
+    svc->m = pyhost__monitor_new();
   }
-  if (rc == 0 && !svc.running) {
-    if (pyhost__thread_start(service_main, NULL, 1, NULL) == 0) svc.running = 1;
-    else rc = -1;
+  if (!svc || !svc->m) {
+    pyhost__fmt(err, cap, "cannot start pyhost's process service: out of memory");
+  } else if (pipe_cloexec(svc->wake) != 0) {
+    pyhost__fmt(err, cap, "cannot start pyhost's process service: pipe: %s", strerror(errno));
+  } else {
+    set_nonblock(svc->wake[0]);
+    set_nonblock(svc->wake[1]);
+    find_prefix(svc);
+    if (pyhost__thread_start(service_main, svc, 1, NULL) == 0) {
+      *out = svc;
+      return 0;
+    }
+    pyhost__fmt(err, cap, "cannot start pyhost's process service thread: %s", strerror(errno));
   }
-  atomic_flag_clear(&svc.init_lock);
-  return rc;
+  if (svc) {
+    close_fd(&svc->wake[0]);
+    close_fd(&svc->wake[1]);
+    pyhost__monitor_free(svc->m);
+    pyhost__free(svc);
+  }
+  return -1;
 }
 
 int pyhost__proc_deathsig = 1;
@@ -421,15 +413,15 @@ static int pump(struct pyhost__proc *p, int stream) {
 }
 
 static void mark_eof(struct pyhost__proc *p, int stream) {
-  pyhost__monitor_enter(svc.m);
+  pyhost__monitor_enter(p->svc->m);
   if (!p->eof[stream]) {
     p->eof[stream] = 1;
-    pyhost__monitor_notify(svc.m);
+    pyhost__monitor_notify(p->svc->m);
   }
-  pyhost__monitor_leave(svc.m);
+  pyhost__monitor_leave(p->svc->m);
 }
 
-/* Under svc.m: reaps p when it has ended. */
+/* Under the service's monitor: reaps p when it has ended. */
 static void try_reap(struct pyhost__proc *p) {
   if (p->reaped) return;
   int status;
@@ -455,33 +447,33 @@ static void try_reap(struct pyhost__proc *p) {
   p->reaped = 1;
   p->reaped_at = pyhost__clock_ms();
   close_fd(&p->pidfd);
-  pyhost__monitor_notify(svc.m);
+  pyhost__monitor_notify(p->svc->m);
 }
 
 static void service_main(void *arg) {
-  (void)arg;
+  struct pyhost__proc_service *svc = arg;
   for (;;) {
-    pyhost__monitor_enter(svc.m);
+    pyhost__monitor_enter(svc->m);
     /* forks asked for */
-    while (svc.spawns) {
-      struct spawn *s = svc.spawns;
-      svc.spawns = s->next;
-      pyhost__monitor_leave(svc.m);
+    while (svc->spawns) {
+      struct spawn *s = svc->spawns;
+      svc->spawns = s->next;
+      pyhost__monitor_leave(svc->m);
       make_fork(s);
-      pyhost__monitor_enter(svc.m);
+      pyhost__monitor_enter(svc->m);
       s->done = 1;
-      pyhost__monitor_notify(svc.m);
+      pyhost__monitor_notify(svc->m);
     }
     /* workers being freed: dropped here, between two polls, so that no read of this
      * thread uses their descriptors once their owner closes them */
     size_t n = 1, nprocs = 0;
     int unreaped_without_pidfd = 0;
-    for (struct pyhost__proc **l = &svc.procs; *l;) {
+    for (struct pyhost__proc **l = &svc->procs; *l;) {
       struct pyhost__proc *p = *l;
       if (p->leaving) {
         *l = p->next;
         p->dropped = 1;
-        pyhost__monitor_notify(svc.m);
+        pyhost__monitor_notify(svc->m);
         continue;
       }
       try_reap(p);
@@ -492,23 +484,23 @@ static void service_main(void *arg) {
       l = &p->next;
     }
     size_t need = 1 + 3 * nprocs;
-    if (need > svc.cap) {
+    if (need > svc->cap) {
       size_t c = need * 2;
-      struct pollfd *npf = pyhost__realloc(svc.pf, c * sizeof *svc.pf);
-      if (npf) svc.pf = npf;
-      struct pyhost__proc **nwho = pyhost__realloc(svc.who, c * sizeof *svc.who);
-      if (nwho) svc.who = nwho;
-      int *nwhat = pyhost__realloc(svc.what, c * sizeof *svc.what);
-      if (nwhat) svc.what = nwhat;
-      if (npf && nwho && nwhat) svc.cap = c;
+      struct pollfd *npf = pyhost__realloc(svc->pf, c * sizeof *svc->pf);
+      if (npf) svc->pf = npf;
+      struct pyhost__proc **nwho = pyhost__realloc(svc->who, c * sizeof *svc->who);
+      if (nwho) svc->who = nwho;
+      int *nwhat = pyhost__realloc(svc->what, c * sizeof *svc->what);
+      if (nwhat) svc->what = nwhat;
+      if (npf && nwho && nwhat) svc->cap = c;
     }
-    struct pollfd *pf = svc.pf;
-    struct pyhost__proc **who = svc.who;
-    int *what = svc.what;
-    size_t cap = svc.cap;
-    pf[0].fd = svc.wake[0];
+    struct pollfd *pf = svc->pf;
+    struct pyhost__proc **who = svc->who;
+    int *what = svc->what;
+    size_t cap = svc->cap;
+    pf[0].fd = svc->wake[0];
     pf[0].events = POLLIN;
-    for (struct pyhost__proc *p = svc.procs; p && n + 3 <= cap; p = p->next) {
+    for (struct pyhost__proc *p = svc->procs; p && n + 3 <= cap; p = p->next) {
       for (int s = 1; s <= 2; s++)
         if (p->out[s] >= 0 && !p->eof[s]) {
           pf[n].fd = p->out[s];
@@ -523,21 +515,21 @@ static void service_main(void *arg) {
         what[n++] = 0;
       }
     }
-    pyhost__monitor_leave(svc.m);
+    pyhost__monitor_leave(svc->m);
     int r = poll(pf, (nfds_t)n, unreaped_without_pidfd ? 50 : -1);
     if (r < 0) continue;
     if (pf[0].revents) {
       char b[64];
-      while (read(svc.wake[0], b, sizeof b) > 0) {
+      while (read(svc->wake[0], b, sizeof b) > 0) {
       }
     }
     for (size_t i = 1; i < n; i++) {
       if (!pf[i].revents) continue;
       struct pyhost__proc *p = who[i];
       if (what[i] == 0) { /* the pidfd: it ended */
-        pyhost__monitor_enter(svc.m);
+        pyhost__monitor_enter(svc->m);
         try_reap(p);
-        pyhost__monitor_leave(svc.m);
+        pyhost__monitor_leave(svc->m);
         continue;
       }
       pyhost__monitor_enter(p->deliver);
@@ -550,13 +542,14 @@ static void service_main(void *arg) {
 
 /* The worker's argv: the loader prefix, the program, the channel ends, the extras. */
 static char **worker_argv(const struct pyhost__proc_spec *spec, int chan, int control) {
+  const struct pyhost__proc_service *svc = spec->service;
   size_t extra = 0;
   while (spec->args && spec->args[extra]) extra++;
-  size_t n = (size_t)svc.prefix_n + 4 + extra;
+  size_t n = (size_t)svc->prefix_n + 4 + extra;
   char **v = pyhost__calloc(n + 1, sizeof *v);
   if (!v) return NULL;
   size_t k = 0;
-  for (int i = 0; i < svc.prefix_n; i++) v[k++] = pyhost__strdup(svc.prefix[i]);
+  for (int i = 0; i < svc->prefix_n; i++) v[k++] = pyhost__strdup(svc->prefix[i]);
   char a[32], b[32];
   pyhost__fmt(a, sizeof a, "%d", chan);
   pyhost__fmt(b, sizeof b, "%d", control);
@@ -586,16 +579,14 @@ int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc
     pyhost__fmt(err, cap, "cannot run the worker program %s: %s", spec->program, strerror(errno));
     return -1;
   }
-  if (service_ready() != 0) {
-    pyhost__fmt(err, cap, "cannot start pyhost's process service thread: %s", strerror(errno));
-    return -1;
-  }
+  struct pyhost__proc_service *svc = spec->service;
   struct pyhost__proc *p = pyhost__calloc(1, sizeof *p);
   int ch[2] = {-1, -1}, ctl[2] = {-1, -1}, so[2] = {-1, -1}, se[2] = {-1, -1}, in = -1;
   char **argv = NULL;
   const char *what = "out of memory";
   int e = ENOMEM;
   if (!p || !(p->deliver = pyhost__monitor_new())) goto fail;
+  p->svc = svc;
   p->pid = -1;
   p->pidfd = p->control = p->out[0] = p->out[1] = p->out[2] = -1;
   what = "socketpair";
@@ -617,12 +608,12 @@ int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc
   s.err = se[1];
   s.memory_limit = spec->memory_limit;
   s.cpu_seconds = spec->cpu_seconds;
-  pyhost__monitor_enter(svc.m);
-  s.next = svc.spawns;
-  svc.spawns = &s;
-  wake_service();
-  while (!s.done) pyhost__monitor_wait(svc.m, PYHOST__FOREVER);
-  pyhost__monitor_leave(svc.m);
+  pyhost__monitor_enter(svc->m);
+  s.next = svc->spawns;
+  svc->spawns = &s;
+  wake_service(svc);
+  while (!s.done) pyhost__monitor_wait(svc->m, PYHOST__FOREVER);
+  pyhost__monitor_leave(svc->m);
   free_argv(argv);
   argv = NULL;
   close_fd(&ch[1]);
@@ -657,11 +648,11 @@ int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc
   p->pidfd = (int)syscall(SYS_pidfd_open, s.pid, 0);
   if (p->pidfd >= 0) fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
 #endif
-  pyhost__monitor_enter(svc.m);
-  p->next = svc.procs;
-  svc.procs = p;
-  wake_service();
-  pyhost__monitor_leave(svc.m);
+  pyhost__monitor_enter(svc->m);
+  p->next = svc->procs;
+  svc->procs = p;
+  wake_service(svc);
+  pyhost__monitor_leave(svc->m);
   *out = p;
   return 0;
 
@@ -704,16 +695,16 @@ int pyhost__proc_control(struct pyhost__proc *p, const void *msg, size_t len) {
 }
 
 void pyhost__proc_kill(struct pyhost__proc *p) {
-  pyhost__monitor_enter(svc.m);
+  pyhost__monitor_enter(p->svc->m);
   if (!p->reaped) { /* not reaped: the pid is still this worker's */
     p->killed = 1;
     kill(p->pid, SIGKILL);
   }
-  pyhost__monitor_leave(svc.m);
+  pyhost__monitor_leave(p->svc->m);
 }
 
 int pyhost__proc_wait(struct pyhost__proc *p, int64_t deadline, struct pyhost__proc_exit *how) {
-  pyhost__monitor_enter(svc.m);
+  pyhost__monitor_enter(p->svc->m);
   for (;;) {
     try_reap(p); /* also when the service thread is between polls */
     if (p->reaped) {
@@ -721,21 +712,21 @@ int pyhost__proc_wait(struct pyhost__proc *p, int64_t deadline, struct pyhost__p
       int64_t enough = p->reaped_at + 500;
       if ((p->eof[1] && p->eof[2]) || pyhost__clock_ms() >= enough) break;
       int64_t until = deadline != PYHOST__FOREVER && deadline < enough ? deadline : enough;
-      if (pyhost__monitor_wait(svc.m, until) && deadline != PYHOST__FOREVER &&
+      if (pyhost__monitor_wait(p->svc->m, until) && deadline != PYHOST__FOREVER &&
           pyhost__clock_ms() >= deadline)
         break;
       continue;
     }
     int64_t poll_at = pyhost__clock_ms() + 50; /* no pidfd: look again */
     int64_t until = deadline != PYHOST__FOREVER && deadline < poll_at ? deadline : poll_at;
-    pyhost__monitor_wait(svc.m, p->pidfd >= 0 ? deadline : until);
+    pyhost__monitor_wait(p->svc->m, p->pidfd >= 0 ? deadline : until);
     if (deadline != PYHOST__FOREVER && pyhost__clock_ms() >= deadline && !p->reaped) {
-      pyhost__monitor_leave(svc.m);
+      pyhost__monitor_leave(p->svc->m);
       return 1;
     }
   }
   *how = p->how;
-  pyhost__monitor_leave(svc.m);
+  pyhost__monitor_leave(p->svc->m);
   return 0;
 }
 
@@ -800,15 +791,15 @@ void pyhost__proc_free(struct pyhost__proc *p) {
     struct pyhost__proc_exit how;
     pyhost__proc_kill(p);
     pyhost__proc_wait(p, PYHOST__FOREVER, &how);
-    pyhost__monitor_enter(svc.m);
+    pyhost__monitor_enter(p->svc->m);
     int listed = 0;
-    for (struct pyhost__proc *q = svc.procs; q; q = q->next) listed |= q == p;
+    for (struct pyhost__proc *q = p->svc->procs; q; q = q->next) listed |= q == p;
     if (listed) {
       p->leaving = 1;
-      wake_service();
-      while (!p->dropped) pyhost__monitor_wait(svc.m, PYHOST__FOREVER);
+      wake_service(p->svc);
+      while (!p->dropped) pyhost__monitor_wait(p->svc->m, PYHOST__FOREVER);
     }
-    pyhost__monitor_leave(svc.m);
+    pyhost__monitor_leave(p->svc->m);
     pyhost__proc_drain(p); /* what is left */
   }
   pyhost__chan_close(p->chan);
@@ -862,8 +853,6 @@ int pyhost__proc_child_open(int argc, char **argv, struct pyhost__chan **chan,
   return 0;
 }
 
-static pthread_t main_thread;
-
 /* The signal that wakes the main thread: its handler runs the worker's on_wake there,
  * and without SA_RESTART the blocking call returns EINTR. */
 #if defined(SIGRTMIN)
@@ -872,25 +861,22 @@ static pthread_t main_thread;
 #  define WAKE_SIGNAL SIGUSR2
 #endif
 
-static void (*wake_fn)(void);
+struct pyhost__proc_waker {
+  pthread_t main_thread;
+};
 
-static void on_wake_signal(int sig) {
-  (void)sig;
-  int saved = errno;
-  if (wake_fn) wake_fn();
-  errno = saved;
-}
-
-void pyhost__proc_child_setup(void (*on_wake)(void)) {
-  main_thread = pthread_self();
-  wake_fn = on_wake;
+struct pyhost__proc_waker *pyhost__proc_child_setup(void (*on_wake)(int)) {
+  struct pyhost__proc_waker *w = pyhost__malloc(sizeof *w);
+  if (!w) return NULL;
+  w->main_thread = pthread_self();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_wake_signal;
+  sa.sa_handler = on_wake;
   sigemptyset(&sa.sa_mask);
   sigaction(WAKE_SIGNAL, &sa, NULL);
+  return w;
 }
 
-void pyhost__proc_child_wake_main(void) {
-  pthread_kill(main_thread, WAKE_SIGNAL);
+void pyhost__proc_child_wake_main(struct pyhost__proc_waker *w) {
+  pthread_kill(w->main_thread, WAKE_SIGNAL);
 }

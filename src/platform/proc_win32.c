@@ -214,9 +214,19 @@ static void win_error(char *err, size_t cap, const char *program, const char *wh
               text, (unsigned long)e);
 }
 
+/* Each worker has a thread of its own here (its pump); the service only names pipes. */
+struct pyhost__proc_service {
+  volatile LONG pipes; /* named so far: a part of each pipe's name */
+};
+
+int pyhost__proc_service_new(struct pyhost__proc_service **out, char *err, size_t cap) {
+  if ((*out = pyhost__calloc(1, sizeof **out))) return 0;
+  pyhost__fmt(err, cap, "cannot start pyhost's process service: out of memory");
+  return -1;
+}
+
 int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc **out,
                        char *err, size_t cap) {
-  static volatile LONG counter;
   int rc = -1;
   *out = NULL;
   struct pyhost__proc *p = pyhost__calloc(1, sizeof *p);
@@ -234,7 +244,7 @@ int pyhost__proc_start(const struct pyhost__proc_spec *spec, struct pyhost__proc
   }
   char name[128];
   pyhost__fmt(name, sizeof name, "\\\\.\\pipe\\pyhost-%lu-%ld-%llu", (unsigned long)GetCurrentProcessId(),
-              (long)InterlockedIncrement(&counter), (unsigned long long)GetTickCount64());
+              (long)InterlockedIncrement(&spec->service->pipes), (unsigned long long)GetTickCount64());
   if (!(wname = pyhost__widen(name))) goto fail_mem;
   server = CreateNamedPipeW(wname, PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED | FILE_FLAG_FIRST_PIPE_INSTANCE,
                             PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS,
@@ -539,10 +549,16 @@ int pyhost__proc_child_open(int argc, char **argv, struct pyhost__chan **chan,
   return 0;
 }
 
-void pyhost__proc_child_setup(void (*on_wake)(void)) {
+struct pyhost__proc_waker {
+  int unused;
+};
+
+struct pyhost__proc_waker *pyhost__proc_child_setup(void (*on_wake)(int)) {
   (void)on_wake; /* Python's own SIGINT handler does the work here (raise, below) */
+  return pyhost__calloc(1, sizeof(struct pyhost__proc_waker));
 }
 
-void pyhost__proc_child_wake_main(void) {
+void pyhost__proc_child_wake_main(struct pyhost__proc_waker *w) {
+  (void)w;
   raise(SIGINT); /* Python's handler: the flag, and the event its blocking calls wait for */
 }
