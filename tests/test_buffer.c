@@ -391,8 +391,8 @@ TEST_CASE(arrays_of_numbers) {
   pyhost_value_free(lq);
   CHECK_RC(pyhost_value_from_int64s(h, NULL, 3, &lq), PYHOST_MISUSE);
   CHECK(lq == NULL);
-  pyhost_value *all[] = {ld, le, t, big, conv};
-  for (int i = 0; i < 5; i++) pyhost_value_free(all[i]);
+  pyhost_value *all[] = {ld, le, t, big, conv, bad};
+  for (int i = 0; i < 6; i++) pyhost_value_free(all[i]);
   pyhost_free(h);
 }
 
