@@ -108,6 +108,10 @@ TEST_CASE(readonly_and_writable) {
     CHECK_STREQ(pyhost_value_type_name(v), "pyhost.HostMemory");
     pyhost_value_free(v);
     expect_py(h, "rw.obj.__class__.__name__", "'HostMemory'");
+    /* a consumer asking the exporter itself for writable memory is refused */
+    run(h, "import io\ntry:\n    io.BytesIO(b'x' * 8).readinto(ro.obj)\n    err = None\n"
+           "except (BufferError, TypeError) as e:\n    err = type(e).__name__\n");
+    expect_py(h, "(err, ro[0])", "('TypeError', 1)");
   }
   run(h, "del ro, rw");
   freed = 0;
