@@ -168,7 +168,7 @@ PYHOST_API int pyhost_main(const pyhost_config *cfg, int argc, char **argv, pyho
 typedef struct pyhost_value pyhost_value;
 
 /* Host memory lent to Python as a memoryview (pyhost_buffer_new, "bulk data" below).
- * Since 0.2. */
+ * Since 0.1. */
 typedef struct pyhost_buffer pyhost_buffer;
 
 /* Runs statements in the __main__ module's namespace.  That namespace is pyhost's own:
@@ -519,7 +519,7 @@ typedef enum pyhost_arg_kind {
   PYHOST_ARG_VALUE = 6, /* u.v: a pyhost_value converted as pyhost_call converts it (an
                          * object value is passed as it is; NULL is None) */
   PYHOST_ARG_BUFFER = 7 /* u.p: a pyhost_buffer *, passed as its memoryview (no copy on
-                         * 3.11+; see pyhost_buffer_new).  Since 0.2. */
+                         * 3.11+; see pyhost_buffer_new).  Since 0.1. */
 } pyhost_arg_kind;
 
 /* One argument of a prepared call, borrowed: pyhost reads it during the call and
@@ -588,7 +588,7 @@ static inline pyhost_arg pyhost_arg_value(const pyhost_value *v) {
 }
 
 /* A host buffer (pyhost_buffer_new) as an argument: Python gets its memoryview.
- * Since 0.2. */
+ * Since 0.1. */
 static inline pyhost_arg pyhost_arg_buffer(const pyhost_buffer *b) {
   pyhost_arg a = pyhost_arg_none();
   a.kind = PYHOST_ARG_BUFFER;
@@ -722,7 +722,7 @@ PYHOST_API int pyhost_call_namef(pyhost *h, const char *dotted, const char *fmt,
  * a snapshot taken at pyhost_buffer_new (in a bytes object, or a bytearray when
  * writable) and, for a writable buffer, what Python wrote is copied back into the
  * host's memory at pyhost_buffer_release; the free callback then runs at once.
- * pyhost_buffer_in_place tells which.  Since 0.2. */
+ * pyhost_buffer_in_place tells which.  Since 0.1. */
 
 /* The most dimensions a pyhost_buffer has. */
 #define PYHOST_BUFFER_MAXDIM 8
@@ -748,15 +748,15 @@ typedef struct pyhost_buffer_spec {
 
 /* Lends spec's memory to Python; *out (own) is the handle, to give to
  * pyhost_buffer_release.  PYHOST_MISUSE for a NULL argument, an unknown format, ndim
- * out of range, a size that overflows, or NULL data with items.  Since 0.2. */
+ * out of range, a size that overflows, or NULL data with items.  Since 0.1. */
 PYHOST_API int pyhost_buffer_new(pyhost *h, const pyhost_buffer_spec *spec, pyhost_buffer **out);
 
 /* The buffer's memoryview as an object value (own *view; the same memoryview each
- * time), to pass to Python by any call.  Since 0.2. */
+ * time), to pass to Python by any call.  Since 0.1. */
 PYHOST_API int pyhost_buffer_value(pyhost *h, pyhost_buffer *b, pyhost_value **view);
 
 /* 1 when Python reads the host's memory in place (3.11+), 0 when it reads a copy
- * (before 3.11).  Since 0.2. */
+ * (before 3.11).  Since 0.1. */
 PYHOST_API int pyhost_buffer_in_place(const pyhost_buffer *b);
 
 /* Ends the loan (own b: the handle is gone after the call, whatever it returns).
@@ -764,7 +764,7 @@ PYHOST_API int pyhost_buffer_in_place(const pyhost_buffer *b);
  * Python still holds (views made from it, numpy arrays): 0 means the free callback
  * has run; more means it runs when the last ends.  Returns PYHOST_OK; PYHOST_MISUSE
  * for a NULL h or b.  After pyhost_finalize it only runs the free callback.
- * Since 0.2. */
+ * Since 0.1. */
 PYHOST_API int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports);
 
 /* ---- Python buffers read by the host ----
@@ -800,13 +800,13 @@ typedef struct pyhost_view {
  * lives).  PYHOST_TYPE naming the type for anything that exports no buffer,
  * PYHOST_TYPE also for a read-only buffer asked PYHOST_VIEW_WRITABLE or a strided one
  * asked PYHOST_VIEW_CONTIGUOUS; PYHOST_MISUSE for NULL arguments.  On failure *view is
- * zeroed (releasing it is a no-op).  Since 0.2. */
+ * zeroed (releasing it is a no-op).  Since 0.1. */
 PYHOST_API int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flags,
                                pyhost_view *view);
 
 /* Releases a view (the exporter may resize or free its memory again) and zeroes it.
  * A zeroed view is a no-op.  Takes the GIL when it holds a Python object; after
- * pyhost_finalize it only forgets it.  Since 0.2. */
+ * pyhost_finalize it only forgets it.  Since 0.1. */
 PYHOST_API void pyhost_view_release(pyhost *h, pyhost_view *view);
 
 /* ---- arrays of numbers ----
@@ -816,7 +816,7 @@ PYHOST_API void pyhost_view_release(pyhost *h, pyhost_view *view);
 
 /* A Python list of n ints (or floats) holding a[0..n), as an object value (own
  * *list): pass it to Python as any value (kind PYHOST_KIND_OBJECT: it stays one Python
- * list; pyhost_value_to_int64s reads it back).  Since 0.2. */
+ * list; pyhost_value_to_int64s reads it back).  Since 0.1. */
 PYHOST_API int pyhost_value_from_int64s(pyhost *h, const int64_t *a, size_t n,
                                         pyhost_value **list);
 PYHOST_API int pyhost_value_from_doubles(pyhost *h, const double *a, size_t n,
@@ -828,7 +828,7 @@ PYHOST_API int pyhost_value_from_doubles(pyhost *h, const double *a, size_t n,
  * cap is smaller nothing is written and the answer is PYHOST_RANGE (call again with
  * *n).  PYHOST_TYPE names the first item of another type ("item 3: expected int, got
  * str") or a v that is no list or tuple; PYHOST_RANGE an int beyond 64 bits.
- * Since 0.2. */
+ * Since 0.1. */
 PYHOST_API int pyhost_value_to_int64s(pyhost *h, const pyhost_value *v, int64_t *out,
                                       size_t cap, size_t *n);
 PYHOST_API int pyhost_value_to_doubles(pyhost *h, const pyhost_value *v, double *out,
