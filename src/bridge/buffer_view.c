@@ -133,13 +133,11 @@ static int from_copy(pyhost *h, PyObject *mv, pyhost_view *view, const char *fn)
     Py_ssize_t *sh = k->alloc, *st = sh + ndim;
     char *f = (char *)(st + ndim);
     memcpy(f, ftext, flen + 1);
-    int64_t itemsize = 0;
-    rc = pyhost__read_int(h, isz, fn, &itemsize);
-    for (Py_ssize_t i = 0; !rc && i < ndim; i++) {
-      int64_t n = 0;
-      rc = pyhost__read_int(h, PY.PyTuple_GetItem(shape, i), fn, &n);
-      sh[i] = (Py_ssize_t)n;
-    }
+    /* memoryview's own ints: exact, and within Py_ssize_t */
+    long long itemsize = PY.PyLong_AsLongLong(isz);
+    for (Py_ssize_t i = 0; i < ndim; i++)
+      sh[i] = (Py_ssize_t)PY.PyLong_AsLongLong(PY.PyTuple_GetItem(shape, i));
+    if (PY.PyErr_Occurred()) rc = pyhost__take_exception(h, fn);
     Py_ssize_t stride = (Py_ssize_t)itemsize;
     for (Py_ssize_t i = ndim - 1; !rc && i >= 0; i--) {
       st[i] = stride;
