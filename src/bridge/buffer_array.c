@@ -137,6 +137,11 @@ static int read_py_items(pyhost *h, PyObject *o, int ints, void *out, size_t n,
     PyObject *x = is_list ? PY.PyList_GetItem(o, (Py_ssize_t)i) : PY.PyTuple_GetItem(o, (Py_ssize_t)i);
     /* a list item can be gone when __index__ or __float__ of an earlier one shrank it */
     if (!x) return pyhost__take_exception(h, fn);
+    PyTypeObject *t = Py_TYPE(x);
+    if (t == PY.PyLong_Type || t == PY.PyFloat_Type) { /* exact: converted without Python code */
+      rc = read_item(h, x, i, ints, out, fn);
+      continue;
+    }
     PY.Py_IncRef(x); /* held across the conversion, which may run Python code */
     rc = read_item(h, x, i, ints, out, fn);
     PY.Py_DecRef(x);
