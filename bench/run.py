@@ -441,6 +441,8 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
                 pairs, abi_target, "baseline: Py_LIMITED_API at this version, directly linked", ir,
                 key=f"{rid}: vs best abi3" if mode != "call2" else None)
 
+    bulk_rows(b, cg, minor, add, pybind11 and cfg["pybind11"])
+
     # (g) pybind11 on Debian's 3.11
     if pybind11:
         pb = cfg["pybind11"]
@@ -482,6 +484,44 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11):
         add("g", "e2 vs pybind11: typed constructor and method vs py::class_ with py::init "
             "(net of the loop)", pairs, None, "", ir, key="g: pybind11 e2")
     return rows
+
+
+def has_numpy(b):
+    p = subprocess.run(b.python + ["-c", "import numpy"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=ENV)
+    return p.returncode == 0
+
+
+def bulk_rows(b, cg, minor, add, pb):
+    """(g1-g3) bulk data (issue 37): each pyhost row against the direct host in the same
+    run, and against pybind11 where pb (its program) is given.  Adds through add();
+    nothing returned."""
+    k = b.n(CALLS // 10)
+    g1_target = 1.15 if minor >= 12 else None
+    cases = [("g1", "g1_small", "g1_small", k, "C->Python: 1 KiB host buffer lent, one element read "
+              "(pyhost_buffer_new, callf \"m\", release) vs PyMemoryView_FromMemory", g1_target),
+             ("g1", "g1_large", "g1_large", k, "C->Python: the same at 64 MiB", g1_target),
+             ("g2", "g2_small", "g2_small", k, "Python->C: a 1 KiB bytearray read in place "
+              "(callf \">w\", pyhost_view_release) vs PyObject_GetBuffer", 1.15),
+             ("g2", "g2_large", "g2_large", k, "Python->C: the same, a 64 MiB bytearray", 1.15)]
+    if minor >= 11 and has_numpy(b):
+        cases.append(("g2", "g2_numpy", "g2_numpy", k, "Python->C: the same, a 64 MiB numpy "
+                      "array", 1.15))
+    cases += [("g3", "g3_to_py", "conv_list_to_py", b.n(LIST_REPS), "C->Python: 100 000-int list "
+               "(pyhost_value_from_int64s) vs PyList_New + PyLong_FromLongLong", 1.5),
+              ("g3", "g3_from_py", "conv_list_from_py", b.n(LIST_REPS), "Python->C: 100 000-int "
+               "list (pyhost_value_to_int64s) vs PyList_GET_ITEM + PyLong_AsLongLong", 1.5)]
+    for rid, pm, dm, reps, what, target in cases:
+        kc = max(1, min(reps, cg // (10000 if rid == "g3" else 4))) if cg else 0
+        ir = (instructions(b.p(pm, kc), kc), instructions(b.d(dm, kc), kc)) if cg else None
+        pairs = b.pairs(lambda: ns_per_op(b.p(pm, reps)), lambda: ns_per_op(b.d(dm, reps)))
+        add(rid, what, pairs, target, "baseline: the direct host, full API", ir,
+            key=f"{rid}: {pm}")
+        if pb:
+            ir = (ir[0], instructions([pb, pm, str(kc)], kc)) if cg else None
+            pairs = b.pairs(lambda: ns_per_op(b.p(pm, reps)), lambda: ns_per_op([pb, pm, str(reps)]))
+            add(rid, f"{pm} vs pybind11 (py::memoryview::from_memory, py::buffer::request, "
+                "std::vector casters)", pairs, None, "", ir, key=f"{rid}: pybind11 {pm}")
 
 
 def fmt_ns(x):

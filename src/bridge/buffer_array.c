@@ -24,14 +24,10 @@ static PyObject *list_from_memory(const void *a, size_t n, const char *letter) {
   PyObject *fmt = cast ? PY.PyUnicode_FromString(letter) : NULL;
   PyObject *typed = fmt ? PY.PyObject_CallFunctionObjArgs(cast, fmt, NULL) : NULL;
   PyObject *list = typed ? pyhost__call_method0(typed, "tolist") : NULL;
-  if (typed) {
-    pyhost__memoryview_release(typed);
-    PY.Py_DecRef(typed);
-  }
+  if (typed) pyhost__memoryview_drop(typed);
   PY.Py_DecRef(fmt);
   PY.Py_DecRef(cast);
-  pyhost__memoryview_release(mv);
-  PY.Py_DecRef(mv);
+  pyhost__memoryview_drop(mv);
   return list;
 }
 
