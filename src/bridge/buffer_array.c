@@ -7,8 +7,9 @@
  * released before the call returns, so nothing keeps the host's array.  On 3.6 each
  * item is made and stored by the stable ABI's calls.
  * Python -> C: the stable ABI has no look at a list's item array, so each item is
- * read with PyList_GetItem (PyTuple_GetItem) and PyLong_AsLongLongAndOverflow
- * (PyFloat_AsDouble): the measured floor (docs/performance.md, g3).
+ * read with PyList_GetItem (PyTuple_GetItem) and PyLong_AsLongLong (PyFloat_AsDouble),
+ * a call where a direct host reads the array in place: the measured floor
+ * (docs/performance.md, g3).
  */
 #include "buffer.h"
 
@@ -124,25 +125,55 @@ static int read_c_items(pyhost *h, const pyhost_value *v, int ints, void *out, c
   return PYHOST_OK;
 }
 
+typedef PyObject *(*get_item_fn)(PyObject *, Py_ssize_t);
+
+/* The common run of items from i on: exact ints (floats), in range and not -1, each
+ * read with two calls and no reference of its own (no Python code runs).  Returns
+ * where the run stops; an exception an item raised there is cleared (read_item reads
+ * that item again and reports it). */
+static size_t read_exact_ints(get_item_fn get, PyObject *o, int64_t *out, size_t i, size_t n) {
+  PyTypeObject *exact = PY.PyLong_Type;
+  long long (*as)(PyObject *) = PY.PyLong_AsLongLong;
+  for (; i < n; i++) {
+    PyObject *x = get(o, (Py_ssize_t)i);
+    if (!x || Py_TYPE(x) != exact) break;
+    long long v = as(x);
+    if (v == -1) break;
+    out[i] = (int64_t)v;
+  }
+  return i;
+}
+
+static size_t read_exact_floats(get_item_fn get, PyObject *o, double *out, size_t i, size_t n) {
+  PyTypeObject *exact = PY.PyFloat_Type;
+  double (*as)(PyObject *) = PY.PyFloat_AsDouble;
+  for (; i < n; i++) {
+    PyObject *x = get(o, (Py_ssize_t)i);
+    if (!x || Py_TYPE(x) != exact) break;
+    double d = as(x);
+    if (d == -1.0) break;
+    out[i] = d;
+  }
+  return i;
+}
+
 static int read_py_items(pyhost *h, PyObject *o, int ints, void *out, size_t n,
                          const char *fn) {
   int is_list = Py_TYPE(o) == PY.PyList_Type ||
                 (PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_LIST_SUBCLASS);
-  int rc = PYHOST_OK;
-  for (size_t i = 0; !rc && i < n; i++) {
-    PyObject *x = is_list ? PY.PyList_GetItem(o, (Py_ssize_t)i) : PY.PyTuple_GetItem(o, (Py_ssize_t)i);
+  get_item_fn get = is_list ? PY.PyList_GetItem : PY.PyTuple_GetItem;
+  for (size_t i = 0;; i++) {
+    i = ints ? read_exact_ints(get, o, out, i, n) : read_exact_floats(get, o, out, i, n);
+    if (i == n) return PYHOST_OK;
+    PY.PyErr_Clear();
+    PyObject *x = get(o, (Py_ssize_t)i);
     /* a list item can be gone when __index__ or __float__ of an earlier one shrank it */
     if (!x) return pyhost__take_exception(h, fn);
-    PyTypeObject *t = Py_TYPE(x);
-    if (t == PY.PyLong_Type || t == PY.PyFloat_Type) { /* exact: converted without Python code */
-      rc = read_item(h, x, i, ints, out, fn);
-      continue;
-    }
     PY.Py_IncRef(x); /* held across the conversion, which may run Python code */
-    rc = read_item(h, x, i, ints, out, fn);
+    int rc = read_item(h, x, i, ints, out, fn);
     PY.Py_DecRef(x);
+    if (rc) return rc;
   }
-  return rc;
 }
 
 static int to_array(pyhost *h, const pyhost_value *v, int ints, void *out, size_t cap,
