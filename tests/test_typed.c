@@ -890,3 +890,97 @@ TEST_CASE(typed_methods_past_the_trampolines) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* ---- reading scalars runs no Python code (issue 39, defect 1) ---- */
+
+/* fast_floats(x, n): x read by pyhost_args_float, n by pyhost_args_int. */
+static int fast_floats(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  double x;
+  int64_t n;
+  int rc;
+  (void)ud;
+  if ((rc = pyhost_args_float(h, args, 0, &x)) || (rc = pyhost_args_int(h, args, 1, &n))) return rc;
+  return pyhost_ret_float(h, ret, x * (double)n);
+}
+
+/* Subclasses of int and float whose dunders would change the value (or fail) are read
+ * by their value at every door that reads a C scalar: the typed functions' binding
+ * (quick and full), typed methods and constructors, the fast form's getters and the
+ * typed results of calls into Python.  None of their dunders runs. */
+TEST_CASE(scalar_reads_run_no_python_code) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup(h);
+  pyhost_module *tm2 = setup_types(h, &t);
+  static const pyhost_typed_method_def scaled_methods[] = {{"mul(y: float)", scaled_mul, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "S", .typed_methods = scaled_methods,
+                           .n_typed_methods = 1, .typed_constructor = scaled_init,
+                           .constructor_signature = "S(x: float, n: int)",
+                           .payload_size = sizeof(double)};
+  pyhost_type *st = NULL;
+  CHECK_RC(pyhost_type_new(h, tm2, &spec, &st), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "floats", fast_floats, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "ran = []\n"
+                       "class I(int):\n"
+                       "    def __float__(self): ran.append('float'); return 99.0\n"
+                       "    def __index__(self): ran.append('index'); return 98\n"
+                       "    def __int__(self): ran.append('int'); return 97\n"
+                       "    def __bool__(self): ran.append('bool'); return False\n"
+                       "class F(float):\n"
+                       "    def __float__(self): ran.append('ffloat'); raise ValueError('no')\n"
+                       "    def __index__(self): ran.append('findex'); return 1\n"
+                       "def give(x):\n"
+                       "    return x\n",
+                       NULL),
+           PYHOST_OK);
+  /* typed functions: by position (the full binder after the quick one) and keyword */
+  expect_py(h, "tm.scale(I(3), I(2))", "6.0");
+  expect_py(h, "tm.scale(x=I(3), factor=F(2.5))", "7.5");
+  expect_py(h, "tm.scale(F(1.5), 2)", "3.0");
+  expect_py(h, "tm.mix(I(-5), I(4))", "'i-5 f4 b0 None None sa, b/4/1'");
+  expect_raise(h, "tm.scale(I(2**1100), 1)",
+               "OverflowError: tm.scale() argument 'x': int too large to convert to float");
+  expect_raise(h, "tm.scale(True, 1)", "TypeError: tm.scale() argument 'x' must be float, not bool");
+  expect_raise(h, "tm.mix(False)", "TypeError: tm.mix() argument 'i' must be int, not bool");
+  /* typed constructors and methods */
+  expect_py(h, "tt.S(I(2), I(3)).mul(I(4))", "24.0");
+  expect_py(h, "tt.S(x=F(0.5), n=I(2)).mul(y=F(3.0))", "3.0");
+  expect_py(h, "tt.C(I(7), label=None).add(I(2), times=I(3))", "13");
+  /* the fast form's getters */
+  expect_py(h, "tm.floats(I(3), I(5))", "15.0");
+  expect_py(h, "tm.floats(F(0.25), I(4))", "1.0");
+  expect_raise(h, "tm.floats(I(2**1100), 1)",
+               "OverflowError: tm.floats() argument 0: int too large to convert to float");
+  expect_raise(h, "tm.floats(True, 1)", "TypeError: tm.floats() argument 0: expected float, got bool");
+  expect_py(h, "ran", "[]");
+  /* the typed results of calls into Python */
+  pyhost_callable *give = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "give", &give), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "i3, f2 = I(3), F(2.5)", NULL), PYHOST_OK);
+  pyhost_value *i3 = NULL, *f2 = NULL;
+  CHECK_RC(pyhost_get_global(h, "i3", &i3), PYHOST_OK);
+  CHECK_RC(pyhost_get_global(h, "f2", &f2), PYHOST_OK);
+  pyhost_arg a = pyhost_arg_value(i3), b = pyhost_arg_value(f2);
+  double d = 0;
+  int64_t n = 0;
+  CHECK_RC(pyhost_prepared_call_float(h, give, &a, 1, &d), PYHOST_OK);
+  CHECK(d == 3.0);
+  CHECK_RC(pyhost_prepared_call_float(h, give, &b, 1, &d), PYHOST_OK);
+  CHECK(d == 2.5);
+  CHECK_RC(pyhost_prepared_call_int(h, give, &a, 1, &n), PYHOST_OK);
+  CHECK(n == 3);
+  CHECK_RC(pyhost_prepared_callf(h, give, "O>d", i3, &d), PYHOST_OK);
+  CHECK(d == 3.0);
+  CHECK_RC(pyhost_call_namef(h, "give", "O>L", i3, &n), PYHOST_OK);
+  CHECK(n == 3);
+  expect_py(h, "ran", "[]");
+  pyhost_value_free(i3);
+  pyhost_value_free(f2);
+  pyhost_callable_free(give);
+  pyhost_type_free(h, st);
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, tm2);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

@@ -185,11 +185,6 @@ int pyhost__recursion_too_deep(void);
 /* Only a callback that runs inside another (its frame's outer is not NULL) is counted,
  * so the outermost one, the common case, pays a test on each side and nothing more. */
 int pyhost__recursion_nested(void);
-#if defined(__GNUC__)
-#  define PYHOST__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#  define PYHOST__UNLIKELY(x) (x)
-#endif
 static inline int pyhost__recursion_enter(const struct pyhost__frame *outer) {
   return PYHOST__UNLIKELY(outer != NULL) ? pyhost__recursion_nested() : 0;
 }
@@ -389,28 +384,21 @@ void pyhost__sig_free(struct pyhost__sig *s);
  * (or OverflowError) naming the function and the parameter raised in the callback's
  * frame. */
 int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_arg *argv);
-/* The end of a quick read whose PyLong_AsLongLong returned -1: 1 with -1 in *out when
- * that is the value, 0 when it did not fit (its OverflowError cleared: none was set
- * when the binding began, and the binder that reads the argument next raises its
- * own).  Out of line (typedargs.c). */
-int pyhost__quick_read_minus_one(pyhost_arg *out);
 /* Argument o of parameter j read without a call to classify it: an exact int into an
- * int parameter (one call; a -1 looked at out of line), an exact float into a float
- * one.  1 when done; 0 leaves everything else (subclasses, an int for a float, None,
- * str, bytes, an int out of range) to the other readers, with nothing raised.  Runs no
- * Python code. */
+ * int parameter, an exact float into a float one, by the scalar reader's steps
+ * (internal.h).  1 when done; 0 leaves everything else (subclasses, an int for a float,
+ * None, str, bytes, an int out of range) to the other readers, with nothing raised.
+ * Runs no Python code. */
 static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyObject *o,
                                      pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
   if (PYHOST__UNLIKELY(t != s->quick_type[j])) return 0;
   if (t == PY.PyLong_Type) {
-    long long v = PY.PyLong_AsLongLong(o);
-    if (PYHOST__UNLIKELY(v == -1)) return pyhost__quick_read_minus_one(out);
+    if (PYHOST__UNLIKELY(pyhost__scalar_int(o, &out->u.i) != PYHOST_OK)) return 0;
     out->kind = PYHOST_ARG_INT; /* (len is not read for an int) */
-    out->u.i = (int64_t)v;
   } else {
     out->kind = PYHOST_ARG_FLOAT;
-    out->u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
+    out->u.d = pyhost__scalar_float(o);
   }
   return 1;
 }
