@@ -984,3 +984,235 @@ TEST_CASE(scalar_reads_run_no_python_code) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* ---- a removed function's callback never runs (issue 39, defect 2) ---- */
+
+static int victim_removed; /* set by remove_victim: the host may free its state now */
+static int victim_ran_after_removal;
+static pyhost_module *victim_module;
+
+static int typed_victim(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud, (void)argv;
+  if (victim_removed) victim_ran_after_removal++;
+  return pyhost_ret_int(h, ret, 1);
+}
+static int fast_victim(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args;
+  if (victim_removed) victim_ran_after_removal++;
+  return pyhost_ret_int(h, ret, 1);
+}
+/* remove_victim(): what a hostile callback of Python's does to the function being
+ * called. */
+static int fast_remove_victim(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args, (void)ret;
+  int rc = pyhost_module_remove(h, victim_module, "victim");
+  if (rc == PYHOST_OK) victim_removed = 1;
+  return rc == PYHOST_NOTFOUND ? PYHOST_OK : rc;
+}
+
+static void add_victim(pyhost *h, int typed) {
+  victim_removed = 0;
+  CHECK_RC(typed ? pyhost_module_add_typed_function(h, victim_module, "victim(x: float, s: str = '')",
+                                                    typed_victim, NULL, NULL)
+                 : pyhost_module_add_fast_function(h, victim_module, "victim", fast_victim, NULL, NULL),
+           PYHOST_OK);
+}
+
+/* Python code that runs while a call is on its way to the callback removes the
+ * function: the issue's int subclass whose __float__ removes it (no dunder runs now), and
+ * a collection (gc.callbacks; threshold 1, so every other allocation of a tracked object
+ * collects) at each allocation of the call in turn, CPython's own
+ * argument tuple before 3.10 included (on 3.6-3.8 CPython reads the function's C
+ * pointer before making the tuple, so the call arrives at the open door of a removed
+ * function) and the temporaries of the binding (a str argument's UTF-8 before 3.10).
+ * Either the call raises RuntimeError or the callback runs before the removal; never
+ * after it. */
+TEST_CASE(removed_function_never_runs) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_module_new(h, "rv", NULL, &victim_module), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, victim_module, "remove_victim", fast_remove_victim,
+                                           NULL, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "import rv, gc\n"
+                       "class I(int):\n"
+                       "    def __float__(self):\n"
+                       "        rv.remove_victim()\n"
+                       "        return 2.0\n"
+                       "state = {'armed': False, 'skip': 0, 'hits': 0}\n"
+                       "def on_gc(phase, info):\n"
+                       "    if phase == 'start' and state['armed']:\n"
+                       "        if state['skip']:\n"
+                       "            state['skip'] -= 1\n"
+                       "            return\n"
+                       "        state['armed'] = False\n"
+                       "        state['hits'] += 1\n"
+                       "        rv.remove_victim()\n"
+                       "gc.callbacks.append(on_gc)\n"
+                       "def trial(k, kw):\n"
+                       "    f = rv.victim\n"
+                       "    keep = []\n"
+                       "    gc.collect()\n"
+                       "    old = gc.get_threshold()\n"
+                       "    gc.set_threshold(1)\n"
+                       "    for _ in range(k % 2): keep.append([])\n"
+                       "    state['skip'] = k // 2\n"
+                       "    state['armed'] = True\n"
+                       "    try:\n"
+                       "        r = f(1.5, s='abc') if kw else f(1.5, 'abc')\n"
+                       "    except RuntimeError as e:\n"
+                       "        r = str(e)\n"
+                       "    finally:\n"
+                       "        state['armed'] = False\n"
+                       "        gc.set_threshold(*old)\n"
+                       "    return r\n",
+                       NULL),
+           PYHOST_OK);
+  for (int typed = 0; typed < 2; typed++) {
+    if (typed) {
+      add_victim(h, 1);
+      pyhost_value *v = NULL;
+      CHECK_RC(pyhost_exec(h, "f = rv.victim", NULL), PYHOST_OK);
+      int rc = pyhost_eval(h, "f(I(3))", &v); /* 1, or the refusal */
+      CHECK(rc == PYHOST_OK || strstr(pyhost_errmsg(h), "rv.victim was unregistered") != NULL);
+      pyhost_value_free(v);
+      CHECK(victim_ran_after_removal == 0);
+    }
+    for (int k = 0; k < 8; k++) /* a collection at each allocation of the call in turn */
+      for (int kw = 0; kw < 2; kw++) {
+        add_victim(h, typed);
+        char expr[32];
+        snprintf(expr, sizeof expr, "trial(%d, %d)", k, kw);
+        pyhost_value *v = NULL;
+        CHECK_RC(pyhost_eval(h, expr, &v), PYHOST_OK);
+        const char *r = pyhost_value_repr(h, v);
+        CHECK(r && (strcmp(r, "1") == 0 || strcmp(r, "'rv.victim was unregistered by the host'") == 0));
+        pyhost_value_free(v);
+        if (victim_ran_after_removal) fprintf(stderr, "typed %d k %d kw %d: ran after removal\n", typed, k, kw);
+        CHECK(victim_ran_after_removal == 0);
+        victim_ran_after_removal = 0;
+      }
+  }
+  /* before 3.10 a collection ran inside calls (from 3.10 the calls allocate nothing the
+   * collector tracks) */
+  expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
+  pyhost_module_free(h, victim_module);
+  pyhost_free(h);
+}
+
+/* ---- an invalidated instance's callbacks never run (issue 39, defect 2) ---- */
+
+static pyhost_value *inv_obj;  /* the instance the hostile code invalidates */
+static pyhost_type *inv_type;
+static int inv_done;           /* invalidated: the host may free the payload now */
+static int inv_ran_after;      /* callbacks that ran on it after that */
+
+static int inv_value_method(pyhost *h, void *payload, void *ud, const pyhost_value *const *args,
+                            size_t nargs, const pyhost_value *kwargs, pyhost_value **result) {
+  (void)h, (void)payload, (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  if (inv_done) inv_ran_after++;
+  return PYHOST_OK;
+}
+static int inv_setter(pyhost *h, void *payload, void *ud, const pyhost_value *value) {
+  (void)h, (void)payload, (void)ud, (void)value;
+  if (inv_done) inv_ran_after++;
+  return PYHOST_OK;
+}
+static int inv_typed_method(pyhost *h, void *payload, void *ud, const pyhost_arg *argv,
+                            pyhost_ret *ret) {
+  (void)h, (void)payload, (void)ud, (void)argv, (void)ret;
+  if (inv_done) inv_ran_after++;
+  return PYHOST_OK;
+}
+/* invalidate(): what a hostile piece of Python does to the instance being called. */
+static int fast_invalidate(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args, (void)ret;
+  int rc = pyhost_object_invalidate(h, inv_obj, inv_type);
+  if (rc == PYHOST_OK) inv_done = 1;
+  return rc;
+}
+
+/* Converting a value-form method's arguments or a setter's value runs Python code (a
+ * metaclass's __getattribute__ asked for the type's name), and so may a typed method's
+ * binding before 3.10 (a collection while a str's UTF-8 is kept): code that invalidates
+ * the instance there gets ReferenceError, and the callback never sees the payload the
+ * host may have freed. */
+TEST_CASE(invalidated_instance_never_runs) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "inv", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "invalidate", fast_invalidate, NULL, NULL),
+           PYHOST_OK);
+  static const pyhost_method_def methods[] = {{"vm", inv_value_method, NULL}};
+  static const pyhost_property_def props[] = {{"p", NULL, inv_setter, NULL}};
+  static const pyhost_typed_method_def typed[] = {{"tm(x: float, s: str = '')", inv_typed_method, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "T", .methods = methods, .n_methods = 1,
+                           .properties = props, .n_properties = 1, .typed_methods = typed,
+                           .n_typed_methods = 1};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &inv_type), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "import inv, gc\n"
+                       "class M(type):\n"
+                       "    def __getattribute__(cls, name):\n"
+                       "        if name == '__module__': inv.invalidate()\n"
+                       "        return type.__getattribute__(cls, name)\n"
+                       "class A(metaclass=M): pass\n"
+                       "state = {'armed': False, 'skip': 0, 'hits': 0}\n"
+                       "def on_gc(phase, info):\n"
+                       "    if phase == 'start' and state['armed']:\n"
+                       "        if state['skip']:\n"
+                       "            state['skip'] -= 1\n"
+                       "            return\n"
+                       "        state['armed'] = False\n"
+                       "        state['hits'] += 1\n"
+                       "        inv.invalidate()\n"
+                       "gc.callbacks.append(on_gc)\n"
+                       "def attempt(f):\n"
+                       "    try:\n"
+                       "        f()\n"
+                       "        return 'ran'\n"
+                       "    except ReferenceError as e:\n"
+                       "        return str(e)\n"
+                       "def trial(o, k, kw):\n"
+                       "    keep = []\n"
+                       "    gc.collect()\n"
+                       "    old = gc.get_threshold()\n"
+                       "    gc.set_threshold(1)\n"
+                       "    for _ in range(k % 2): keep.append([])\n"
+                       "    state['skip'] = k // 2\n"
+                       "    state['armed'] = True\n"
+                       "    try:\n"
+                       "        return attempt(lambda: o.tm(1.5, s='abc') if kw else o.tm(1.5, 'abc'))\n"
+                       "    finally:\n"
+                       "        state['armed'] = False\n"
+                       "        gc.set_threshold(*old)\n",
+                       NULL),
+           PYHOST_OK);
+  static const char *const calls[] = {"attempt(lambda: o.vm(A()))", "attempt(lambda: o.vm(x=[A()]))",
+                                      "attempt(lambda: inv.T.vm(o, A()))",
+                                      "attempt(lambda: setattr(o, 'p', A()))"};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0] + 16; i++) {
+    inv_done = 0;
+    CHECK_RC(pyhost_object_new(h, inv_type, NULL, &inv_obj), PYHOST_OK);
+    CHECK_RC(pyhost_set_global(h, "o", inv_obj), PYHOST_OK);
+    char trial[64];
+    size_t k = i - sizeof calls / sizeof calls[0];
+    snprintf(trial, sizeof trial, "trial(o, %zu, %zu)", k / 2, k % 2);
+    pyhost_value *v = NULL;
+    CHECK_RC(pyhost_eval(h, i < sizeof calls / sizeof calls[0] ? calls[i] : trial, &v), PYHOST_OK);
+    const char *r = pyhost_value_repr(h, v);
+    if (i < sizeof calls / sizeof calls[0])
+      CHECK_STREQ(r, "'inv.T object was invalidated by the host'");
+    else
+      CHECK(r && (strcmp(r, "'ran'") == 0 || strcmp(r, "'inv.T object was invalidated by the host'") == 0));
+    if (inv_ran_after) fprintf(stderr, "call %zu ran on the invalidated instance\n", i);
+    CHECK(inv_ran_after == 0);
+    inv_ran_after = 0;
+    pyhost_value_free(v);
+    pyhost_value_free(inv_obj);
+  }
+  expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
+  pyhost_type_free(h, inv_type);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

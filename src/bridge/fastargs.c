@@ -224,30 +224,12 @@ PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer,
   if (guarded) pyhost__recursion_leave(outer); /* entered by pyhost__run_fast_as */
   struct pyhost_args *a = &c->args;
   PyObject *result = c->ret.obj;
-  if (a->keep) PY.Py_DecRef(a->keep);
+  pyhost__args_drop(a);
   if (pyhost__frame_finish(a->callee->h, &c->frame, rc, a->callee->who) < 0) {
     pyhost__drop(result);
     return NULL;
   }
   return result;
-}
-
-PYHOST__COLD PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
-                                             const struct pyhost__callee *callee) {
-  struct pyhost__frame *f = pyhost__thread.frame; /* not popped yet, see bridge.h */
-  PYHOST__ASSERT(f && f != outer);
-  pyhost__frame_pop(outer);
-  return pyhost__typed_call_finish((struct pyhost__typed_call *)(void *)f, rc, callee);
-}
-
-PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
-                                    const struct pyhost__callee *callee) {
-  const struct pyhost_ret *ret = &c->ret;
-  if (pyhost__frame_finish(callee->h, &c->frame, rc, callee->who) < 0) {
-    if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj);
-    return NULL;
-  }
-  return pyhost__ret_result(ret, PYHOST__NONE_ASK);
 }
 
 PyObject *pyhost__none_new_out_of_line(void) { return pyhost__none_new(); }
