@@ -580,7 +580,8 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   y  const void **, size_t *: a bytes object's data, read in place
  *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
  *   callable has returned (so it may be that call's argument) or the callable is
- *   freed; the callable holds it, so any thread may read it meanwhile, without the
+ *   freed (a call whose callable is freed during it answers PYHOST_MISUSE and writes
+ *   no borrowed result); the callable holds it, so any thread may read it meanwhile, without the
  *   GIL.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
  *   into a bytes object the callable holds instead.
  *

@@ -586,14 +586,26 @@ struct pyhost__callf_plan {
   size_t n, npos; /* arguments; the positional ones come first */
   char rtype;     /* the result's letter, 0 when it is discarded */
 };
+/* A borrowed result (>s, >y) read by a call but not handed out yet: the caller that
+ * holds such results (a prepared callable) writes it into the caller's pointers only
+ * once it knows the holder outlives the call (pyhost__callf_commit), so that a failed
+ * call writes nothing. */
+struct pyhost__callf_borrowed {
+  PyObject *holder;   /* what the text lives in: a new reference, or NULL (none read) */
+  const char *p;      /* the text, its length, and where they go */
+  size_t n;
+  void *out;
+  size_t *out_len;
+};
 /* With the GIL: calls fn as the format fmt and the varargs ap say and reads the result
  * (fname names the public function in messages); cache (may be NULL) keeps the plan;
- * keep (may be NULL: then >s and >y are refused) holds a borrowed result, replacing
- * (and dropping) the one it held once the call is over; raised (may be NULL) is the
- * context put before the exception when fn raises.
- * A status with h's message set. */
+ * borrowed (may be NULL: then >s and >y are refused) receives a borrowed result,
+ * unwritten (holder NULL when there is none); raised (may be NULL) is the context put
+ * before the exception when fn raises.  A status with h's message set; every other
+ * result is written only on PYHOST_OK. */
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised);
+                  struct pyhost__callf_plan *cache, struct pyhost__callf_borrowed *borrowed,
+                  const char *raised);
 /* With the GIL: drops what the plan keeps. */
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p);
 

@@ -211,7 +211,10 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
   if (!out) return bad_call(h, "pyhost_args_value", "out");
   PyObject *o = item(args, i);
   if (!o) return type_error(args, i, NULL, NULL);
-  return (*out = pyhost__from_python(h, o)) ? PYHOST_OK : pyhost__take_exception(h, NULL);
+  pyhost_value *v = pyhost__from_python(h, o);
+  if (!v) return pyhost__take_exception(h, NULL); /* *out untouched, as every getter's */
+  *out = v;
+  return PYHOST_OK;
 }
 
 /* ---- results ---- */
