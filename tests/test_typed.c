@@ -1216,3 +1216,135 @@ TEST_CASE(invalidated_instance_never_runs) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* ---- defaults are carried exactly or refused (issue 39, defect 4) ---- */
+
+/* d(x: T = D): its argument back, as the Python value it was read as. */
+static int typed_echo(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  switch (argv[0].kind) {
+  case PYHOST_ARG_INT: return pyhost_ret_int(h, ret, argv[0].u.i);
+  case PYHOST_ARG_FLOAT: return pyhost_ret_float(h, ret, argv[0].u.d);
+  case PYHOST_ARG_BOOL: return pyhost_ret_bool(h, ret, argv[0].u.b);
+  case PYHOST_ARG_STR: return pyhost_ret_str(h, ret, argv[0].u.s, argv[0].len);
+  default: return pyhost_ret_none(h, ret);
+  }
+}
+
+/* Registers d(x: <type> = <dflt>) and checks what came of it: refused, with the
+ * column named; or carried exactly: inspect.signature reads the signature, and calling
+ * d() gives what calling d with the default inspect shows gives.  1 when taken. */
+static int try_default(pyhost *h, pyhost_module *m, const char *type, const char *dflt) {
+  char sig[256];
+  snprintf(sig, sizeof sig, "d(x: %s = %s)", type, dflt);
+  int rc = pyhost_module_add_typed_function(h, m, sig, typed_echo, NULL, NULL);
+  if (rc != PYHOST_OK) {
+    CHECK_RC(rc, PYHOST_MISUSE);
+    if (!strstr(pyhost_errmsg(h), "at column")) fprintf(stderr, "%s: %s\n", sig, pyhost_errmsg(h));
+    CHECK_CONTAINS(pyhost_errmsg(h), "at column");
+    return 0;
+  }
+  pyhost_value *v = NULL;
+  rc = pyhost_eval(h, "exact()", &v);
+  if (rc != PYHOST_OK || strcmp(pyhost_value_repr(h, v), "True") != 0)
+    fprintf(stderr, "%s taken but not exact: %s\n", sig,
+            rc ? pyhost_errmsg(h) : pyhost_value_repr(h, v));
+  CHECK(rc == PYHOST_OK && strcmp(pyhost_value_repr(h, v), "True") == 0);
+  pyhost_value_free(v);
+  return 1;
+}
+
+/* A number below n from the generator seeded *seed. */
+static uint32_t next_random(uint32_t *seed, uint32_t n) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (*seed >> 16) % n;
+}
+
+TEST_CASE(typed_defaults_refused_or_exact) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "dflt", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "import dflt, inspect\n"
+                       "def exact():\n"
+                       "    p = inspect.signature(dflt.d).parameters['x']\n"
+                       "    a, b, c = dflt.d(), dflt.d(p.default), dflt.d(x=p.default)\n"
+                       "    return repr(a) == repr(b) == repr(c) and type(a) is type(b) is type(c)\n",
+                       NULL),
+           PYHOST_OK);
+  static const char *const types[] = {"int", "float", "bool", "str"};
+  /* taken by some type, exactly */
+  static const struct {
+    const char *type, *dflt;
+  } good[] = {{"int", "0"}, {"int", "-0"}, {"int", "+5"}, {"int", "9223372036854775807"},
+              {"int", "-9223372036854775808"}, {"float", "1.5"}, {"float", "-2.5e-3"},
+              {"float", ".5"}, {"float", "5."}, {"float", "1e308"}, {"float", "-0.0"},
+              {"float", "1e-400"}, {"float", "2.2250738585072011e-308"},
+              {"float", "99999999999999999999"}, {"float", "0.1000000000000000055511151231257827"},
+              {"float", "3"}, {"float", "007.5"}, {"bool", "True"}, {"str", "'a, b'"},
+              {"str", "'h\xc3\xa9'"}, {"str", "\"x'y\""}, {"str", "'tab\there'"},
+              {"str", "''"}, {"int", "None"}, {"str", "None"}};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    if (!try_default(h, m, good[i].type, good[i].dflt))
+      fprintf(stderr, "refused: %s = %s: %s\n", good[i].type, good[i].dflt, pyhost_errmsg(h));
+    CHECK(try_default(h, m, good[i].type, good[i].dflt));
+  }
+  /* refused for every type: what Python would read as another value, or not at all */
+  static const char *const refused[] = {
+      "99999999999999999999", "-9223372036854775809", "inf", "-inf", "nan", "+nan", "1e999",
+      "-1e400", "0x10", "1_000", "007", "1e", "1e+", "--1", "'\xff'", "'\xed\xa0\x80'",
+      "'a\x01b'", "'\xc0\x80'", "1.5.2", "1f", "True1", "Truex", "-True", "- 5", "."};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      /* (a float parameter takes the ints beyond 64 bits: rounded, as Python rounds) */
+      int ok = try_default(h, m, types[t], refused[i]) == 0 ||
+               (t == 1 && (strcmp(refused[i], "99999999999999999999") == 0 ||
+                           strcmp(refused[i], "-9223372036854775809") == 0));
+      if (!ok) fprintf(stderr, "taken: %s = %s\n", types[t], refused[i]);
+      CHECK(ok);
+    }
+  /* and a few hundred made up, half of them shaped like numbers (up to 24 digits,
+   * exponents up to 400: the edges of int64 and of a double), half from an alphabet
+   * of odd characters: each refused or exact */
+  static const char alphabet[] = "0123456789012345678901234567890123456789..eE+-_xXabinfTrue' \"";
+  uint32_t seed = 20240601;
+#define RAND(n) next_random(&seed, n)
+  int taken = 0;
+  for (int i = 0; i < 600; i++) {
+    char dflt[64];
+    size_t len = 0;
+    if (i % 2) {
+      size_t n = 1 + (size_t)(i % 14);
+      for (size_t k = 0; k < n; k++) dflt[len++] = alphabet[RAND(sizeof alphabet - 1)];
+    } else {
+      if (RAND(3) == 0) dflt[len++] = RAND(2) ? '-' : '+';
+      for (size_t k = 0, n = RAND(25); k < n; k++) dflt[len++] = (char)('0' + RAND(10));
+      if (RAND(2)) {
+        dflt[len++] = '.';
+        for (size_t k = 0, n = RAND(6); k < n; k++) dflt[len++] = (char)('0' + RAND(10));
+      }
+      if (RAND(3) == 0) {
+        const char *sign = RAND(2) ? "-" : "";
+        len += (size_t)snprintf(dflt + len, sizeof dflt - len, "e%s%u", sign, (unsigned)RAND(400));
+      }
+    }
+    dflt[len] = 0;
+    taken += try_default(h, m, types[(i / 2) % 4 == 3 && i % 2 == 0 ? 1 : (i / 2) % 4], dflt);
+  }
+#undef RAND
+  printf("made-up defaults taken: %d of 600\n", taken);
+  CHECK(taken > 100); /* the generator makes numbers too */
+  /* parameter names Python cannot read back, and self in a method */
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "k(class: int)", typed_echo, NULL, NULL), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "a parameter named with a Python keyword at column 3");
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "k(x: int, lambda: int = 1)", typed_echo, NULL, NULL),
+           PYHOST_MISUSE);
+  pyhost_type *t = NULL;
+  static const pyhost_typed_method_def selfish[] = {{"m(self: int)", counter_add, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "K", .typed_methods = selfish,
+                           .n_typed_methods = 1};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &t), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "a method's parameter named self");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
