@@ -131,27 +131,36 @@ static inline void pyhost__args_vector(struct pyhost_args *a,
  * by the callback may change or clear: the view then holds a copy (0, or -1 with the
  * Python exception set and nothing held; fastargs.c). */
 int pyhost__args_own_kwdict(struct pyhost_args *a);
-/* 1 when making the view a may have run Python code: only that copy can (a collection
- * while it is allocated), and it is the only thing a view keeps before its callback
- * reads it.  A door that made such a view looks at its record again before it reads
- * the callback's pointers. */
-static inline int pyhost__args_made_with_code(const struct pyhost_args *a) {
-  return a->keep != NULL;
-}
 /* Drops what the view keeps (that copy, the temporaries of its reads), once its
  * callback has returned or will not run. */
 static inline void pyhost__args_drop(struct pyhost_args *a) {
   if (a->keep) PY.Py_DecRef(a->keep);
+}
+/* A door's liveness: 1 when ctx's callback may run now (its function still
+ * registered, its instance still valid, Python still running); else 0 with the Python
+ * exception set (the door's own refusal).  Every door asks it after any step that may
+ * have run Python code, before it reads the callback, its userdata or the payload. */
+typedef int (*pyhost__live_fn)(void *ctx);
+/* The rare end of pyhost__args_made (run.c). */
+int pyhost__args_made_slow(int made, struct pyhost_args *a, pyhost__live_fn live, void *ctx);
+/* After a view was made, made being pyhost__args_tuple_as's answer: 1 when the call
+ * goes on; 0 (the exception set, the view's copy dropped) when making it failed, or
+ * copied the caller's dict (a collection may run Python code there) and live(ctx) now
+ * refuses.  One test on the common path. */
+static inline int pyhost__args_made(int made, struct pyhost_args *a, pyhost__live_fn live,
+                                    void *ctx) {
+  return PYHOST__UNLIKELY(made != 0) ? pyhost__args_made_slow(made, a, live, ctx) : 1;
 }
 /* Reads o (an argument of the view a) as a C argument of kind PYHOST_ARG_INT, _FLOAT,
  * _BOOL, _STR or _BYTES into *out (kind and value; str and bytes borrowed for the
  * callback): PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE with nothing raised; PYHOST_PYEXC
  * with the exception taken into the callback's frame (fastargs.c). */
 int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out);
-/* 0, or -1 with the Python exception set (the view holds nothing then).  own_kw: copy
- * a caller's keyword dict before 3.9 (above); a caller that takes nothing from the
+/* 0; 1 when it copied the caller's keyword dict (own_kw: before 3.9, above), where a
+ * collection may have run Python code (see pyhost__args_made); or -1 with the Python
+ * exception set (the view holds nothing then).  A caller that takes nothing from the
  * dict past its own conversions (a typed function without bytes parameters: its str
- * arguments are copies before 3.10) passes 0. */
+ * arguments are copies before 3.10) passes own_kw 0. */
 static inline int pyhost__args_tuple_as(struct pyhost_args *a,
                                         const struct pyhost__callee *callee, PyObject *tuple,
                                         size_t skip, PyObject *kwdict, int own_kw) {
@@ -168,7 +177,8 @@ static inline int pyhost__args_tuple_as(struct pyhost_args *a,
   a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
   a->nkw = nk > 0 ? (size_t)nk : 0;
   a->skip = skip;
-  if (own_kw && nk > 0 && !pyhost__runtime_at_least(3, 9)) return pyhost__args_own_kwdict(a);
+  if (own_kw && nk > 0 && !pyhost__runtime_at_least(3, 9))
+    return pyhost__args_own_kwdict(a) < 0 ? -1 : 1;
   return 0;
 }
 static inline int pyhost__args_tuple(struct pyhost_args *a,
@@ -501,12 +511,6 @@ struct pyhost__typed_call {
  * instance, the payload), argv the bound arguments, ret the call's result.  Inline at
  * each door, so that the door calls the host's callback itself. */
 typedef int (*pyhost__typed_fn)(void *ctx, const pyhost_arg *argv, pyhost_ret *ret);
-/* A door's liveness: 1 when ctx's callback may run now (its function still
- * registered, its instance still valid, Python still running); else 0 with the Python
- * exception set (the door's own refusal).  The runner asks after a binding, which may
- * run Python code (a collection, while a str's UTF-8 is kept before 3.10), and before
- * the callback reads the record's pointers. */
-typedef int (*pyhost__typed_live)(void *ctx);
 /* A typed call's result, before its callback runs: None, pending. */
 static inline void pyhost__ret_begin(struct pyhost_ret *r) { r->pending.kind = PYHOST_ARG_NONE; }
 /* pyhost__none_new out of line (fastargs.c): for a path that has not split on the
@@ -539,8 +543,11 @@ int pyhost__run_typed_end(int rc, struct pyhost__frame *outer, const struct pyho
 int pyhost__run_typed_refused(struct pyhost__frame *outer, struct pyhost_args *view, int guarded);
 /* Runs a typed callback (fn with ctx) in the frame c->frame: over c->argv bound by the
  * door's quick binding when view is NULL (it runs no Python code), else over the
- * arguments of view bound to s here, in the frame (the binder raises there), and then
- * only if live(ctx) still says so.  guarded: inside the recursion guard (every door but
+ * arguments of view bound to s here, in the frame (the binder raises there).  Making
+ * the view and binding run Python code only while they allocate what the view keeps
+ * (a collection may start there: the copy of the caller's dict before 3.9, a str's
+ * UTF-8 before 3.10), so when the view keeps anything the callback runs only if
+ * live(ctx) still says so.  guarded: inside the recursion guard (every door but
  * a typed function's, a builtin call CPython guards).  out: where the result goes, a
  * new reference (None counted as none_counted says: see pyhost__ret_result), or NULL
  * for a callback without one (a constructor's: ret is never read then).  0, or -1 with
@@ -550,7 +557,7 @@ int pyhost__run_typed_refused(struct pyhost__frame *outer, struct pyhost_args *v
 static PYHOST__HOT_INLINE int pyhost__run_typed(const struct pyhost__callee *callee,
                                                 struct pyhost__typed_call *c,
                                                 struct pyhost__sig *s, struct pyhost_args *view,
-                                                pyhost__typed_fn fn, pyhost__typed_live live,
+                                                pyhost__typed_fn fn, pyhost__live_fn live,
                                                 void *ctx, int guarded, int none_counted,
                                                 PyObject **out) {
   if (out) pyhost__ret_begin(&c->ret);
@@ -560,7 +567,8 @@ static PYHOST__HOT_INLINE int pyhost__run_typed(const struct pyhost__callee *cal
   int rc = PYHOST_OK;
   if (view) {
     rc = pyhost__sig_bind(s, view, c->argv);
-    if (rc == PYHOST_OK && !live(ctx)) return pyhost__run_typed_refused(outer, view, guarded);
+    if (rc == PYHOST_OK && view->keep != NULL && !live(ctx))
+      return pyhost__run_typed_refused(outer, view, guarded);
   }
   if (rc == PYHOST_OK) rc = fn(ctx, c->argv, &c->ret);
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame); /* frames pair */

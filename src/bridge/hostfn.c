@@ -146,7 +146,7 @@ static inline struct hostfn *record_of(PyObject *self) { return ((struct fnself 
  * after any step that may run Python code (converting or binding the arguments,
  * copying the caller's keyword dict, CPython's own argument tuple on 3.6 and 3.7),
  * before it reads the callback and its userdata. */
-static int can_run(struct hostfn *f) {
+static inline int can_run(struct hostfn *f) {
   if (!f->fn && !f->ffn && !f->tfn) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
     return 0;
@@ -159,6 +159,9 @@ static int can_run(struct hostfn *f) {
   }
   return 1;
 }
+
+/* can_run as a door's liveness (pyhost__live_fn). */
+static int record_live(void *f) { return can_run(f); }
 
 /* can_run's refusal for a door that found f closed: NULL with the exception set. */
 static PYHOST__COLD PyObject *refused(struct hostfn *f) {
@@ -197,24 +200,22 @@ static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *
                                              size_t nargs, PyObject *kwnames, PyObject *tuple,
                                              PyObject *kwdict) {
   if (!can_run(f)) return NULL;
+  if (f->fn) {
+    struct pyhost__args a;
+    if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
+               : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
+      return NULL;
+    return run(f, &a); /* which asks can_run again: converting ran Python code */
+  }
   if (f->tfn)
     return tuple ? enter_typed_tuple_view(f, tuple, kwdict)
                  : enter_typed_view(f, args, (Py_ssize_t)nargs, kwnames, pyhost__inline_refcounts());
-  if (f->ffn) {
-    struct pyhost__fast_call v;
-    if (!tuple) pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
-    else if (pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict) < 0) return NULL;
-    if (pyhost__args_made_with_code(&v.args) && !can_run(f)) {
-      pyhost__args_drop(&v.args);
-      return NULL;
-    }
-    return pyhost__run_fast(f->ffn, f->userdata, &v);
-  }
-  struct pyhost__args a;
-  if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
-             : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
-    return NULL;
-  return run(f, &a); /* which asks can_run again: converting ran Python code */
+  struct pyhost__fast_call v; /* the fast form */
+  int made = 0;
+  if (!tuple) pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
+  else made = pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict);
+  if (!pyhost__args_made(made, &v.args, record_live, f)) return NULL;
+  return pyhost__run_fast(f->ffn, f->userdata, &v);
 }
 
 static PyObject *entry_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -248,7 +249,6 @@ static inline int typed_fn(void *ctx, const pyhost_arg *argv, pyhost_ret *ret) {
   struct hostfn *f = ctx;
   return f->tfn(f->callee.h, f->userdata, argv, ret);
 }
-static int typed_live(void *ctx) { return can_run(ctx); }
 
 /* A typed function's call that the quick binding left (3.10+; also the checking
  * door's): bound over a view by the full binder, which words every error. */
@@ -259,7 +259,7 @@ static PYHOST__NOINLINE PyObject *enter_typed_view(struct hostfn *f, PyObject *c
   struct pyhost_args view;
   PyObject *r;
   pyhost__args_vector(&view, &f->callee, args, (size_t)nargs, kwnames);
-  return pyhost__run_typed(&f->callee, &c, f->sig, &view, typed_fn, typed_live, f, 0,
+  return pyhost__run_typed(&f->callee, &c, f->sig, &view, typed_fn, record_live, f, 0,
                            none_counted, &r) < 0
              ? NULL
              : r;
@@ -276,7 +276,7 @@ static PYHOST__HOT_INLINE PyObject *enter_typed(PyObject *self, PyObject *const 
   PyObject *r;
   if (PYHOST__UNLIKELY(!pyhost__typed_bind_vector(s, args, (size_t)nargs, kwnames, c.argv)))
     return enter_typed_view(f, args, nargs, kwnames, none_counted);
-  return pyhost__run_typed(&f->callee, &c, s, NULL, typed_fn, typed_live, f, 0, none_counted,
+  return pyhost__run_typed(&f->callee, &c, s, NULL, typed_fn, record_live, f, 0, none_counted,
                            &r) < 0
              ? NULL
              : r;
@@ -305,8 +305,8 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
 /* A typed function's call before 3.10 that the quick binding left (and the checking
  * door's): the tuple form's view, which holds the UTF-8 copies of str arguments, bound
  * in the frame. */
-static PYHOST__NOINLINE PyObject *enter_typed_tuple_view(struct hostfn *f, PyObject *args,
-                                                         PyObject *kwargs) {
+static inline PyObject *enter_typed_tuple_view(struct hostfn *f, PyObject *args,
+                                               PyObject *kwargs) {
   struct pyhost__typed_call c;
   struct pyhost_args view;
   PyObject *r;
@@ -314,7 +314,7 @@ static PYHOST__NOINLINE PyObject *enter_typed_tuple_view(struct hostfn *f, PyObj
    * still read from the caller's objects then */
   if (pyhost__args_tuple_as(&view, &f->callee, args, 0, kwargs, f->sig->borrows_bytes) < 0)
     return NULL;
-  return pyhost__run_typed(&f->callee, &c, f->sig, &view, typed_fn, typed_live, f, 0, 1, &r) < 0
+  return pyhost__run_typed(&f->callee, &c, f->sig, &view, typed_fn, record_live, f, 0, 1, &r) < 0
              ? NULL
              : r;
 }
@@ -323,10 +323,12 @@ static PYHOST__NOINLINE PyObject *enter_typed_tuple_view(struct hostfn *f, PyObj
  * None counted, temporaries possible (no UTF-8 view of a str).  3.6 and 3.7 make the
  * argument tuple (an allocation, where a collection may run Python code) after they
  * read this door from the PyMethodDef, so a call may arrive here for a record that code
- * unregistered meanwhile: the door looks at the record before it reads its callback. */
+ * unregistered (or finalize closed) meanwhile: the door first looks whether it is
+ * still the record's door, which close_door changes in both cases. */
 static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
-  if (PYHOST__UNLIKELY(!pyhost__python_running())) return refused(f);
+  if (PYHOST__UNLIKELY(f->def.ml_meth != (PyCFunction)(void (*)(void))entry_fast_tuple))
+    return refused(f);
   if (f->tfn) {
     struct pyhost__typed_call c;
     PyObject *r;
@@ -334,17 +336,13 @@ static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwar
     if (kwargs || !pyhost__typed_bind_exact(f->sig, NULL, args, 0,
                                             (size_t)((PyVarObject *)args)->ob_size, c.argv))
       return enter_typed_tuple_view(f, args, kwargs);
-    return pyhost__run_typed(&f->callee, &c, f->sig, NULL, typed_fn, typed_live, f, 0, 1, &r) < 0
+    return pyhost__run_typed(&f->callee, &c, f->sig, NULL, typed_fn, record_live, f, 0, 1, &r) < 0
                ? NULL
                : r;
   }
-  if (PYHOST__UNLIKELY(!f->ffn)) return refused(f); /* unregistered */
   struct pyhost__fast_call v;
-  if (pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, 1) < 0) return NULL;
-  if (PYHOST__UNLIKELY(pyhost__args_made_with_code(&v.args)) && !can_run(f)) {
-    pyhost__args_drop(&v.args);
-    return NULL;
-  }
+  int made = pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, 1);
+  if (!pyhost__args_made(made, &v.args, record_live, f)) return NULL;
   return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1, 0);
 }
 

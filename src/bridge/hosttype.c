@@ -402,11 +402,8 @@ static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
       struct pyhost__typed_call c;
       return construct_bare(t, &c, 0, payload);
     }
-    if (pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs) < 0) return -1;
-    if (pyhost__args_made_with_code(&v.args) && !ctor_live(&x)) {
-      pyhost__args_drop(&v.args);
-      return -1;
-    }
+    int made = pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs);
+    if (!pyhost__args_made(made, &v.args, ctor_live, &x)) return -1;
     PyObject *none = pyhost__run_fast(fast_ctor_entry, &x, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
@@ -682,6 +679,8 @@ static inline int typed_method_fn(void *ctx, const pyhost_arg *argv, pyhost_ret 
   return c->m->tfn(c->m->callee.h, c->o->payload, c->m->t->userdata, argv, ret);
 }
 static int typed_method_live(void *ctx) { return usable(((struct typed_method_call *)ctx)->o); }
+/* usable as a door's liveness, the instance its ctx. */
+static int instance_live(void *o) { return usable(o); }
 
 /* Runs typed method m on the usable instance o over the arguments bound in c->argv
  * (the quick binding, which runs no Python code) or else over view's, inside the
@@ -774,11 +773,8 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
   if (m->tfn) return invoke_typed(m, o, args, skip, kwargs);
   if (m->ffn) {
     struct pyhost__fast_call v;
-    if (pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs) < 0) return NULL;
-    if (pyhost__args_made_with_code(&v.args) && !usable(o)) { /* invalidated meanwhile */
-      pyhost__args_drop(&v.args);
-      return NULL;
-    }
+    int made = pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
+    if (!pyhost__args_made(made, &v.args, instance_live, o)) return NULL; /* invalidated? */
     struct method_call c = {m, o->payload};
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }

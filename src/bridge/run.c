@@ -64,3 +64,11 @@ PYHOST__COLD int pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
   if (out && !(*out = pyhost__ret_result(&c->ret, PYHOST__NONE_ASK))) return -1;
   return 0;
 }
+
+PYHOST__COLD int pyhost__args_made_slow(int made, struct pyhost_args *a, pyhost__live_fn live,
+                                        void *ctx) {
+  if (made < 0) return 0;
+  if (live(ctx)) return 1;
+  pyhost__args_drop(a);
+  return 0;
+}
