@@ -1,43 +1,60 @@
-/* pyhost_cli.c: the `pyhost` command: run Python code on any libpython3.x.
+/* pyhost_cli.c: the `pyhost` command: `python` on any libpython3.x.
  *
- *   pyhost [--python LIB] [-c CODE | -m MODULE | - | -e EXPR | FILE [ARGS...]]
- *   pyhost --version
- *   pyhost [--python LIB] --info
+ *   pyhost [pyhost options] [python's options and arguments]
+ *   pyhost [pyhost options] -e EXPR | --info | --list [--json] | --check LIB
  *
- * Exit status: 0 on success; 1 with the message on stderr on any error; for -c, -m,
- * - and FILE, what python itself would exit with (pyrun.c runs them as python does).
+ * pyhost's own options come first; the first argument that is not one of them starts
+ * python's command line, which goes unchanged to the chosen Python's own main
+ * (pyhost_main): its options, REPL, exit statuses and sys.orig_argv are that
+ * version's python's (docs/command.md says why this design).  -e and --info run
+ * through pyhost_init; errors of pyhost's own print one line and exit 1.
  */
 #include "pyhost.h"
 #include "doctor.h"
-#include "pyrun.h"
+#include "executable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *to) {
-  fputs("usage: pyhost [--python LIB] [-c CODE | -m MODULE | - | -e EXPR | FILE [ARGS...]]\n"
-        "       pyhost [--python LIB] --info\n"
-        "       pyhost --version\n"
-        "       pyhost --list [--json]\n"
-        "       pyhost --check LIB\n"
+  fputs("usage: pyhost [pyhost options] [python's options and arguments]\n"
+        "       pyhost [pyhost options] -e EXPR | --info | --list [--json] | --check LIB\n"
         "\n"
-        "  --python LIB  the libpython3.X shared library to load (default:\n"
-        "                $PYHOST_PYTHON_LIBRARY, then discovery)\n"
-        "  -c CODE       run statements (sys.argv = ['-c', ARGS...])\n"
-        "  -m MODULE     run a module as __main__, as python -m does\n"
-        "  -             run the script on standard input\n"
-        "  -e EXPR       evaluate an expression (sys is imported) and print its repr()\n"
-        "  FILE ARGS     run a script, or a directory or zip with __main__.py, with\n"
-        "                sys.argv = [FILE, ARGS...]\n"
-        "  --info        print the runtime's version, library path and build\n"
-        "  --version     print pyhost's version and stable-ABI floor\n"
-        "  --list        every Python discovery examines, taken or passed over and why\n"
-        "                (docs/discovery.md); --json for tools\n"
-        "  --check LIB   what pyhost knows about a library, then whether it starts\n",
+        "pyhost's options come first; everything from the first other argument on is\n"
+        "python's command line, run by the chosen Python's own main (Py_BytesMain, Py_Main\n"
+        "before 3.8) exactly as python3.X runs it: -c, -m, FILE, -, the REPL, and every\n"
+        "option of that version (pyhost -h lists them).  Nothing of python's is emulated,\n"
+        "so no option is missing or approximate on any version (docs/command.md).\n"
+        "\n"
+        "  --python LIB         the libpython3.X shared library to load (default:\n"
+        "                       $PYHOST_PYTHON_LIBRARY, then discovery)\n"
+        "  --executable PATH    sys.executable (and python's argv[0]) is PATH, a command\n"
+        "                       that runs this same Python through pyhost\n"
+        "  --executable-wrapper sys.executable names a script (written once, in the venv's\n"
+        "                       bin/ or $XDG_CACHE_HOME/pyhost/executables) that runs this\n"
+        "                       pyhost with this library: child processes run through\n"
+        "                       pyhost too (not on Windows, nor when pyhost runs through a\n"
+        "                       loader such as ld.so: use --executable there)\n"
+        "  --executable-script FILE  (first) how the kernel runs that script: pyhost's\n"
+        "                       options from FILE's lines, FILE as --executable\n"
+        "  -e EXPR              evaluate an expression (sys is imported) and print its repr()\n"
+        "  --info               print the runtime's version, library path and build\n"
+        "  --list               every Python discovery examines, taken or passed over and\n"
+        "                       why (docs/discovery.md); --json for tools\n"
+        "  --check LIB          what pyhost knows about a library, then whether it starts\n"
+        "  --pyhost-version     print pyhost's version and stable-ABI floor (-V and\n"
+        "                       --version are python's: the chosen Python's version)\n"
+        "  --pyhost-help        this text (-h and --help are python's, after two lines)\n",
         to);
   fputs(pyhost_cli_policy_usage, to);
 }
+
+/* What -h, -? and --help print before python's own help: the test suites of CPython
+ * want "usage" on the first line and fewer than 50 lines in all. */
+static const char help_prelude[] =
+    "usage: pyhost [pyhost options] [python's options and arguments, as below]\n"
+    "pyhost's own options come first: pyhost --pyhost-help lists them.  Python's:\n";
 
 static int fail(pyhost *h, int rc) {
   fprintf(stderr, "pyhost: %s\n", h ? pyhost_errmsg(h) : pyhost_errstr(rc));
@@ -46,113 +63,167 @@ static int fail(pyhost *h, int rc) {
 
 /* One line naming what is wrong, and where the whole usage is. */
 static int bad_usage(const char *what, const char *arg) {
-  fprintf(stderr, "pyhost: %s%s; pyhost --help lists the options\n", what, arg);
+  fprintf(stderr, "pyhost: %s%s; pyhost --pyhost-help lists pyhost's options\n", what, arg);
   return 1;
 }
 
-int main(int argc, char **argv) {
-  const char *lib = NULL, *target = NULL, *expr = NULL;
-  enum pyhost_cli_run_kind kind = PYHOST_RUN_PATH;
-  int info = 0, list = 0, json = 0, policy_rc, i = 1;
+struct own {
+  const char *lib, *expr, *executable;
+  int info, list, json, wrapper, first; /* first: python's first argument */
+};
+
+/* pyhost's options at the start of argv.  0, or 1 after printing why not, or -2 when
+ * the command is done (it printed what was asked), with *status its exit status. */
+static int parse_own(int argc, char **argv, struct own *o, int *status) {
+  int i = 1, policy_rc;
   for (; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--version")) {
+    int valued = !strcmp(a, "--python") || !strcmp(a, "--check") || !strcmp(a, "-e") ||
+                 !strcmp(a, "--executable");
+    if (valued && i + 1 >= argc) return bad_usage("this option needs a value: ", a);
+    if (!strcmp(a, "--pyhost-version")) {
       unsigned long abi = pyhost_abi_version();
       printf("pyhost %s (stable ABI floor %lu.%lu)\n", pyhost_version_string(), abi >> 24,
              (abi >> 16) & 0xFF);
-      return 0;
-    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      *status = 0;
+      return -2;
+    } else if (!strcmp(a, "--pyhost-help")) {
       usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--python") && i + 1 < argc) {
-      lib = argv[++i];
+      *status = 0;
+      return -2;
+    } else if (!strcmp(a, "--check")) {
+      *status = pyhost_cli_check(argv[i + 1]);
+      return -2;
+    } else if (!strcmp(a, "--python")) {
+      o->lib = argv[++i];
+    } else if (!strcmp(a, "-e")) {
+      o->expr = argv[++i];
+    } else if (!strcmp(a, "--executable")) {
+      o->executable = argv[++i];
+    } else if (!strcmp(a, "--executable-wrapper")) {
+      o->wrapper = 1;
     } else if (!strcmp(a, "--info")) {
-      info = 1;
+      o->info = 1;
     } else if (!strcmp(a, "--list")) {
-      list = 1;
+      o->list = 1;
     } else if (!strcmp(a, "--json")) {
-      json = 1;
-    } else if (!strcmp(a, "--check") && i + 1 < argc) {
-      return pyhost_cli_check(argv[i + 1]);
-    } else if ((!strcmp(a, "-c") || !strcmp(a, "-m")) && i + 1 < argc) {
-      kind = a[1] == 'c' ? PYHOST_RUN_CODE : PYHOST_RUN_MODULE;
-      target = argv[++i];
-      i++;
-      break;
-    } else if (!strcmp(a, "-")) {
-      kind = PYHOST_RUN_STDIN;
-      target = a;
-      i++;
-      break;
-    } else if (!strcmp(a, "-e") && i + 1 < argc) {
-      expr = argv[++i];
-      i++;
-      break;
-    } else if ((policy_rc = pyhost_cli_policy_arg(argc, argv, &i)) != 0) {
-      if (policy_rc < 0) return 1;
-    } else if (a[0] == '-' && a[1]) {
-      int known = !strcmp(a, "-c") || !strcmp(a, "-m") || !strcmp(a, "-e") ||
-                  !strcmp(a, "--python") || !strcmp(a, "--check");
-      return bad_usage(known ? "this option needs a value: " : "unknown option ", a);
-    } else {
-      target = a;
-      i++;
-      break;
+      o->json = 1;
+    } else if ((policy_rc = pyhost_cli_policy_arg(argc, argv, &i)) == 0) {
+      break; /* python's command line starts here */
+    } else if (policy_rc < 0) {
+      return 1;
     }
   }
-  if (list) {
-    pyhost_config *lc = pyhost_config_new();
-    if (lib) pyhost_config_set_library(lc, lib);
-    pyhost_cli_policy_apply(lc);
-    int st = pyhost_cli_list(lc, json);
-    pyhost_config_free(lc);
-    return st;
-  }
-  if (json) return bad_usage("--json goes with --list", " (pyhost --list --json)");
-  if (!info && !target && !expr) {
-    if (argc > 1) return bad_usage("nothing to run", ": give FILE, -c CODE, -m MODULE or -");
-    usage(stderr);
+  o->first = i;
+  if (o->json && !o->list) return bad_usage("--json goes with --list", " (pyhost --list --json)");
+  if (o->executable && o->wrapper) return bad_usage("--executable and --executable-wrapper", " exclude each other");
+  const char *mode = o->list ? "--list" : o->info ? "--info" : o->expr ? "-e" : NULL;
+  if (mode && i < argc) {
+    fprintf(stderr, "pyhost: %s takes no python arguments (%s); pyhost --pyhost-help lists pyhost's options\n",
+            mode, argv[i]);
     return 1;
   }
+  return 0;
+}
 
-  pyhost_config *cfg = pyhost_config_new();
-  if (!cfg) return fail(NULL, PYHOST_NOMEM);
-  if (lib) pyhost_config_set_library(cfg, lib);
-  pyhost_cli_policy_apply(cfg);
-  if (target) {
-    pyhost_cli_run_setup(cfg);
-    if (pyhost_cli_run_argv(cfg, kind, target, argc - i, argv + i) != PYHOST_OK) {
-      pyhost_config_free(cfg);
-      return fail(NULL, PYHOST_NOMEM);
+/* 1 when python's command line asks for its help (-h, -? or --help before what it
+ * runs), as python's own option parser reads it. */
+static int asks_help(int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || !a[1] || !strcmp(a, "--")) return 0; /* what runs, or the end */
+    if (a[1] == '-') {
+      if (!strcmp(a, "--help")) return 1;
+      if (!strcmp(a, "--check-hash-based-pycs")) i++;
+      continue;
+    }
+    for (const char *c = a + 1; *c; c++) {
+      if (*c == 'h' || *c == '?') return 1;
+      if (*c == 'c' || *c == 'm') return 0;
+      if (*c == 'W' || *c == 'X') {
+        i += !c[1]; /* the value is the next argument */
+        break;
+      }
     }
   }
+  return 0;
+}
+
+/* -e and --info: through pyhost_init, as a host would. */
+static int run_library_mode(pyhost_config *cfg, const struct own *o) {
   pyhost *h = NULL;
-  int rc = pyhost_init(cfg, &h);
-  pyhost_config_free(cfg);
-  int status, interrupted = 0;
-  unsigned long version = 0;
+  int rc = pyhost_init(cfg, &h), status;
   if (rc != PYHOST_OK) {
     status = fail(h, rc);
-  } else if (info) {
+  } else if (o->info) {
     pyhost_cli_info(h);
     status = 0;
-  } else if (expr) {
+  } else {
     pyhost_value *v = NULL;
     /* -e is for quick questions such as `sys.version_info[:2]`: sys is imported. */
     rc = pyhost_exec(h, "import sys", "<pyhost -e>");
-    if (rc == PYHOST_OK) rc = pyhost_eval(h, expr, &v);
+    if (rc == PYHOST_OK) rc = pyhost_eval(h, o->expr, &v);
     const char *repr = rc == PYHOST_OK ? pyhost_value_repr(h, v) : NULL;
     if (repr) printf("%s\n", repr);
     status = repr ? 0 : fail(h, rc ? rc : PYHOST_PYEXC);
     pyhost_value_free(v);
-  } else {
-    version = pyhost_python_version(h);
-    pyhost_cli_run_coerce_locale(h);
-    status = pyhost_cli_run(h, kind, target, &interrupted);
-    /* python exits 120 when finalizing cannot flush stdout (a reader that went away) */
-    if (pyhost_finalize(h) != PYHOST_OK) status = 120;
   }
   fflush(stdout);
   pyhost_free(h);
-  return pyhost_cli_run_exit(version, status, interrupted);
+  return status;
+}
+
+/* python's command line through the chosen Python's own main. */
+static int run_python(pyhost_config *cfg, const struct own *o, int argc, char **argv) {
+  char wrapper[4096];
+  const char *exe = o->executable;
+  if (o->wrapper) {
+    int w = pyhost_cli_executable_wrapper(cfg, argv[0], wrapper, sizeof wrapper);
+    if (w < 0) return 1;
+    if (w > 0) exe = wrapper;
+  }
+  if (exe && pyhost_config_set_executable(cfg, exe) != PYHOST_OK) return fail(NULL, PYHOST_NOMEM);
+  int n = argc - o->first;
+  char **args = malloc(((size_t)n + 2) * sizeof *args);
+  if (!args) return fail(NULL, PYHOST_NOMEM);
+  /* sys.orig_argv[0]: what started pyhost, or the command that stands for it */
+  args[0] = exe ? (char *)exe : argv[0];
+  memcpy(args + 1, argv + o->first, (size_t)n * sizeof *args);
+  args[n + 1] = NULL;
+  int help = asks_help(n, argv + o->first);
+  if (help) {
+    fputs(help_prelude, stdout);
+    fflush(stdout);
+  }
+  pyhost *h = NULL;
+  int status = 1;
+  int rc = pyhost_main(cfg, n + 1, args, &h, &status);
+  if (rc != PYHOST_OK) {
+    if (help) usage(stdout);
+    status = fail(h, rc);
+  }
+  pyhost_free(h);
+  free(args);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  struct own o;
+  memset(&o, 0, sizeof o);
+  int status = 1;
+  if (pyhost_cli_executable_script(&argc, &argv) != 0) return 1;
+  int parsed = parse_own(argc, argv, &o, &status);
+  pyhost_config *cfg = parsed ? NULL : pyhost_config_new();
+  if (!cfg) {
+    pyhost_cli_executable_script_free();
+    return parsed == -2 ? status : parsed ? 1 : fail(NULL, PYHOST_NOMEM);
+  }
+  if (o.lib) pyhost_config_set_library(cfg, o.lib);
+  pyhost_cli_policy_apply(cfg);
+  if (o.list) status = pyhost_cli_list(cfg, o.json);
+  else if (o.info || o.expr) status = run_library_mode(cfg, &o);
+  else status = run_python(cfg, &o, argc, argv);
+  pyhost_config_free(cfg);
+  pyhost_cli_executable_script_free();
+  return status;
 }

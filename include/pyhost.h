@@ -128,6 +128,33 @@ PYHOST_API int pyhost_finalize(pyhost *h);
  * with the hazards pyhost_finalize refuses to run into.  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
+/* Runs the configured Python's own `python` program with the command line argv, as
+ * `python3.X argv[1] ...` would: its options (-I, -X, -W, ...), -c, -m, a script,
+ * standard input, its REPL, its exit status for every way out, sys.argv and
+ * sys.orig_argv (argv[0] is orig_argv[0] from 3.10).  pyhost first does what
+ * pyhost_init does before Python starts (the library chosen by the configuration or
+ * discovery, checked, opened; the home chosen), then hands argv to the runtime's own
+ * main (Py_BytesMain from 3.8, Py_Main before and on Windows, whose arguments are
+ * then decoded as that python decodes its own).  From the configuration it uses the
+ * library, home, program name, executable, isolated and discovery settings and
+ * PYHOST_INIT_RTLD_LOCAL; argv, sys.path entries and the other flags are pyhost_init's
+ * alone.  With isolated on, the PYTHON* variables stay hidden (and PYTHONNOUSERSITE=1
+ * set) for the whole run, so child processes inherit that environment; the host's is
+ * restored when Python is done.
+ *
+ * Python's main owns the process while it runs, as `python` does: it installs its
+ * signal handlers, sets the locale from the environment, may end the process itself
+ * (SystemExit through Py_Exit; from 3.8 an uncaught KeyboardInterrupt by SIGINT, and
+ * its help) and finalizes Python before it returns.  Returns PYHOST_OK when Python
+ * ran, with the exit status `python` would have in *exit_status; Python is then
+ * finalized for good (a later pyhost_init or pyhost_main gets PYHOST_MISUSE).
+ * Otherwise the status of pyhost_init's checks with its message, nothing started, the
+ * process free for another try.  In both cases *out receives a handle (own result) for
+ * pyhost_errmsg and pyhost_free.  PYHOST_MISUSE, and *out = NULL, for a NULL out,
+ * argv, argv[i] or exit_status, or argc < 1.  docs/command.md.  Since 0.1. */
+PYHOST_API int pyhost_main(const pyhost_config *cfg, int argc, char **argv, pyhost **out,
+                           int *exit_status);
+
 /* ======================================================================
  * running code
  * ====================================================================== */
@@ -1247,6 +1274,19 @@ PYHOST_API int pyhost_config_set_home(pyhost_config *cfg, const char *home);
 /* The program name Python sees (sys.executable).  Default: the installation's
  * bin/python3.X next to the derived home.  Since 0.1. */
 PYHOST_API int pyhost_config_set_program_name(pyhost_config *cfg, const char *name);
+
+/* What sys.executable names: a command that runs this same Python, such as a small
+ * script that runs `pyhost --python LIB` (the `pyhost --executable-wrapper` option
+ * writes one), so that child processes started from sys.executable (subprocess,
+ * multiprocessing's spawn, test runners' workers) run through pyhost too rather than
+ * through the installation's python3.X.  pyhost_init sets sys.executable to it after
+ * Python starts (and sys._base_executable where that named the same program: outside
+ * a venv); pyhost_main gives it to Python as the program name, with the home, so
+ * Python derives sys.executable from it and finds a venv only where the command lies
+ * in one, as for python itself.  pyhost does not check that the command exists.
+ * Default: none (the installation's interpreter, or "" when the library has none
+ * beside it).  Since 0.1. */
+PYHOST_API int pyhost_config_set_executable(pyhost_config *cfg, const char *path);
 
 /* Appends a directory that is put at the front of sys.path, in the order added.
  * Default: none.  Since 0.1. */

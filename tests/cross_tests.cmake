@@ -81,7 +81,7 @@ endfunction()
 # python.exe, which this machine does not have)
 pyhost_win32_cli_test(exe_as_library 1 ARGS --python "Z:$<TARGET_FILE:pyhost_cli>" -e 1
                       STDERR "it is a program \\(an \\.exe\\), not a DLL")
-pyhost_win32_cli_test(version 0 ARGS --version
+pyhost_win32_cli_test(version 0 ARGS --pyhost-version
   STDOUT "^pyhost [0-9]+\\.[0-9]+\\.[0-9]+ \\(stable ABI floor 3\\.6\\)")
 pyhost_win32_cli_test(missing_library 1 ARGS --python ${WFIX}/python311.dll -e 1
   STDERR "python311\\.dll: no such file")

@@ -1,9 +1,9 @@
 # fidelity.cmake: CPython's own regression tests for a few modules, run by the same
-# Python's `python3.X -m test` and by `pyhost --python LIB -m test`: both runs must give
-# the same counts of tests passed, skipped, failed and errored, and the same result.
-#   cmake -DPYTHON="launcher@@python3.X" -DPYHOST="launcher@@pyhost@@--python@@LIB"
+# Python's `python3.X -m test` and by `pyhost --python LIB ... -m test`: both runs must
+# give the same counts of tests passed, skipped, failed and errored, and the same result.
+#   cmake -DPYTHON="launcher@@python3.X" -DPYHOST="launcher@@pyhost@@--python@@LIB@@..."
 #         -DMODULES="test_json@@..." [-DIGNORE="test_x@@..."] -DOUT=dir -P fidelity.cmake
-# IGNORE names test methods that legitimately differ when embedded (docs/
+# IGNORE names test methods that differ for a reason of the environment (docs/
 # getting-started.md lists each with its reason); both runs skip them (-i).
 foreach(v PYTHON PYHOST MODULES IGNORE)
   string(REPLACE "@@" ";" ${v} "${${v}}")

@@ -1,7 +1,8 @@
 # like_python.cmake: runs the same thing through the same Python's own `python3.X` and
 # through `pyhost`, with the same arguments, input, environment and folder, and checks
 # that both give the same exit status, stdout and stderr (stderr compared after the
-# program's name at the start of a line, "python3.X: " or "pyhost: ", is set aside).
+# program's name at the start of a line, "python3.X: " or "pyhost: ", is set aside, and
+# so is the program python's usage line names, its own argv[0]).
 #   cmake -DPYTHON="launcher@@python3.X" -DPYHOST="launcher@@pyhost@@--python@@LIB"
 #         -DARGS="a@@b" [-DINPUT=file] [-DENVS="VAR=value@@..."] [-DDIR=folder]
 #         [-DPIPE="head@@-1"] [-DSTDERR=0] [-DPYHOST_STDERR=regex] -P like_python.cmake
@@ -27,6 +28,9 @@ foreach(who PYTHON PYHOST)
                   OUTPUT_VARIABLE out_${who} ERROR_VARIABLE err_${who})
   list(GET rc_${who} 0 rc_${who}) # the first command's, not the pipe's
   string(REGEX REPLACE "(^|\n)[^\n:]*(python3[.0-9a-z]*|pyhost): " "\\1PROGRAM: " err_${who} "${err_${who}}")
+  foreach(stream out err)
+    string(REGEX REPLACE "(^|\n)usage: [^ \n]+ " "\\1usage: PROGRAM " ${stream}_${who} "${${stream}_${who}}")
+  endforeach()
 endforeach()
 set(ok TRUE)
 if(NOT "${rc_PYTHON}" STREQUAL "${rc_PYHOST}")

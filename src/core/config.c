@@ -16,6 +16,7 @@ static void config_clear(pyhost_config *c) {
   pyhost__free(c->library);
   pyhost__free(c->home);
   pyhost__free(c->program_name);
+  pyhost__free(c->executable);
   pyhost__free(c->interpreter);
   free_list(c->sys_path, c->n_sys_path);
   free_list(c->argv, (size_t)c->argc);
@@ -46,6 +47,10 @@ int pyhost_config_set_home(pyhost_config *c, const char *home) {
 
 int pyhost_config_set_program_name(pyhost_config *c, const char *name) {
   return c ? set_string(&c->program_name, name) : PYHOST_MISUSE;
+}
+
+int pyhost_config_set_executable(pyhost_config *c, const char *path) {
+  return c ? set_string(&c->executable, path) : PYHOST_MISUSE;
 }
 
 int pyhost_config_add_sys_path(pyhost_config *c, const char *dir) {
@@ -122,6 +127,7 @@ int pyhost__config_copy(pyhost_config *dst, const pyhost_config *src) {
   if ((src->library && !(dst->library = pyhost__strdup(src->library))) ||
       (src->home && !(dst->home = pyhost__strdup(src->home))) ||
       (src->program_name && !(dst->program_name = pyhost__strdup(src->program_name))) ||
+      (src->executable && !(dst->executable = pyhost__strdup(src->executable))) ||
       (src->interpreter && !(dst->interpreter = pyhost__strdup(src->interpreter))))
     rc = PYHOST_NOMEM;
   if (!rc && !(rc = copy_list(&dst->sys_path, src->sys_path, src->n_sys_path)))

@@ -44,6 +44,7 @@
 
 struct pyhost_config {
   char *library, *home, *program_name;
+  char *executable; /* sys.executable, a command that runs this Python (pyhost_config_set_executable) */
   char **sys_path;
   size_t n_sys_path;
   char **argv;

@@ -26,6 +26,8 @@ PYAPI_FN(void, Py_SetPythonHome, (const wchar_t *), 3, 2, REQ)
 PYAPI_FN(void, Py_SetProgramName, (const wchar_t *), 3, 2, REQ)
 PYAPI_FN(void, PyEval_InitThreads, (void), 3, 2, REQ)
 PYAPI_DATA(int, Py_UTF8Mode, 3, 8, OPT)
+PYAPI_FN(int, Py_Main, (int, wchar_t **), 3, 2, REQ)       /* pyhost_main (main.c) */
+PYAPI_FN(int, Py_BytesMain, (int, char **), 3, 8, OPT)
 
 /* ---- threads and the GIL ---- */
 PYAPI_FN(PyThreadState *, PyEval_SaveThread, (void), 3, 2, REQ)
@@ -67,6 +69,7 @@ PYAPI_FN(PyObject *, PyType_FromModuleAndSpec, (PyObject *, PyType_Spec *, PyObj
 PYAPI_FN(PyObject *, PyCFunction_NewEx, (PyMethodDef *, PyObject *, PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_CallNoArgs, (PyObject *), 3, 10, OPT)
 PYAPI_FN(PyObject *, PyObject_Vectorcall, (PyObject *, PyObject *const *, size_t, PyObject *), 3, 12, OPT)
+PYAPI_FN(int, PyObject_RichCompareBool, (PyObject *, PyObject *, int), 3, 2, REQ)
 
 /* ---- numbers ---- */
 PYAPI_FN(PyObject *, PyLong_FromLongLong, (long long), 3, 2, REQ)

@@ -21,5 +21,8 @@
 /* own result; bytes that are not UTF-8 become U+DC80..U+DCFF (surrogateescape), as
  * Python's own decoding of file names does. */
 wchar_t *pyhost__widen(const char *s);
+/* own result; s decoded in the current LC_CTYPE locale, bytes it cannot decode becoming
+ * U+DC80..U+DCFF, as Python's Py_DecodeLocale does (python's main() before 3.8). */
+wchar_t *pyhost__widen_locale(const char *s);
 
 #endif

@@ -1,10 +1,13 @@
-/* wide.c: UTF-8 to wchar_t for the few pre-init setters that take wchar_t
- * (Py_SetPythonHome, Py_SetProgramName).  Py_DecodeLocale would do it only from 3.7
- * and depends on the host's locale; this does the same as Python's surrogateescape
- * decoding of UTF-8 file names on every version, without Python. */
+/* wide.c: UTF-8 to wchar_t for the few pre-init calls that take wchar_t
+ * (Py_SetPythonHome, Py_SetProgramName, Py_Main's arguments).  Py_DecodeLocale would
+ * do it only from 3.7 and depends on the host's locale; pyhost__widen does the same as
+ * Python's surrogateescape decoding of UTF-8 file names on every version, without
+ * Python.  pyhost__widen_locale decodes in the locale, as python's main() does its
+ * arguments before 3.8. */
 #include "platform.h"
 
 #include <string.h>
+#include <wchar.h>
 
 static size_t decode_one(const unsigned char *s, unsigned long *cp) {
   unsigned char c = s[0];
@@ -44,6 +47,29 @@ wchar_t *pyhost__widen(const char *s) {
     } else {
       w[o++] = (wchar_t)cp;
     }
+  }
+  w[o] = 0;
+  return w;
+}
+
+wchar_t *pyhost__widen_locale(const char *s) {
+  size_t len = strlen(s);
+  wchar_t *w = pyhost__malloc((len + 1) * sizeof *w);
+  if (!w) return NULL;
+  mbstate_t state;
+  memset(&state, 0, sizeof state);
+  size_t o = 0;
+  for (const char *p = s; *p;) {
+    wchar_t c;
+    size_t n = mbrtowc(&c, p, len - (size_t)(p - s), &state);
+    if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+      w[o++] = (wchar_t)(0xDC00 + (unsigned char)*p); /* surrogateescape: one lone byte */
+      memset(&state, 0, sizeof state);
+      p++;
+      continue;
+    }
+    w[o++] = c;
+    p += n;
   }
   w[o] = 0;
   return w;

@@ -224,14 +224,23 @@ static int prepend_sys_path(pyhost *h) {
   return 0;
 }
 
-/* No interpreter beside the library (home.c): sys.executable says so, as Python does
- * when it finds none, rather than naming the host program.  0/-1. */
-static int forget_executable(pyhost *h) {
-  if (!h->no_executable) return 0;
-  PyObject *empty = PY.PyUnicode_FromString("");
-  int rc = empty ? PY.PySys_SetObject("executable", empty) : -1;
-  if (rc == 0 && PY.PySys_GetObject("_base_executable")) rc = PY.PySys_SetObject("_base_executable", empty);
-  PY.Py_DecRef(empty);
+/* sys.executable: the configured command (pyhost_config_set_executable), or "" when
+ * there is no interpreter beside the library (home.c), Python's own answer when it
+ * finds none, rather than naming the host program.  sys._base_executable follows
+ * where it named the same program (outside a venv).  0/-1. */
+static int set_executable(pyhost *h) {
+  const char *exe = h->cfg.executable ? h->cfg.executable : h->no_executable ? "" : NULL;
+  if (!exe) return 0;
+  PyObject *was = PY.PySys_GetObject("executable"); /* borrowed, kept alive below */
+  PY.Py_IncRef(was);
+  PyObject *now = PY.PyUnicode_DecodeUTF8(exe, (Py_ssize_t)strlen(exe), "surrogateescape");
+  int rc = now ? PY.PySys_SetObject("executable", now) : -1;
+  PyObject *base = rc == 0 ? PY.PySys_GetObject("_base_executable") : NULL; /* borrowed */
+  int same = base && was && !h->no_executable ? PY.PyObject_RichCompareBool(base, was, Py_EQ) : 0;
+  if (same < 0) rc = -1;
+  else if (base && (h->no_executable || same)) rc = PY.PySys_SetObject("_base_executable", now);
+  PY.Py_DecRef(now);
+  PY.Py_DecRef(was);
   return rc;
 }
 
@@ -306,7 +315,7 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   if (!pyhost__runtime_at_least(3, 7)) PY.PyEval_InitThreads();
 
   int rc = isolated_rc;
-  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || forget_executable(h) < 0 ||
+  if (keep_main(h) < 0 || set_argv(h) < 0 || prepend_sys_path(h) < 0 || set_executable(h) < 0 ||
       pyhost__inflight_open() < 0 ||
       (!(h->cfg.flags & PYHOST_INIT_SIGNALS) && keep_host_sigint() < 0))
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
@@ -361,7 +370,7 @@ static int choose_library(pyhost *h, char *path, size_t cap, char *origin, size_
   return rc ? rc : absolute_path(h, path, cap, origin, ocap);
 }
 
-int pyhost_init(const pyhost_config *cfg, pyhost **out) {
+int pyhost__load(const pyhost_config *cfg, pyhost **out) {
   if (!out) return PYHOST_MISUSE;
   pyhost *h = *out = handle_new();
   if (!h) return PYHOST_NOMEM;
@@ -389,10 +398,34 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
     pyhost__dl_close(h->lib); /* the global reference keeps it open */
     h->lib = global;
   }
+  pyhost__fmt(pyhost__process.library, sizeof pyhost__process.library, "%s", h->library_path);
+  return PYHOST_OK;
+
+close_refused:
+  pyhost__load_undo(h);
+  return rc;
+refused:
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
+  return rc;
+}
+
+void pyhost__load_undo(pyhost *h) {
+  pyhost__dl_close(h->lib);
+  h->lib = NULL;
+  memset(&PY, 0, sizeof PY);
+  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
+}
+
+int pyhost_init(const pyhost_config *cfg, pyhost **out) {
+  int rc = pyhost__load(cfg, out);
+  if (rc) return rc;
+  pyhost *h = *out;
   /* isolation may fail (out of memory) only here, while the host can still retry */
   struct pyhost__env_saved *env = NULL;
-  if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) goto close_refused;
-  pyhost__fmt(pyhost__process.library, sizeof pyhost__process.library, "%s", h->library_path);
+  if (h->cfg.isolated && (rc = pyhost__isolate_begin(h, &env))) {
+    pyhost__load_undo(h);
+    return rc;
+  }
   rc = start_python(h, env);
   atomic_store(&pyhost__process.state, PYHOST__PROCESS_RUNNING);
   atomic_store(&h->state, PYHOST__RUNNING);
@@ -400,14 +433,6 @@ int pyhost_init(const pyhost_config *cfg, pyhost **out) {
     finalize(h);
     atomic_store(&h->state, PYHOST__FAILED);
   }
-  return rc;
-
-close_refused:
-  pyhost__dl_close(h->lib);
-  h->lib = NULL;
-  memset(&PY, 0, sizeof PY);
-refused:
-  atomic_store(&pyhost__process.state, PYHOST__PROCESS_IDLE);
   return rc;
 }
 

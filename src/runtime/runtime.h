@@ -136,6 +136,16 @@ void pyhost__teardown_run(int phase);
  * Python's own default. */
 int pyhost__utf8_mode_choice(const pyhost *h);
 
+/* ---- loading (pyhost.c) ---- */
+/* pyhost_init's first part, shared with pyhost_main: a new handle in *out (as
+ * pyhost_init gives it), the process claimed, the library chosen, checked, opened (and
+ * made global) with the table resolved and the home chosen; Python not started.  On an
+ * error nothing is left open and the process is free again. */
+int pyhost__load(const pyhost_config *cfg, pyhost **out);
+/* Undoes a successful pyhost__load whose Python never started: the library closed,
+ * the table cleared, the process free for another pyhost_init. */
+void pyhost__load_undo(pyhost *h);
+
 /* ---- isolated init (isolate.c) ---- */
 struct pyhost__env_saved;
 /* Before Py_InitializeEx: hides PYTHON* variables (see isolate.c).  PYHOST_OK/NOMEM. */

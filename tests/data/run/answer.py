@@ -1,0 +1,2 @@
+import sys
+print(6 * 7, sys.argv)
