@@ -122,10 +122,12 @@ PYHOST_API int pyhost_init(const pyhost_config *cfg, pyhost **out);
  * hooks may still point into it).  Since 0.1. */
 PYHOST_API int pyhost_finalize(pyhost *h);
 
-/* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL is a
- * no-op.  Call it on the thread that called pyhost_init, or after pyhost_finalize
- * there: on another thread it still finalizes (the handle is given up either way),
- * with the hazards pyhost_finalize refuses to run into.  Since 0.1. */
+/* Finalizes Python if it still runs, then frees the handle (own parameter).  NULL and
+ * a handle already freed are no-ops; inside this thread's pyhost_gil_enter scope (not
+ * from a host callback) the scope ends first.  Call it on the thread that called
+ * pyhost_init, or after pyhost_finalize there: on another thread it still finalizes
+ * (the handle is given up either way), with the hazards pyhost_finalize refuses to run
+ * into.  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
 /* Runs the configured Python's own `python` program with the command line argv, as
@@ -245,13 +247,63 @@ PYHOST_API const char *pyhost_errstr(int status);
 /* The message of the last call on h made by this thread: for PYHOST_PYEXC, the
  * formatted exception with traceback; for loader errors, the library path and the
  * reason; "not an error" after success.  Owned by pyhost, valid until this thread's
- * next call on h.  h may be NULL ("no pyhost handle (NULL)").  Never NULL.  Very long
- * messages keep their start and their end.  Since 0.1. */
+ * next call on h.  h may be NULL ("no pyhost handle (NULL)") or already freed ("not a
+ * live pyhost handle: ...": pyhost checks a handle against its list of live ones and
+ * never reads a freed one, so every call on it answers PYHOST_MISUSE).  Never NULL.
+ * Very long messages keep their start and their end.  Since 0.1. */
 PYHOST_API const char *pyhost_errmsg(const pyhost *h);
 
 /* The exit code of the last PYHOST_EXIT on h: SystemExit's code (None is 0, an int is
  * itself, anything else is 1 and its text is in pyhost_errmsg).  Since 0.1. */
 PYHOST_API int pyhost_exit_code(const pyhost *h);
+
+/* ---- errors as data: the Python exception behind the last failed call ----
+ *
+ * For a call that failed with a Python exception (PYHOST_PYEXC, PYHOST_EXIT,
+ * PYHOST_INTERRUPTED; from any function, plugin hooks and host callbacks included),
+ * these read the exception itself rather than the formatted text: its type, its
+ * message and its traceback's frames.  They answer for the calling thread's last call
+ * on h, as pyhost_errmsg does, and what they return is valid as long as that message
+ * is: until this thread's next call on h (reading them is no call).  Chained
+ * exceptions: the data is the exception that reached pyhost (the last raised); its
+ * __cause__ and __context__ appear only in pyhost_errmsg's text.  docs/errors.md has
+ * examples. */
+
+/* The exception's type as Python's traceback names it on its last line:
+ * "json.decoder.JSONDecodeError" (__module__ "." __qualname__), the bare qualified
+ * name for builtins and for classes of __main__ ("ValueError", "Outer.Error"),
+ * "SystemExit" (or its subclass) for PYHOST_EXIT, "pyhost.Interrupted" for
+ * PYHOST_INTERRUPTED, "<unknown type>" for a class whose names cannot be read.  ""
+ * when the last call did not fail with a Python exception: success, pyhost's own
+ * errors (PYHOST_TYPE, PYHOST_MISUSE...), or h not a live handle.  Never NULL.
+ * Since 0.1. */
+PYHOST_API const char *pyhost_errtype(const pyhost *h);
+
+/* The exception's message without type, context or traceback: str(exception)
+ * ("Expecting value: line 1 column 1 (char 0)"; "" for an exception raised without
+ * one); a SyntaxError's msg alone ("invalid syntax": its file and line are its last
+ * frame); "<exception str() failed>" when str() raises.  For a failure that was no
+ * Python exception, the same text as pyhost_errmsg.  Long texts keep their start and
+ * end as messages do.  Never NULL.  Since 0.1. */
+PYHOST_API const char *pyhost_errtext(const pyhost *h);
+
+/* The number of frames in the exception's traceback, 0 when there is none (an
+ * exception raised before any Python code ran, pyhost's own errors) and for a call
+ * made inside a host callback (the exception goes on into Python, and the outer call
+ * that leaves pyhost gathers the frames, as it formats the traceback).  Since 0.1. */
+PYHOST_API size_t pyhost_errframe_count(const pyhost *h);
+
+/* Frame i of the traceback, in the order Python prints them: 0 is the outermost call,
+ * pyhost_errframe_count(h) - 1 the line that raised.  Writes the frame's file
+ * (co_filename: the filename given to pyhost_exec, a module's path, a plugin's file),
+ * its line (0 when Python knows none) and its function (co_name: "<module>" for
+ * top-level code); any output pointer may be NULL.  The frames start where Python code
+ * of the host's call starts: a plugin's load and hook errors start in the plugin's file.
+ * A SyntaxError ends with a frame of its own: the file and line of the error, function
+ * "".  Returns PYHOST_OK, PYHOST_RANGE when i is not below the count, PYHOST_MISUSE
+ * when h is not a live handle; outputs are written only on PYHOST_OK.  Since 0.1. */
+PYHOST_API int pyhost_errframe(const pyhost *h, size_t i, const char **file, int *line,
+                               const char **function);
 
 /* ======================================================================
  * values

@@ -46,23 +46,46 @@ namespace pyh {
 
 // ---- errors ----------------------------------------------------------------
 
-// A failed pyhost call: the status (PYHOST_PYEXC, PYHOST_TYPE, ...), the Python
-// exception's type name ("ValueError", "json.decoder.JSONDecodeError"; "" when the
-// failure is pyhost's own, not Python's) and what() = pyhost_errmsg's text, which for a
-// Python exception is the formatted exception with its traceback.
+// One entry of a Python traceback (pyhost_errframe): the file, the line (0 when Python
+// knows none) and the function ("<module>" for top-level code; "" for a SyntaxError's
+// own place).
+struct frame {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+
+// A failed pyhost call: the status (PYHOST_PYEXC, PYHOST_TYPE, ...); for a Python
+// exception, its type as the traceback names it (type_name(): "ValueError",
+// "json.decoder.JSONDecodeError"), its message without the traceback (message()) and
+// its traceback's frames (frames()), read from the exception itself (pyhost_errtype,
+// pyhost_errtext, pyhost_errframe); what() = pyhost_errmsg's text, which for a Python
+// exception is the formatted exception with its traceback.  For pyhost's own errors
+// type_name() is "", message() is what() and frames() is empty.
 class error : public std::runtime_error {
  public:
   error(int status, std::string type_name, const std::string &message)
-      : std::runtime_error(message), status_(status), type_name_(std::move(type_name)) {}
+      : std::runtime_error(message), status_(status), type_name_(std::move(type_name)), message_(message) {}
+  error(int status, std::string type_name, std::string message, std::vector<pyh::frame> frames,
+        const std::string &what)
+      : std::runtime_error(what), status_(status), type_name_(std::move(type_name)),
+        message_(std::move(message)), frames_(std::move(frames)) {}
   int status() const noexcept { return status_; }
   const char *status_name() const noexcept { return pyhost_status_name(status_); }
   const std::string &type_name() const noexcept { return type_name_; }
+  // The exception's message alone: str(exception) ("Expecting value: line 1 column 1
+  // (char 0)"), a SyntaxError's msg.
+  const std::string &message() const noexcept { return message_; }
+  // The traceback's frames, outermost first: frames().back() raised.
+  const std::vector<pyh::frame> &frames() const noexcept { return frames_; }
   // The formatted exception with its traceback (the same text as what()).
   const char *traceback() const noexcept { return what(); }
 
  private:
   int status_;
   std::string type_name_;
+  std::string message_;
+  std::vector<pyh::frame> frames_;
 };
 
 // SystemExit raised by Python code (PYHOST_EXIT): the host keeps running.
@@ -70,6 +93,9 @@ class system_exit : public error {
  public:
   system_exit(int code, const std::string &message)
       : error(PYHOST_EXIT, "SystemExit", message), code_(code) {}
+  system_exit(int code, std::string type_name, std::string message, std::vector<pyh::frame> frames,
+              const std::string &what)
+      : error(PYHOST_EXIT, std::move(type_name), std::move(message), std::move(frames), what), code_(code) {}
   int code() const noexcept { return code_; }
 
  private:
@@ -81,6 +107,8 @@ class interrupted : public error {
  public:
   explicit interrupted(const std::string &message)
       : error(PYHOST_INTERRUPTED, "pyhost.Interrupted", message) {}
+  interrupted(std::string message, std::vector<pyh::frame> frames, const std::string &what)
+      : error(PYHOST_INTERRUPTED, "pyhost.Interrupted", std::move(message), std::move(frames), what) {}
 };
 
 // Thrown by a host function (or method) to raise a Python exception of a class named
@@ -97,42 +125,44 @@ class python_error : public std::runtime_error {
 
 namespace detail {
 
-inline bool is_ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.';
-}
-
-// The exception's type from a formatted exception: the first unindented line after the
-// last traceback header (or from the start: a SyntaxError has no header, an exception
-// raised outside Python code has no traceback) that is a dotted name followed by ':' or
-// the line's end.
-inline std::string exception_type_of(const char *msg) {
-  std::string_view m(msg ? msg : "");
-  static constexpr std::string_view header = "Traceback (most recent call last):\n";
-  size_t from = m.rfind(header);
-  from = from == std::string_view::npos ? 0 : from + header.size();
-  while (from < m.size()) {
-    size_t end = m.find('\n', from);
-    std::string_view line = m.substr(from, end == std::string_view::npos ? m.size() - from
-                                                                        : end - from);
-    if (!line.empty() && line[0] != ' ' && line[0] != '\t') {
-      size_t n = 0;
-      while (n < line.size() && is_ident_char(line[n])) n++;
-      if (n > 0 && (n == line.size() || line[n] == ':')) return std::string(line.substr(0, n));
-    }
-    if (end == std::string_view::npos) break;
-    from = end + 1;
+// The frames of the last failed call on h (read before any other call on h).
+inline std::vector<pyh::frame> frames_of(const pyhost *h) {
+  std::vector<pyh::frame> out;
+  size_t n = pyhost_errframe_count(h);
+  out.reserve(n);
+  for (size_t i = 0; i < n; i++) {
+    const char *file = "", *function = "";
+    int line = 0;
+    if (pyhost_errframe(h, i, &file, &line, &function) != PYHOST_OK) break;
+    out.push_back(pyh::frame{file, line, function});
   }
-  return std::string();
+  return out;
 }
 
-// Throws the exception that status rc of the last call on h stands for.
+// Throws the exception that status rc of the last call on h stands for, with the
+// Python exception's data read from pyhost (never parsed from the text).
 [[noreturn]] inline void throw_status(pyhost *h, int rc) {
-  std::string msg = pyhost_errmsg(h);
-  if (rc == PYHOST_EXIT) throw system_exit(pyhost_exit_code(h), msg);
-  if (rc == PYHOST_INTERRUPTED) throw interrupted(msg);
   if (rc == PYHOST_NOMEM) throw std::bad_alloc();
-  throw error(rc, rc == PYHOST_PYEXC ? exception_type_of(msg.c_str()) : std::string(), msg);
+  std::string what = pyhost_errmsg(h), type = pyhost_errtype(h), text = pyhost_errtext(h);
+  std::vector<pyh::frame> frames = frames_of(h);
+  if (rc == PYHOST_EXIT)
+    throw system_exit(pyhost_exit_code(h), type.empty() ? "SystemExit" : std::move(type), std::move(text),
+                      std::move(frames), what);
+  if (rc == PYHOST_INTERRUPTED) throw interrupted(std::move(text), std::move(frames), what);
+  throw error(rc, std::move(type), std::move(text), std::move(frames), what);
+}
+
+// Runs f; a value of the wrong type or a number out of range (PYHOST_TYPE,
+// PYHOST_RANGE) is thrown again with "<who()>: " before its message, so that the error
+// names what was called: "plugin scorer: hook score: the result: expected float, got
+// str".  who is called only then.
+template <class Who, class F> auto naming(const Who &who, F &&f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const error &e) {
+    if (e.status() != PYHOST_TYPE && e.status() != PYHOST_RANGE) throw;
+    throw error(e.status(), e.type_name(), std::string(who()) + ": " + e.what());
+  }
 }
 
 inline void check(pyhost *h, int rc) {
@@ -226,7 +256,8 @@ class value {
   // repr() computed by Python.
   std::string repr(pyhost *h) const {
     const char *r = pyhost_value_repr(h, v_);
-    if (!r) detail::throw_status(h, PYHOST_PYEXC);
+    // NULL: a Python exception, or pyhost's own refusal (no value, no live handle)
+    if (!r) detail::throw_status(h, pyhost_errtype(h)[0] ? PYHOST_PYEXC : PYHOST_MISUSE);
     return r;
   }
 
@@ -644,15 +675,18 @@ R typed_call(pyhost *h, bool fast, const Fn &fn, const Slow &slow, const A &...a
 class function {
  public:
   function() noexcept = default;
-  function(pyhost *h, pyh::value callable) : h_(h), obj_(std::move(callable)) {
+  // name (may be empty) starts the message of an argument or a result of the wrong
+  // type: "json.loads", "plugin scorer: hook score".
+  function(pyhost *h, pyh::value callable, std::string name = std::string())
+      : h_(h), obj_(std::move(callable)), name_(std::move(name)) {
     detail::check(h_, pyhost_prepare(h_, obj_.get(), &c_));
   }
   function(function &&o) noexcept
-      : h_(o.h_), obj_(std::move(o.obj_)), c_(std::exchange(o.c_, nullptr)) {}
+      : h_(o.h_), obj_(std::move(o.obj_)), c_(std::exchange(o.c_, nullptr)), name_(std::move(o.name_)) {}
   function &operator=(function &&o) noexcept {
     if (this != &o) {
       pyhost_callable_free(c_);
-      h_ = o.h_, obj_ = std::move(o.obj_), c_ = std::exchange(o.c_, nullptr);
+      h_ = o.h_, obj_ = std::move(o.obj_), c_ = std::exchange(o.c_, nullptr), name_ = std::move(o.name_);
     }
     return *this;
   }
@@ -662,6 +696,19 @@ class function {
 
   // f.call<double>(1, "x", pyh::kw("weight", 2)): the result as R (void discards it).
   template <class R, class... A> R call(const A &...a) const {
+    if (name_.empty()) return call_unnamed<R>(a...);
+    return detail::naming([this] { return name_; }, [&] { return call_unnamed<R>(a...); });
+  }
+  // f(args...): the result as a value.
+  template <class... A> pyh::value operator()(const A &...a) const {
+    return call<pyh::value>(a...);
+  }
+  pyhost_callable *get() const noexcept { return c_; }
+  const pyh::value &object() const noexcept { return obj_; }
+  const std::string &name() const noexcept { return name_; }
+
+ private:
+  template <class R, class... A> R call_unnamed(const A &...a) const {
     if constexpr (detail::any_kwarg<A...>) {
       return detail::typed_call<R>(
           h_, c_ != nullptr, [this](const char *fmt, auto... v) { return pyhost_prepared_callf(h_, c_, fmt, v...); },
@@ -673,17 +720,10 @@ class function {
       return detail::prepared_call<R>(h_, c_, a...);
     }
   }
-  // f(args...): the result as a value.
-  template <class... A> pyh::value operator()(const A &...a) const {
-    return call<pyh::value>(a...);
-  }
-  pyhost_callable *get() const noexcept { return c_; }
-  const pyh::value &object() const noexcept { return obj_; }
-
- private:
   pyhost *h_ = nullptr;
   pyh::value obj_;
   pyhost_callable *c_ = nullptr;
+  std::string name_;
 };
 
 // ---- host functions: C++ callables as Python functions ---------------------
@@ -1144,12 +1184,13 @@ class module {
 template <class T> class type {
  public:
   type() noexcept = default;
-  type(pyhost *h, pyhost_type *t, detail::type_state<T> *st) noexcept : h_(h), t_(t), st_(st) {}
-  type(type &&o) noexcept : h_(o.h_), t_(std::exchange(o.t_, nullptr)), st_(o.st_) {}
+  type(pyhost *h, pyhost_type *t, detail::type_state<T> *st) noexcept
+      : h_(h), t_(t), st_(st), inline_(st->inline_payload) {}
+  type(type &&o) noexcept : h_(o.h_), t_(std::exchange(o.t_, nullptr)), st_(o.st_), inline_(o.inline_) {}
   type &operator=(type &&o) noexcept {
     if (this != &o) {
       pyhost_type_free(h_, t_);
-      h_ = o.h_, t_ = std::exchange(o.t_, nullptr), st_ = o.st_;
+      h_ = o.h_, t_ = std::exchange(o.t_, nullptr), st_ = o.st_, inline_ = o.inline_;
     }
     return *this;
   }
@@ -1160,7 +1201,7 @@ template <class T> class type {
   // A new instance holding T(args...), made from C++ (the Python constructor is not run).
   template <class... A> pyh::value create(A &&...args) const {
     pyhost_value *obj = nullptr;
-    if (st_->inline_payload) {
+    if (inline_) {
       detail::check(h_, pyhost_object_new(h_, t_, nullptr, &obj));  // a zeroed slot: not live
       pyh::value owned(obj);
       void *p = nullptr;
@@ -1190,13 +1231,16 @@ template <class T> class type {
     return pyh::value(v);
   }
   // 1 when the payload lives inline in the Python object (the runtime's alignment allows T).
-  bool inline_payload() const noexcept { return st_->inline_payload; }
+  bool inline_payload() const noexcept { return inline_; }
   pyhost_type *get() const noexcept { return t_; }
 
  private:
   pyhost *h_ = nullptr;
   pyhost_type *t_ = nullptr;
+  // owned by the interpreter (instances may outlive this handle): read only after a
+  // pyhost call on h_ succeeded, never once the interpreter is gone
   detail::type_state<T> *st_ = nullptr;
+  bool inline_ = false;
 };
 
 // Declares a host type: .init<A...>(), .def("m", &T::m), .property("x", &T::x), then
@@ -1314,11 +1358,15 @@ class plugin {
 
   // Calls hook(args...) (pyhost_plugin_call), keywords included, the result as R.
   // A missing hook is pyh::error with PYHOST_NOHOOK.
+  // An argument or a result of the wrong type names the plugin and the hook ("plugin
+  // scorer: hook score: the result: expected float, got str").
   template <class R = pyh::value, class... A> R call(const char *hook, const A &...a) const {
-    detail::value_args va = detail::make_value_args(a...);
-    pyhost_value *r = nullptr;
-    detail::check(h_, pyhost_plugin_call(h_, p_, hook, va.args.get(), va.kwargs.get(), &r));
-    return detail::take_result<R>(r);
+    return detail::naming([&] { return who(hook); }, [&] {
+      detail::value_args va = detail::make_value_args(a...);
+      pyhost_value *r = nullptr;
+      detail::check(h_, pyhost_plugin_call(h_, p_, hook, va.args.get(), va.kwargs.get(), &r));
+      return detail::naming([] { return "the result"; }, [&] { return detail::take_result<R>(r); });
+    });
   }
   bool has_hook(const char *hook) const {
     int rc = pyhost_plugin_has_hook(h_, p_, hook);
@@ -1332,7 +1380,7 @@ class plugin {
     detail::check(h_, pyhost_plugin_module(h_, p_, &m));
     pyh::value mod(m);
     detail::check(h_, pyhost_getattr(h_, mod.get(), name, &f));
-    return pyh::function(h_, pyh::value(f));
+    return pyh::function(h_, pyh::value(f), who(name));
   }
   void reload() { detail::check(h_, pyhost_plugin_reload(h_, p_)); }
   std::vector<std::string> hooks() const {
@@ -1345,6 +1393,9 @@ class plugin {
   pyhost_plugin *get() const noexcept { return p_; }
 
  private:
+  std::string who(const char *hook) const {
+    return std::string("plugin ") + pyhost_plugin_name(p_) + ": hook " + (hook ? hook : "(null)");
+  }
   pyhost *h_ = nullptr;
   pyhost_plugin *p_ = nullptr;
 };
@@ -1436,12 +1487,14 @@ class interpreter {
   // Calls the object a dotted name resolves to, once: call<double>("math.hypot", 3, 4).
   // For repeated calls, function() prepares it.
   template <class R = pyh::value, class... A> R call(const char *dotted, const A &...a) {
-    return detail::typed_call<R>(
-        h_, dotted != nullptr, [&](const char *fmt, auto... v) { return pyhost_call_namef(h_, dotted, fmt, v...); },
-        [&](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {
-          return pyhost_call_name(h_, dotted, args, kwargs, r);
-        },
-        a...);
+    return detail::naming([&] { return dotted ? dotted : "(null)"; }, [&] {
+      return detail::typed_call<R>(
+          h_, dotted != nullptr, [&](const char *fmt, auto... v) { return pyhost_call_namef(h_, dotted, fmt, v...); },
+          [&](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {
+            return pyhost_call_name(h_, dotted, args, kwargs, r);
+          },
+          a...);
+    });
   }
   // Calls a callable value.
   template <class R = pyh::value, class... A> R call(const pyh::value &callable, const A &...a) {
@@ -1451,7 +1504,10 @@ class interpreter {
     return detail::take_result<R>(r);
   }
   // A prepared callable from a dotted name or a value.
-  pyh::function function(const char *dotted) { return pyh::function(h_, resolve(dotted)); }
+  pyh::function function(const char *dotted) {
+    pyh::value f = resolve(dotted);
+    return pyh::function(h_, std::move(f), dotted);
+  }
   pyh::function function(pyh::value callable) { return pyh::function(h_, std::move(callable)); }
   pyh::plugin load_plugin(const char *path) { return pyh::plugin(h_, path); }
   pyh::module module(const char *name, const char *doc = nullptr) {

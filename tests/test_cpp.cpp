@@ -248,6 +248,12 @@ TEST_CASE(error_has_status_type_and_traceback) {
   } catch (const pyh::error &e) {
     CHECK(e.status() == PYHOST_PYEXC);
     CHECK(e.type_name() == "KeyError");
+    CHECK(e.message() == "'k'");
+    CHECK(e.frames().size() == 2);
+    if (e.frames().size() == 2) {
+      CHECK(e.frames()[0].file == "tb.py" && e.frames()[0].line == 3 && e.frames()[0].function == "<module>");
+      CHECK(e.frames()[1].file == "tb.py" && e.frames()[1].line == 2 && e.frames()[1].function == "inner");
+    }
     CHECK_CONTAINS(e.traceback(), "File \"tb.py\", line 2, in inner");
     CHECK_CONTAINS(e.what(), "KeyError: 'k'");
     CHECK_STREQ(e.status_name(), "PYHOST_PYEXC");
@@ -256,6 +262,76 @@ TEST_CASE(error_has_status_type_and_traceback) {
   EXPECT_ERROR(py.exec("x = (", "syn.py"), PYHOST_PYEXC, "SyntaxError", "syn.py");
   EXPECT_ERROR(py.import("no_such_module_xyz"), PYHOST_PYEXC, nullptr, "no_such_module_xyz");
   EXPECT_ERROR(py.global("undefined_name"), PYHOST_PYEXC, "NameError", "undefined_name");
+}
+
+// The type, message and frames come from the exception itself (pyhost_errtype,
+// pyhost_errtext, pyhost_errframe), also where the text has no traceback to read them
+// from: a hook called with a missing argument (issue 39), a SyntaxError.
+TEST_CASE(error_data_without_parsing_text) {
+  auto py = start();
+  auto p = py.load_plugin((std::string(check_arg4) + "/scorer.py").c_str());
+  try {
+    p.call<int>("count");  // TypeError: count() missing 1 required positional argument
+    CHECK(!"no exception");
+  } catch (const pyh::error &e) {
+    CHECK(e.status() == PYHOST_PYEXC);
+    CHECK_STR(e.type_name(), "TypeError");
+    CHECK_HAS(e.message(), "text");
+    CHECK(e.frames().empty());
+    CHECK_HAS(e.what(), "plugin scorer: hook count raised");
+  }
+  try {
+    p.call<double>("weighted", "[1,");
+    CHECK(!"no exception");
+  } catch (const pyh::error &e) {
+    CHECK_STR(e.type_name(), "json.decoder.JSONDecodeError");
+    CHECK(e.message().find("Traceback") == std::string::npos);
+    CHECK(!e.frames().empty() && e.frames()[0].function == "weighted");
+    CHECK(!e.frames().empty() && e.frames()[0].file == std::string(check_arg4) + "/scorer.py");
+  }
+  try {
+    py.exec("x = 1\ny = (\n", "syn.py");
+    CHECK(!"no exception");
+  } catch (const pyh::error &e) {
+    CHECK_STR(e.type_name(), "SyntaxError");
+    CHECK(e.frames().size() == 1 && e.frames()[0].file == "syn.py" && e.frames()[0].function.empty());
+  }
+  try {
+    py.exec("class Quit(SystemExit): pass\ndef bye():\n    raise Quit(4)\nbye()\n", "quit.py");
+    CHECK(!"no exception");
+  } catch (const pyh::system_exit &e) {
+    CHECK(e.code() == 4);
+    CHECK_STR(e.type_name(), "Quit");
+    CHECK_STR(e.message(), "4");
+    CHECK(e.frames().size() == 2 && e.frames()[1].function == "bye");
+  }
+  // pyhost's own errors: no Python type, the message is what()
+  try {
+    py.eval<int>("'text'");
+    CHECK(!"no exception");
+  } catch (const pyh::error &e) {
+    CHECK(e.status() == PYHOST_TYPE && e.type_name().empty() && e.frames().empty());
+    CHECK_STR(e.message(), e.what());
+  }
+}
+
+// A result or an argument of the wrong type names what was called (issue 39).
+TEST_CASE(error_wrong_types_name_the_call) {
+  auto py = start();
+  auto p = py.load_plugin((std::string(check_arg4) + "/scorer.py").c_str());
+  EXPECT_ERROR(p.call<double>("label", "x"), PYHOST_TYPE, "",
+               "plugin scorer: hook label: the result: expected float, got str");
+  EXPECT_ERROR(p.call<int>("count", std::vector<unsigned long long>{UINT64_MAX}), PYHOST_RANGE, "",
+               "plugin scorer: hook count: int 18446744073709551615 does not fit in 64 bits");
+  auto label = p.hook("label");
+  EXPECT_ERROR(label.call<double>("x"), PYHOST_TYPE, "", "plugin scorer: hook label: ");
+  EXPECT_ERROR(label.call<double>("x"), PYHOST_TYPE, "", "expected float, got str");
+  CHECK_STR(label.name(), "plugin scorer: hook label");
+  EXPECT_ERROR(py.function("str").call<int>(1), PYHOST_TYPE, "", "str: ");
+  EXPECT_ERROR(py.call<double>("str", 1), PYHOST_TYPE, "", "str: ");
+  EXPECT_ERROR(py.call<double>("dict", "weight"_kw = 1), PYHOST_TYPE, "", "dict: ");
+  // a Python exception is left as it is
+  EXPECT_ERROR(label.call<std::string>(1), PYHOST_PYEXC, "TypeError", nullptr);
 }
 
 TEST_CASE(error_system_exit_is_distinguishable) {
@@ -536,6 +612,54 @@ TEST_CASE(raii_nothing_leaks_when_an_exception_unwinds) {
   // a conversion that fails half way through an argument list
   EXPECT_ERROR(f.call<int>(std::vector<unsigned long long>{1, UINT64_MAX}), PYHOST_RANGE, "", nullptr);
 }
+
+// Handles used after their interpreter was destroyed (issue 39): a pyh::error with
+// PYHOST_MISUSE saying so, never a read of the freed interpreter (valgrind and ASan run
+// this case), and their destructors afterwards are clean.
+TEST_CASE(stale_handles_after_the_interpreter) {
+  pyh::function f, hook;
+  pyh::plugin p;
+  pyh::module m;
+  pyh::type<Counter> counter;
+  pyh::value obj, list;
+  pyhost *stale = nullptr;
+  {
+    auto py = start();
+    stale = py;
+    f = py.function("len");
+    p = py.load_plugin((std::string(check_arg4) + "/scorer.py").c_str());
+    hook = p.hook("count");
+    m = py.module("app");
+    m.def("twice", [](int x) { return 2 * x; });
+    counter = m.type<Counter>("Counter").init<std::string, int>().def("add", &Counter::add).make();
+    obj = counter.create("kept", 1);
+    list = py.eval("[1, 2, 3]");
+  }  // the interpreter is gone: Python finalized, the handle freed
+  const char *stale_text = "not a live pyhost handle";
+  EXPECT_ERROR(f.call<int>("abc"), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(f.call<int>("abc", "k"_kw = 1), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(f.call<int>(std::vector<int>{1}), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(hook.call<int>("[1]"), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(p.call<int>("count", "[1]"), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(p.has_hook("count"), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(p.hook("count"), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(p.reload(), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(p.hooks(), PYHOST_MISUSE, "", stale_text);
+  CHECK_STR(p.name(), "scorer");
+  EXPECT_ERROR(m.def("more", [] { return 1; }), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(m.add("x", 1), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(m.add_exception("Error"), PYHOST_MISUSE, "", stale_text);
+  expect_error([&] { m.type<Counter>("Other").init<std::string, int>().make(); }, PYHOST_MISUSE, "", stale_text,
+               __LINE__);
+  EXPECT_ERROR(counter.create("new", 2), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(counter.of(obj), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(counter.object(), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(obj.repr(stale), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(pyh::gil_guard(stale), PYHOST_MISUSE, "", stale_text);
+  EXPECT_ERROR(pyh::thread_attachment(stale), PYHOST_MISUSE, "", stale_text);
+  CHECK(list.as<std::vector<int>>().size() == 3);  // plain C data needs no Python
+  CHECK(pyhost_python_version(stale) == 0);
+}  // and every handle's destructor runs after the interpreter's
 
 // ---- threads -----------------------------------------------------------------
 

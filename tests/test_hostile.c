@@ -2,7 +2,7 @@
  * a clear status and message, then that the runtime still works.
  * Arguments: CASE LIB VERSION. */
 #define _GNU_SOURCE
-#include "pyhost.h"
+#include "core.h" /* white-box: PY.PyErr_Occurred, whether an exception was left set */
 #include "check.h"
 #include "reliab.h"
 
@@ -591,6 +591,112 @@ TEST_CASE(ints_beyond_the_string_limit) {
   char *text = int_text(h, v);
   CHECK(strcmp(text, "1208925819614629174706176") == 0);
   free(text);
+  pyhost_value_free(v);
+  done(h);
+}
+
+/* 1 when no Python exception is pending on this thread: Python's own check, asked
+ * inside a GIL scope (the thread state of the calls before). */
+static int nothing_pending(pyhost *h) {
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  int clear = PY.PyErr_Occurred() == NULL;
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  return clear;
+}
+
+/* Runs code (exec, or eval when it is an expression), which must fail with status, then
+ * requires that nothing is left set and that the exception's data reads. */
+static void hostile_error(pyhost *h, const char *code, int status, const char *type,
+                          const char *text) {
+  hostile_inputs++;
+  pyhost_value *v = NULL;
+  int rc = strchr(code, '\n') || strncmp(code, "raise", 5) == 0 ? pyhost_exec(h, code, "<hostile>")
+                                                                 : pyhost_eval(h, code, &v);
+  pyhost_value_free(v);
+  if (rc != status) {
+    fprintf(stderr, "%.300s\ngave %s, expected %s: %s\n", code, pyhost_status_name(rc),
+            pyhost_status_name(status), pyhost_errmsg(h));
+    check_failures++;
+  }
+  if (type) CHECK_STREQ(pyhost_errtype(h), type);
+  if (text) CHECK_STREQ(pyhost_errtext(h), text);
+  size_t n = pyhost_errframe_count(h);
+  for (size_t i = 0; i < n; i++) CHECK_RC(pyhost_errframe(h, i, NULL, NULL, NULL), PYHOST_OK);
+  if (!nothing_pending(h)) {
+    fprintf(stderr, "an exception was left set after:\n%.300s\n", code);
+    check_failures++;
+  }
+  still_works(h); /* on 3.14d and 3.15d a pending exception aborts here */
+}
+
+/* Issue 39 defect 6: reading a failed call's exception runs its own code (__str__,
+ * __repr__, a metaclass's __getattribute__ or properties), which may raise anything.
+ * Whatever it raises, no exception stays set for the host's next call, and pyhost calls
+ * no Python API with one set (the debug builds assert both). */
+TEST_CASE(formatting_leaves_no_exception_set) {
+  pyhost *h = reliab_start();
+  reliab_callback_setup(h);
+  const char *ki = "    def __str__(self): raise KeyboardInterrupt\n";
+  char code[1024];
+  snprintf(code, sizeof code, "class E(Exception):\n%sraise E()", ki);
+  hostile_error(h, code, PYHOST_PYEXC, "E", "<exception str() failed>");
+  hostile_error(h, "class K:\n    def __repr__(self): raise KeyboardInterrupt\nraise KeyError(K())",
+                PYHOST_PYEXC, "KeyError", NULL);
+  snprintf(code, sizeof code, "class C:\n%sraise SystemExit(C())", ki);
+  hostile_error(h, code, PYHOST_EXIT, "SystemExit", NULL);
+  hostile_error(h, "class Q(SystemExit):\n    @property\n    def code(self): raise KeyboardInterrupt\n"
+                   "raise Q(4)",
+                PYHOST_EXIT, "Q", NULL);
+  /* the type's names: a metaclass that refuses them, a property, a name not a str */
+  static const char meta_ga[] =
+      "class M(type):\n"
+      "    def __getattribute__(cls, n):\n"
+      "        if n in ('__module__', '__qualname__', '__name__'): raise KeyboardInterrupt\n"
+      "        return type.__getattribute__(cls, n)\n";
+  snprintf(code, sizeof code, "%sclass Nameless(Exception, metaclass=M): pass\nraise Nameless('x')", meta_ga);
+  hostile_error(h, code, PYHOST_PYEXC, "<unknown type>", "x");
+  hostile_error(h, "class P(type):\n    @property\n    def __module__(cls): raise KeyboardInterrupt\n"
+                   "class PE(Exception, metaclass=P): pass\nraise PE('p')",
+                PYHOST_PYEXC, "PE", NULL);
+  hostile_error(h, "class N(Exception): pass\nN.__module__ = 42\nraise N('n')", PYHOST_PYEXC, "N", NULL);
+  /* a SyntaxError whose fields raise; notes that raise (3.11+ formats them) */
+  hostile_error(h, "class S(SyntaxError):\n    @property\n    def msg(self): raise KeyboardInterrupt\n"
+                   "    @property\n    def lineno(self): raise KeyboardInterrupt\n"
+                   "    @property\n    def filename(self): raise KeyboardInterrupt\nraise S('s')",
+                PYHOST_PYEXC, "S", NULL);
+  hostile_error(h, "class T(Exception):\n    def __getattribute__(self, n):\n"
+                   "        if n in ('__notes__', 'args', '__cause__', '__context__'): raise KeyboardInterrupt\n"
+                   "        return Exception.__getattribute__(self, n)\nraise T('t')",
+                PYHOST_PYEXC, "T", NULL);
+  /* __str__ giving a str subclass with hostile methods of its own */
+  snprintf(code, sizeof code, "class U(str):\n%s    def __len__(self): raise KeyboardInterrupt\n"
+                              "class UE(Exception):\n    def __str__(self): return U('sub')\nraise UE()", ki);
+  hostile_error(h, code, PYHOST_PYEXC, "UE", "sub");
+  /* the same exceptions raised through a host callback (the short form inside it) */
+  CHECK_RC(pyhost_exec(h, meta_ga, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "class Nameless(Exception, metaclass=M): pass\n"
+                          "def hostile(): raise Nameless('deep')\n"
+                          "class BadStr(Exception):\n" "    def __str__(self): raise KeyboardInterrupt\n"
+                          "def badstr(): raise BadStr()\n",
+                       NULL),
+           PYHOST_OK);
+  hostile_error(h, "reliab.reenter('hostile()')", PYHOST_PYEXC, "<unknown type>", NULL);
+  hostile_error(h, "reliab.reenter('badstr()')", PYHOST_PYEXC, "BadStr", NULL);
+  /* converting and repr: a value whose type's names raise, a repr that raises */
+  CHECK_RC(pyhost_exec(h, "class Obj(metaclass=M): pass\n"
+                          "class R:\n    def __repr__(self): raise KeyboardInterrupt\n",
+                       NULL),
+           PYHOST_OK);
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_eval(h, "Obj()", &v), PYHOST_OK);
+  CHECK(nothing_pending(h));
+  CHECK_STREQ(pyhost_value_type_name(v), "<unknown type>");
+  pyhost_value_free(v);
+  v = NULL;
+  CHECK_RC(pyhost_eval(h, "R()", &v), PYHOST_OK);
+  CHECK(pyhost_value_repr(h, v) == NULL);
+  CHECK_STREQ(pyhost_errtype(h), "KeyboardInterrupt");
+  CHECK(nothing_pending(h));
   pyhost_value_free(v);
   done(h);
 }

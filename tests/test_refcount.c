@@ -679,7 +679,11 @@ static void op_errors(pyhost *h, void *ctx) {
   /* Python -> C: a traceback three frames deep */
   DISCARD(pyhost_call_namev(h, "rc_fail", NULL, 0, NULL, &r), PYHOST_PYEXC);
   CHECK_RC(pyhost_exec(h, "rc_fail()\n", "<refcount>"), PYHOST_PYEXC);
-  DISCARD(pyhost_eval(h, "1 +", &r), PYHOST_PYEXC); /* SyntaxError */
+  CHECK(pyhost_errframe_count(h) == 3); /* the exception read as data, frames and all */
+  DISCARD(pyhost_eval(h, "1 +", &r), PYHOST_PYEXC); /* SyntaxError: its place read too */
+  CHECK(pyhost_errframe_count(h) == 1);
+  CHECK_RC(pyhost_exec(h, "raise SystemExit('rc')", "<refcount>"), PYHOST_EXIT);
+  CHECK_STREQ(pyhost_errtext(h), "rc");
   /* C -> Python -> C -> Python: the traceback travels back out through the host function */
   pyhost_value *f = NULL;
   CHECK_RC(pyhost_get_global(h, "rc_fail", &f), PYHOST_OK);

@@ -312,6 +312,27 @@ TEST_CASE(long_messages_keep_start_and_end) {
   pyhost_config_free(c);
 }
 
+/* The cut's boundary, exactly: PYHOST__MSG_MAX bytes are kept whole, one more is cut. */
+TEST_CASE(long_messages_cut_past_the_limit_only) {
+  pyhost_config *c = pyhost_config_new();
+  pyhost_config_set_library(c, "/nonexistent.so");
+  pyhost *h;
+  pyhost_init(c, &h);
+  char *big = malloc(PYHOST__MSG_MAX + 1);
+  memset(big, 'y', PYHOST__MSG_MAX + 1);
+  pyhost__set_message(h, big, PYHOST__MSG_MAX);
+  CHECK(strlen(pyhost_errmsg(h)) == PYHOST__MSG_MAX);
+  pyhost__set_message(h, big, PYHOST__MSG_MAX + 1);
+  CHECK_CONTAINS(pyhost_errmsg(h), "[... 1 bytes cut ...]");
+  char out[PYHOST__MSG_MAX + 64 + 1];
+  CHECK(pyhost__cut_size(PYHOST__MSG_MAX) == PYHOST__MSG_MAX + 1);
+  CHECK(pyhost__cut_text(out, big, PYHOST__MSG_MAX + 1) == strlen(out));
+  CHECK(strlen(out) < pyhost__cut_size(PYHOST__MSG_MAX + 1));
+  free(big);
+  pyhost_free(h);
+  pyhost_config_free(c);
+}
+
 TEST_CASE(strbuf_marks_truncation) {
   char small[8];
   pyhost__fmt(small, sizeof small, "%s", "0123456789");

@@ -271,7 +271,7 @@ const char *pyhost__module_name(pyhost_module *m);
 
 /* 1 when the handle still runs Python (callbacks refuse to run during finalize). */
 static inline int pyhost__handle_running(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC && atomic_load(&h->state) == PYHOST__RUNNING;
+  return pyhost__handle_live(h) && atomic_load(&h->state) == PYHOST__RUNNING;
 }
 
 /* Reference counts on the per-call paths.  Before 3.12 the stable ABI's own Py_INCREF

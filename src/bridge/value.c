@@ -163,7 +163,7 @@ const char *pyhost_value_type_name(const pyhost_value *v) {
 }
 
 static int wrong_type(pyhost *h, const pyhost_value *v, const char *expected) {
-  if (h && h->magic == PYHOST__MAGIC)
+  if (pyhost__handle_live(h))
     pyhost__set_error(h, PYHOST_TYPE, "expected %s, got %s", expected, pyhost_value_type_name(v));
   return PYHOST_TYPE;
 }
@@ -177,7 +177,7 @@ int pyhost_value_to_bool(pyhost *h, const pyhost_value *v, int *out) {
 int pyhost_value_to_int(pyhost *h, const pyhost_value *v, int64_t *out) {
   if (!v || v->kind != PYHOST_KIND_INT) return wrong_type(h, v, "int");
   if (v->big) {
-    if (h && h->magic == PYHOST__MAGIC)
+    if (pyhost__handle_live(h))
       pyhost__set_error(h, PYHOST_RANGE, "int %.80s%s does not fit in 64 bits", v->u.s.p,
                         v->u.s.len > 80 ? "..." : "");
     return PYHOST_RANGE;
@@ -189,7 +189,7 @@ int pyhost_value_to_int(pyhost *h, const pyhost_value *v, int64_t *out) {
 int pyhost_value_to_int_text(pyhost *h, const pyhost_value *v, char *buf, size_t cap,
                               size_t *len) {
   if (!len) {
-    if (h && h->magic == PYHOST__MAGIC)
+    if (pyhost__handle_live(h))
       pyhost__set_error(h, PYHOST_MISUSE, "pyhost_value_to_int_text: len is NULL");
     return PYHOST_MISUSE;
   }
@@ -201,7 +201,7 @@ int pyhost_value_to_int_text(pyhost *h, const pyhost_value *v, char *buf, size_t
   if (!v->big) {
     n = (size_t)snprintf(small, sizeof small, "%" PRId64, v->u.i);
   } else if (!(text = pyhost__int_decimal(v->u.s.p, v->u.s.len, &n))) {
-    if (h && h->magic == PYHOST__MAGIC)
+    if (pyhost__handle_live(h))
       pyhost__set_error(h, PYHOST_NOMEM, "pyhost_value_to_int_text: out of memory");
     return PYHOST_NOMEM;
   }
@@ -209,7 +209,7 @@ int pyhost_value_to_int_text(pyhost *h, const pyhost_value *v, char *buf, size_t
   int rc = PYHOST_OK;
   if (cap > n && buf) {
     memcpy(buf, text, n + 1);
-  } else if (h && h->magic == PYHOST__MAGIC) {
+  } else if (pyhost__handle_live(h)) {
     rc = pyhost__set_error(h, PYHOST_RANGE,
                            "pyhost_value_to_int_text: the int has %zu characters, the buffer "
                            "holds %zu (and a NUL)", n, cap ? cap - 1 : 0);

@@ -6,7 +6,7 @@
 const char *pyhost_value_repr(pyhost *h, pyhost_value *v) {
   PyGILState_STATE gil;
   if (!v) {
-    if (h && h->magic == PYHOST__MAGIC) pyhost__set_error(h, PYHOST_MISUSE, "NULL value");
+    if (pyhost__handle_live(h)) pyhost__set_error(h, PYHOST_MISUSE, "NULL value");
     return NULL;
   }
   if (pyhost__enter(h, &gil)) return NULL;

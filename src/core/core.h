@@ -16,8 +16,9 @@
 
 #define PYHOST__PATH_MAX 4096
 
-/* Invariants that comments state, checked in debug builds (NDEBUG unset), as Lua's
- * lua_assert and SQLite's assert: never a cost in a release build. */
+/* Invariants that comments state, checked as Lua's lua_assert and SQLite's assert
+ * wherever tests run (every build but Release and MinSizeRel: CMake's PYHOST_ASSERTS
+ * keeps NDEBUG unset in RelWithDebInfo); never a cost in a release build. */
 #ifndef NDEBUG
 #  include <assert.h>
 #  define PYHOST__ASSERT(cond) assert(cond)
@@ -66,6 +67,48 @@ enum pyhost__state {
   PYHOST__FINALIZED     /* Python was finalized through this handle */
 };
 
+/* ---- a Python exception as data (excdata.c): what pyhost_errtype, pyhost_errtext and
+ * pyhost_errframe read ---- */
+/* One traceback entry. */
+struct pyhost__errframe {
+  const char *file, *function;
+  int line;
+};
+/* One exception, in one allocation: block holds the frames, then every string the
+ * fields point to. */
+struct pyhost__excdata {
+  char *block;               /* own; NULL: no exception behind the message */
+  const char *type, *text;
+  const struct pyhost__errframe *frames;
+  size_t nframes;
+};
+/* Gathering one: the strings are appended to one buffer and named by their offsets
+ * until pyhost__excbuild_finish lays the block out.  Out of memory along the way, the
+ * build fails as a whole (failed), and finish gives no data. */
+struct pyhost__excbuild_frame {
+  size_t file, function;
+  int line;
+};
+struct pyhost__excbuild {
+  char *strings;
+  size_t len, cap;
+  struct pyhost__excbuild_frame *frames;
+  size_t nframes, frames_cap;
+  size_t type, text; /* offsets */
+  int failed;
+};
+void pyhost__excbuild_init(struct pyhost__excbuild *b);
+/* Appends len bytes of s and a NUL; returns their offset (0 after a failure: the empty
+ * string every build starts with). */
+size_t pyhost__excbuild_str(struct pyhost__excbuild *b, const char *s, size_t len);
+/* The same for a message text: a text longer than PYHOST__MSG_MAX keeps its start and
+ * its end, as messages do. */
+size_t pyhost__excbuild_text(struct pyhost__excbuild *b, const char *s, size_t len);
+void pyhost__excbuild_frame(struct pyhost__excbuild *b, size_t file, size_t function, int line);
+/* Lays out the data into *d (own; d->block NULL after a failure) and frees the build. */
+void pyhost__excbuild_finish(struct pyhost__excbuild *b, struct pyhost__excdata *d);
+void pyhost__excdata_free(struct pyhost__excdata *d);
+
 /* A per-thread message slot.  Slots are pushed at the head of a list and never moved
  * or removed until the handle is freed, so readers need no lock. */
 struct pyhost__msg {
@@ -73,10 +116,10 @@ struct pyhost__msg {
   struct pyhost__msg *next;
   char *text;
   size_t cap;
+  struct pyhost__excdata exc; /* the exception behind text, only while text is set */
 };
 
 struct pyhost {
-  unsigned magic;            /* PYHOST__MAGIC while the memory is a live handle */
   _Atomic int state;         /* enum pyhost__state */
   struct pyhost_config cfg;  /* deep copy of what init was given */
   void *lib;                 /* the library handle; never closed once Python ran */
@@ -95,10 +138,16 @@ struct pyhost {
   PyObject *main_module, *main_dict;
 };
 
-#define PYHOST__MAGIC 0x70794854u /* "pyHT" */
+/* ---- live handles (handles.c) ---- */
+/* Counts h as live from pyhost_init until pyhost_free: 0, or -1 out of memory. */
+int pyhost__handle_add(const pyhost *h);
+void pyhost__handle_remove(const pyhost *h);
+/* pyhost__handle_live past the first slot. */
+PYHOST__COLD int pyhost__handle_live_slow(const pyhost *h);
 
 /* ---- messages (msg.c) ---- */
-/* Sets this thread's message on h (printf-style); returns status for tail calls. */
+/* Sets this thread's message on h (printf-style); returns status for tail calls.
+ * Nothing is set on a NULL or freed handle (pyhost__handle_live). */
 int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(PYHOST__PRINTF_DIALECT, 3, 4)))
@@ -106,12 +155,26 @@ int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...)
     ;
 /* Sets this thread's message on h to text of len bytes. */
 void pyhost__set_message(const pyhost *h, const char *text, size_t len);
+/* Attaches the exception behind this thread's message on h, just set (own d: taken
+ * in every case). */
+void pyhost__set_exception(const pyhost *h, struct pyhost__excdata *d);
 /* Empties this thread's message ("not an error"). */
 void pyhost__clear_message(const pyhost *h);
 void pyhost__free_messages(pyhost *h);
 
 /* ---- per-thread state (state.c) ---- */
-/* One struct, so that the hot path computes one thread-local address. */
+/* A thread's record while it is inside a pyhost call (runtime/inflight.c): linked on
+ * pyhost__process.running by its outermost call, so pyhost_interrupt can reach it. */
+struct pyhost__call {
+  unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
+  int depth;            /* nested calls (host function callbacks calling pyhost) */
+  struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
+  int protected;        /* inside pyhost's own Python work: not to be interrupted */
+  struct pyhost__call *prev, *next;
+};
+
+/* Everything pyhost keeps per thread, in one struct, so that the hot path computes
+ * one thread-local address. */
 struct pyhost__thread {
   /* the handle of this thread's pyhost_gil_enter scope, or PYHOST__NO_SCOPE: never NULL,
    * so that scope_h == h also says h is not NULL */
@@ -125,23 +188,32 @@ struct pyhost__thread {
   unsigned long nesting;   /* entries from Python that pyhost guards (bridge.h), nested */
   int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
                     * its current outermost call (inflight.c; GIL-protected) */
+  struct pyhost__call call; /* this thread in a call (inflight.c) */
+  /* pyhost_thread_attach calls not yet detached, and what the outermost one's
+   * PyGILState_Ensure returned (attach.c) */
+  unsigned long attached;
+  PyGILState_STATE attach_pin;
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;
 #define PYHOST__NO_SCOPE ((const pyhost *)(const void *)&pyhost__no_scope)
 
 /* ---- the process (state.c) ---- */
-/* Everything pyhost keeps for the whole process, in one object, as Lua's global_State:
- * CPython is process-global (one runtime, started at most once), so is what pyhost
- * keeps about it.  Finalize and the tests reset and inspect this one object.  The
- * fields after `state` are read and written with the GIL held (or, after
- * Py_FinalizeEx, by the one thread that finalized). */
+/* Everything the layers up to the runtime keep for the whole process, in one object,
+ * as Lua's global_State: CPython is process-global (one runtime, started at most
+ * once), so is what pyhost keeps about it.  Finalize and the tests reset and inspect
+ * this one object.  The bridge keeps its registries (host functions and types, the
+ * eval cache, the plugin loader) in one object of its own, pyhost__bridge
+ * (bridge/registries.h), which finalize reaches only through the teardown hooks the
+ * bridge adds, as libuv keeps its few globals explicit.  Besides these two, pyhost has
+ * per-thread state (pyhost__thread, above) and the platform layer's test seams (the
+ * allocator's fault injection, the ld.so.conf path), below the core;
+ * tests/check_state.py lists every exception with its reason, and consistency.state
+ * keeps it so.  The fields after `state` are read and written with the GIL held (or,
+ * after Py_FinalizeEx, by the one thread that finalized) unless they say otherwise. */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
 struct pyhost__teardown;
-struct hostfn;
-struct typerec;
-struct methrec;
-#define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
+struct pyhost__live;
 struct pyhost__process {
   struct pyapi py;                 /* the table behind PY (filled by pyhost_init) */
   /* The process's Python: RUNNING exactly while the one handle that started it is
@@ -149,25 +221,39 @@ struct pyhost__process {
   _Atomic int state;               /* PYHOST__PROCESS_* */
   char library[PYHOST__PATH_MAX];  /* the library it was started from (pyhost.c) */
   const char *fail_symbol;         /* test seam: the look-up answers NULL for it */
+  _Atomic(struct pyhost__live *) live; /* the live handles (handles.c) */
   /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
   struct pyhost__teardown *teardown, **teardown_end;
-  /* the bridge's registries */
-  struct hostfn *hostfns;          /* every host function's record (hostfn.c) */
-  PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
-  struct typerec **by_type;        /* every host type's record by type (hosttype.c) */
-  size_t by_type_cap, by_type_n;
-  struct typerec *by_type_none[1]; /* by_type before the first type: one free slot */
-  const PyTypeObject *fast_type;   /* the last type `T()` made fast (hosttype.c) */
-  struct typerec *fast_rec;        /* and its record */
-  PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
-  /* the typed method behind each trampoline in use, and how many are (hosttype.c);
-   * never reused: a type's record lives until exit */
-  struct methrec *tramp_rec[PYHOST__TRAMPOLINES];
-  size_t tramp_used;
+  /* calls in flight (runtime/inflight.c) */
+  struct pyhost__call *running;    /* the threads inside a call */
+  _Atomic long in_flight;          /* calls counted in, not yet out (read without the GIL) */
+  _Atomic int gate_open;           /* 1 while calls may start (read without the GIL) */
+  /* a child forked while other threads were inside calls: those threads do not exist
+   * there, and one of them may have held the GIL for good (read without the GIL) */
+  _Atomic int forked_amid_calls;
+  _Atomic int traceback_ready;     /* pyhost_interrupt imported traceback once */
+  PyObject *interrupted_type;      /* pyhost.Interrupted, strong reference */
 };
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */
 #define PY (pyhost__process.py)
+
+/* A slot of the live handles' list (handles.c). */
+struct pyhost__live {
+  _Atomic(const pyhost *) h;  /* NULL: free for the next handle */
+  struct pyhost__live *next;  /* set before the slot is published, then constant */
+};
+
+/* 1 when h is a live handle (from pyhost_init until pyhost_free); reads the list of
+ * live handles only, never *h, so a freed handle (or any other pointer) is answered
+ * safely.  A freed handle's address may be handed out again by a later pyhost_init:
+ * then it names that new handle.  The first slot, where the running handle usually
+ * is, is read inline. */
+static inline int pyhost__handle_live(const pyhost *h) {
+  struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
+  if (s && h && atomic_load_explicit(&s->h, memory_order_acquire) == h) return 1;
+  return pyhost__handle_live_slow(h);
+}
 
 /* True when the loaded runtime is at least major.minor: the only way call sites pick
  * an optional row or a version-specific behaviour. */

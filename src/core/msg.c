@@ -1,17 +1,16 @@
-/* msg.c: per-thread error messages on a handle.
+/* msg.c: per-thread error messages on a handle, and the Python exception behind one.
  *
  * pyhost_errmsg(h) answers for the calling thread's last call, as Python's own
  * exception state is per thread: two host threads that fail at once each read their
- * own cause.  A message longer than MSG_MAX keeps its start and its end, because a
- * traceback's last line names the exception.
+ * own cause.  A message longer than PYHOST__MSG_MAX keeps its start and its end,
+ * because a traceback's last line names the exception.  pyhost_errtype, pyhost_errtext
+ * and pyhost_errframe read the same slot: the exception is kept while its message is,
+ * and goes with it.
  */
 #include "core.h"
 
-#include <stdio.h>
 #include <string.h>
 
-#define MSG_MAX 65536
-#define MSG_HEAD 8192
 
 static _Thread_local char this_thread;
 
@@ -45,37 +44,39 @@ static void count(const struct pyhost__msg *m, int was_set) {
 }
 
 static void store(struct pyhost__msg *m, const char *text, size_t len) {
-  static const char cut_fmt[] = "\n[... %zu bytes cut ...]\n";
-  size_t need = len < MSG_MAX ? len : MSG_MAX + sizeof cut_fmt + 24;
-  if (m->cap < need + 1) {
-    char *t = pyhost__realloc(m->text, need + 1);
+  size_t need = pyhost__cut_size(len);
+  if (m->cap < need) {
+    char *t = pyhost__realloc(m->text, need);
     if (!t) {
       /* Keep whatever fits in the old buffer rather than nothing. */
       if (m->text && m->cap) pyhost__fmt(m->text, m->cap, "%.*s", (int)len, text);
       return;
     }
     m->text = t;
-    m->cap = need + 1;
+    m->cap = need;
   }
-  if (len < MSG_MAX) {
-    memcpy(m->text, text, len);
-    m->text[len] = '\0';
-    return;
-  }
-  size_t tail = MSG_MAX - MSG_HEAD;
-  memcpy(m->text, text, MSG_HEAD);
-  int n = snprintf(m->text + MSG_HEAD, m->cap - MSG_HEAD, cut_fmt, len - MSG_HEAD - tail);
-  memcpy(m->text + MSG_HEAD + n, text + len - tail, tail);
-  m->text[MSG_HEAD + n + tail] = '\0';
+  pyhost__cut_text(m->text, text, len);
 }
 
 void pyhost__set_message(const pyhost *h, const char *text, size_t len) {
-  if (!h) return;
+  if (!pyhost__handle_live(h)) return;
   struct pyhost__msg *m = get_slot(h);
   if (!m) return;
   int was_set = is_set(m);
+  pyhost__excdata_free(&m->exc);
   store(m, text, len);
   count(m, was_set);
+}
+
+void pyhost__set_exception(const pyhost *h, struct pyhost__excdata *d) {
+  struct pyhost__msg *m = pyhost__handle_live(h) ? find_slot(h) : NULL;
+  if (!m || !is_set(m)) { /* no message to go with: the next call would not clear it */
+    pyhost__excdata_free(d);
+    return;
+  }
+  pyhost__excdata_free(&m->exc);
+  m->exc = *d;
+  memset(d, 0, sizeof *d);
 }
 
 int pyhost__set_error(const pyhost *h, int status, const char *fmt, ...) {
@@ -97,6 +98,7 @@ void pyhost__clear_message(const pyhost *h) {
   struct pyhost__msg *m = h ? find_slot(h) : NULL;
   if (m && is_set(m)) {
     m->text[0] = '\0';
+    pyhost__excdata_free(&m->exc);
     pyhost__thread.messages--;
   }
 }
@@ -106,6 +108,7 @@ void pyhost__free_messages(pyhost *h) {
   while (m) {
     struct pyhost__msg *next = m->next;
     pyhost__free(m->text);
+    pyhost__excdata_free(&m->exc);
     pyhost__free(m);
     m = next;
   }
@@ -113,11 +116,45 @@ void pyhost__free_messages(pyhost *h) {
 
 const char *pyhost_errmsg(const pyhost *h) {
   if (!h) return "no pyhost handle (NULL)";
-  if (h->magic != PYHOST__MAGIC) return "not a pyhost handle (freed or corrupted)";
+  if (!pyhost__handle_live(h))
+    return "not a live pyhost handle: freed by pyhost_free, or never returned by pyhost_init";
   struct pyhost__msg *m = find_slot(h);
-  return m && m->text && m->text[0] ? m->text : "not an error";
+  return m && is_set(m) ? m->text : "not an error";
 }
 
 int pyhost_exit_code(const pyhost *h) {
-  return h && h->magic == PYHOST__MAGIC ? h->exit_code : 0;
+  return pyhost__handle_live(h) ? h->exit_code : 0;
+}
+
+/* This thread's exception on h, or NULL: none, or h is no live handle. */
+static const struct pyhost__excdata *exception_of(const pyhost *h) {
+  struct pyhost__msg *m = pyhost__handle_live(h) ? find_slot(h) : NULL;
+  return m && is_set(m) && m->exc.block ? &m->exc : NULL;
+}
+
+const char *pyhost_errtype(const pyhost *h) {
+  const struct pyhost__excdata *e = exception_of(h);
+  return e ? e->type : "";
+}
+
+const char *pyhost_errtext(const pyhost *h) {
+  const struct pyhost__excdata *e = exception_of(h);
+  return e ? e->text : pyhost_errmsg(h);
+}
+
+size_t pyhost_errframe_count(const pyhost *h) {
+  const struct pyhost__excdata *e = exception_of(h);
+  return e ? e->nframes : 0;
+}
+
+int pyhost_errframe(const pyhost *h, size_t i, const char **file, int *line,
+                    const char **function) {
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
+  const struct pyhost__excdata *e = exception_of(h);
+  if (!e || i >= e->nframes) return PYHOST_RANGE;
+  const struct pyhost__errframe *f = &e->frames[i];
+  if (file) *file = f->file;
+  if (line) *line = f->line;
+  if (function) *function = f->function;
+  return PYHOST_OK;
 }

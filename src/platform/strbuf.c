@@ -41,3 +41,18 @@ char *pyhost__fmt(char *buf, size_t cap, const char *fmt, ...) {
   va_end(ap);
   return buf;
 }
+
+size_t pyhost__cut_text(char *dst, const char *text, size_t len) {
+  if (len <= PYHOST__MSG_MAX) {
+    memcpy(dst, text, len);
+    dst[len] = '\0';
+    return len;
+  }
+  size_t tail = PYHOST__MSG_MAX - PYHOST__MSG_HEAD;
+  memcpy(dst, text, PYHOST__MSG_HEAD);
+  int n = snprintf(dst + PYHOST__MSG_HEAD, 64, "\n[... %zu bytes cut ...]\n", len - PYHOST__MSG_HEAD - tail);
+  if (n < 0) n = 0;
+  memcpy(dst + PYHOST__MSG_HEAD + n, text + len - tail, tail);
+  dst[PYHOST__MSG_HEAD + n + tail] = '\0';
+  return PYHOST__MSG_HEAD + (size_t)n + tail;
+}

@@ -26,6 +26,19 @@ void pyhost__strbuf_printf(struct pyhost__strbuf *sb, const char *fmt, ...)
     ;
 void pyhost__strbuf_vprintf(struct pyhost__strbuf *sb, const char *fmt, va_list ap);
 
+/* Texts longer than PYHOST__MSG_MAX (messages, an exception's text) keep their first
+ * PYHOST__MSG_HEAD bytes and their end: a traceback's last line names the exception. */
+#define PYHOST__MSG_MAX 65536
+#define PYHOST__MSG_HEAD 8192
+/* The bytes pyhost__cut_text writes for a text of len bytes, its NUL included. */
+static inline size_t pyhost__cut_size(size_t len) {
+  return (len <= PYHOST__MSG_MAX ? len : PYHOST__MSG_MAX + 64) + 1;
+}
+/* Writes text (len bytes) and a NUL into dst (pyhost__cut_size(len) bytes): whole up
+ * to PYHOST__MSG_MAX bytes, else its start, a line saying how much was cut, and its
+ * end.  Returns the length written. */
+size_t pyhost__cut_text(char *dst, const char *text, size_t len);
+
 /* snprintf into buf that marks truncation; returns buf. */
 char *pyhost__fmt(char *buf, size_t cap, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -29,7 +29,7 @@ int pyhost_gil_enter(pyhost *h) {
 }
 
 int pyhost_gil_leave(pyhost *h) {
-  if (!h || h->magic != PYHOST__MAGIC) return PYHOST_MISUSE;
+  if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
   if (!pyhost__gil_scoped(h))
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_gil_leave without a matching pyhost_gil_enter on this "

@@ -12,3 +12,7 @@ def weighted(text, weight=1):
 
 def score(text):
     return weighted(text)
+
+
+def label(text):
+    return 'label: ' + text

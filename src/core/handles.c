@@ -1,0 +1,40 @@
+/* handles.c: which pyhost handles are alive, so that a handle the host already freed
+ * (a C++ wrapper that outlived its pyh::interpreter, a second pyhost_free) is refused
+ * without reading the freed memory.
+ *
+ * A list of slots, each naming one live handle or none.  Slots are never freed, only
+ * emptied and reused, so a reader walks them without a lock while other threads add
+ * and remove handles (a fork in between leaves nothing locked), and the list is never
+ * longer than the most handles ever alive at once: the running one and the failed
+ * ones a host has not freed yet.  Asking costs a load and a compare per slot.
+ */
+#include "core.h"
+
+int pyhost__handle_add(const pyhost *h) {
+  struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
+  for (; s; s = s->next) {
+    const pyhost *none = NULL;
+    if (atomic_compare_exchange_strong(&s->h, &none, h)) return 0;
+  }
+  if (!(s = pyhost__malloc(sizeof *s))) return -1;
+  atomic_init(&s->h, h);
+  struct pyhost__live *head = atomic_load(&pyhost__process.live);
+  do s->next = head;
+  while (!atomic_compare_exchange_weak(&pyhost__process.live, &head, s));
+  return 0;
+}
+
+void pyhost__handle_remove(const pyhost *h) {
+  for (struct pyhost__live *s = atomic_load(&pyhost__process.live); s; s = s->next) {
+    const pyhost *was = h;
+    if (atomic_compare_exchange_strong(&s->h, &was, NULL)) return;
+  }
+}
+
+int pyhost__handle_live_slow(const pyhost *h) {
+  if (!h) return 0;
+  for (struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
+       s; s = s->next)
+    if (atomic_load_explicit(&s->h, memory_order_acquire) == h) return 1;
+  return 0;
+}
