@@ -127,19 +127,38 @@ TEST_CASE(callf_errors) {
   pyhost_free(h);
 }
 
+/* A plugin loaded from its file name.py, which holds text, in a new directory under
+ * /tmp (struct plugin_file keeps both for plugin_file_unload). */
+struct plugin_file {
+  char dir[sizeof "/tmp/pyhost_callf_XXXXXX"], path[128];
+  pyhost_plugin *p;
+};
+static void plugin_file_load(pyhost *h, struct plugin_file *pf, const char *name, const char *text) {
+  memcpy(pf->dir, "/tmp/pyhost_callf_XXXXXX", sizeof pf->dir);
+  pf->p = NULL;
+  CHECK(mkdtemp(pf->dir) != NULL);
+  snprintf(pf->path, sizeof pf->path, "%s/%s.py", pf->dir, name);
+  FILE *f = fopen(pf->path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+  CHECK_RC(pyhost_plugin_load(h, pf->path, &pf->p), PYHOST_OK);
+}
+/* The plugin unloaded, its file and directory removed. */
+static void plugin_file_unload(struct plugin_file *pf) {
+  pyhost_plugin_unload(pf->p);
+  remove(pf->path);
+  rmdir(pf->dir);
+}
+
 TEST_CASE(callf_plugin_hooks) {
   pyhost *h = start();
-  char dir[] = "/tmp/pyhost_callf_XXXXXX", path[128];
-  CHECK(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/scorer.py", dir);
-  FILE *f = fopen(path, "w");
-  CHECK(f != NULL);
-  fputs("import json\n"
-        "def score(text, weight=1):\n    return sum(json.loads(text)) * weight\n",
-        f);
-  fclose(f);
-  pyhost_plugin *p = NULL;
-  CHECK_RC(pyhost_plugin_load(h, path, &p), PYHOST_OK);
+  struct plugin_file pf;
+  plugin_file_load(h, &pf, "scorer",
+                   "import json\n"
+                   "def score(text, weight=1):\n    return sum(json.loads(text)) * weight\n");
+  pyhost_plugin *p = pf.p;
   double d = 0;
   CHECK_RC(pyhost_plugin_callf(h, p, "score", "s,weight=i>d", "[1, 2, 3.5]", 2, &d), PYHOST_OK);
   CHECK(d == 13.0);
@@ -149,9 +168,7 @@ TEST_CASE(callf_plugin_hooks) {
   CHECK(strstr(pyhost_errmsg(h), "plugin scorer: hook score raised") != NULL);
   CHECK_RC(pyhost_plugin_callf(h, p, "nohook", ""), PYHOST_NOHOOK);
   CHECK_RC(pyhost_plugin_callf(h, p, NULL, ""), PYHOST_MISUSE);
-  pyhost_plugin_unload(p);
-  remove(path);
-  rmdir(dir);
+  plugin_file_unload(&pf);
   pyhost_free(h);
 }
 
@@ -493,16 +510,11 @@ TEST_CASE(failed_calls_write_no_result) {
   EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "q>i", 1, &o.i), PYHOST_MISUSE);
 
   /* plugins */
-  char dir[] = "/tmp/pyhost_outs_XXXXXX", path[128];
-  CHECK(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/outs.py", dir);
-  FILE *f = fopen(path, "w");
-  CHECK(f != NULL);
-  fputs("def boom(*a):\n    raise ValueError('boom')\ndef give(x):\n    return x\n"
-        "def deep():\n    d = []\n    for _ in range(2000): d = [d]\n    return d\n", f);
-  fclose(f);
-  pyhost_plugin *p = NULL;
-  CHECK_RC(pyhost_plugin_load(h, path, &p), PYHOST_OK);
+  struct plugin_file pf;
+  plugin_file_load(h, &pf, "outs",
+                   "def boom(*a):\n    raise ValueError('boom')\ndef give(x):\n    return x\n"
+                   "def deep():\n    d = []\n    for _ in range(2000): d = [d]\n    return d\n");
+  pyhost_plugin *p = pf.p;
   EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "boom", "i>L", 1, &o.l), PYHOST_PYEXC);
   EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "give", "s>L", "x", &o.l), PYHOST_TYPE);
   EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "give", "O>d", huge, &o.d), PYHOST_RANGE);
@@ -511,9 +523,7 @@ TEST_CASE(failed_calls_write_no_result) {
   EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "nohook", ">i", &o.i), PYHOST_NOHOOK);
   EXPECT_NULL_RESULT(pyhost_plugin_call(h, p, "boom", NULL, NULL, &o.v), PYHOST_PYEXC);
   EXPECT_NULL_RESULT(pyhost_plugin_call(h, p, "deep", NULL, NULL, &o.v), PYHOST_PYEXC);
-  pyhost_plugin_unload(p);
-  remove(path);
-  rmdir(dir);
+  plugin_file_unload(&pf);
 
   /* the value forms: own results are NULL on failure */
   pyhost_value *fn = NULL;
