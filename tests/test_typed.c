@@ -974,6 +974,22 @@ TEST_CASE(scalar_reads_run_no_python_code) {
   CHECK(d == 3.0);
   CHECK_RC(pyhost_call_namef(h, "give", "O>L", i3, &n), PYHOST_OK);
   CHECK(n == 3);
+  /* arrays of numbers read from a Python list */
+  pyhost_value *ints = NULL, *floats = NULL;
+  CHECK_RC(pyhost_exec(h, "def ints(): return [I(3), -4]\n"
+                          "def floats(): return [I(3), F(2.5), 1.0]\n", NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_call_namef(h, "ints", ">o", &ints), PYHOST_OK);
+  CHECK_RC(pyhost_call_namef(h, "floats", ">o", &floats), PYHOST_OK);
+  int64_t iv[2] = {0, 0};
+  double dv[3] = {0, 0, 0};
+  size_t count = 0;
+  CHECK_RC(pyhost_value_to_int64s(h, ints, iv, 2, &count), PYHOST_OK);
+  CHECK(count == 2 && iv[0] == 3 && iv[1] == -4);
+  CHECK_RC(pyhost_value_to_doubles(h, floats, dv, 3, &count), PYHOST_OK);
+  CHECK(count == 3 && dv[0] == 3.0 && dv[1] == 2.5 && dv[2] == 1.0);
+  pyhost_value_free(ints);
+  pyhost_value_free(floats);
   expect_py(h, "ran", "[]");
   pyhost_value_free(i3);
   pyhost_value_free(f2);

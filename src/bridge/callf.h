@@ -7,6 +7,7 @@
 #define PYHOST_CALLF_H
 
 #include "bridge.h"
+#include "buffer.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -66,12 +67,16 @@ static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void
   case 'L': rc = pyhost__read_int(h, r, fn, (int64_t *)out); break;
   case 'd': rc = pyhost__read_float(h, r, fn, (double *)out); break;
   case 'b': rc = pyhost__read_bool(h, r, fn, (int *)out); break;
-  case 'O': {
-    pyhost_value *v = pyhost__from_python(h, r);
+  case 'O':
+  case 'o': { /* O converts the result, o keeps the object */
+    pyhost_value *v = t == 'O' ? pyhost__from_python(h, r) : pyhost__object_value(r);
     if (v) *(pyhost_value **)out = v;
-    else rc = pyhost__take_exception(h, "converting the result failed");
+    else rc = pyhost__take_exception(h, t == 'O' ? "converting the result failed" : fn);
     break;
   }
+  /* a view, as pyhost_view_get: zeroed on failure (callf_inline zeroed it first), so
+   * releasing it is a no-op either way */
+  case 'w': rc = pyhost__view_from_object(h, r, 0, (pyhost_view *)out, fn); break;
   default: break;
   }
   pyhost__drop_as(r, counted);
@@ -105,6 +110,7 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   if (p->rtype) {
     out = va_arg(*ap, void *);
     if ((borrowed = p->rtype == 's' || p->rtype == 'y')) out_len = va_arg(*ap, size_t *);
+    if (p->rtype == 'w' && out) memset(out, 0, sizeof(pyhost_view)); /* releasable on failure */
   }
   PyObject *r = NULL;
   if (done < p->n) {
