@@ -36,9 +36,9 @@ pyhost_value *pyhost__object_value(PyObject *o);
 /* o.name(): a new reference, or NULL with the exception set. */
 PyObject *pyhost__call_method0(PyObject *o, const char *name);
 
-/* mv.release(), with the GIL; a memoryview something still holds a Py_buffer of
- * stays as it is (BufferError cleared): its managed buffer then keeps the exporter's
- * count above 0. */
-void pyhost__memoryview_release(PyObject *mv);
+/* mv.release() and a drop of pyhost's reference, with the GIL; a memoryview something
+ * still holds a Py_buffer of stays as it is (BufferError cleared): its managed buffer
+ * then keeps the exporter's count above 0. */
+void pyhost__memoryview_drop(PyObject *mv);
 
 #endif

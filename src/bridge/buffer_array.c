@@ -7,9 +7,10 @@
  * released before the call returns, so nothing keeps the host's array.  On 3.6 each
  * item is made and stored by the stable ABI's calls.
  * Python -> C: the stable ABI has no look at a list's item array, so each item is
- * read with PyList_GetItem (PyTuple_GetItem) and the one reader of scalars
- * (PyLong_AsLongLong, PyFloat_AsDouble for exact ints and floats): the measured floor
- * (docs/performance.md, g3).
+ * read with PyList_GetItem (PyTuple_GetItem) and PyLong_AsLongLong (PyFloat_AsDouble),
+ * a call where a direct host reads the array in place: the measured floor
+ * (docs/performance.md, g3); any other item (a subclass, -1, beyond range) by the one
+ * reader of scalars, which runs no Python code.
  */
 #include "buffer.h"
 
@@ -25,14 +26,10 @@ static PyObject *list_from_memory(const void *a, size_t n, const char *letter) {
   PyObject *fmt = cast ? PY.PyUnicode_FromString(letter) : NULL;
   PyObject *typed = fmt ? PY.PyObject_CallFunctionObjArgs(cast, fmt, NULL) : NULL;
   PyObject *list = typed ? pyhost__call_method0(typed, "tolist") : NULL;
-  if (typed) {
-    pyhost__memoryview_release(typed);
-    PY.Py_DecRef(typed);
-  }
+  if (typed) pyhost__memoryview_drop(typed);
   PY.Py_DecRef(fmt);
   PY.Py_DecRef(cast);
-  pyhost__memoryview_release(mv);
-  PY.Py_DecRef(mv);
+  pyhost__memoryview_drop(mv);
   return list;
 }
 
@@ -84,20 +81,11 @@ static int item_error(pyhost *h, const char *fn, size_t i, const char *expected,
 }
 
 /* Item i (a borrowed reference) into ia[i] or da[i], by the one reader of scalars
- * (scalar_read.c: a subclass by the value it stores, no Python code runs); an exact
- * int or float, the usual item, by its inline steps. */
+ * (scalar_read.c: a subclass by the value it stores, no Python code runs). */
 static int read_item(pyhost *h, PyObject *x, size_t i, int ints, void *out, const char *fn) {
   int kind = ints ? PYHOST_ARG_INT : PYHOST_ARG_FLOAT;
   pyhost_arg a;
-  int rc;
-  if (ints && Py_TYPE(x) == PY.PyLong_Type) {
-    rc = pyhost__scalar_int(x, &a.u.i);
-  } else if (!ints && Py_TYPE(x) == PY.PyFloat_Type) {
-    a.u.d = pyhost__scalar_float(x);
-    rc = PYHOST_OK;
-  } else {
-    rc = pyhost__scalar_read(x, kind, &a);
-  }
+  int rc = pyhost__scalar_read(x, kind, &a);
   if (rc == PYHOST_OK) {
     if (ints) ((int64_t *)out)[i] = a.u.i;
     else ((double *)out)[i] = a.u.d;
@@ -134,18 +122,53 @@ static int read_c_items(pyhost *h, const pyhost_value *v, int ints, void *out, c
   return PYHOST_OK;
 }
 
+typedef PyObject *(*get_item_fn)(PyObject *, Py_ssize_t);
+
+/* The common run of items from i on: exact ints (floats), in range and not -1, each
+ * read with two calls and no reference of its own (no Python code runs).  Returns
+ * where the run stops; an exception an item raised there is cleared (read_item reads
+ * that item again and reports it). */
+static size_t read_exact_ints(get_item_fn get, PyObject *o, int64_t *out, size_t i, size_t n) {
+  PyTypeObject *exact = PY.PyLong_Type;
+  long long (*as)(PyObject *) = PY.PyLong_AsLongLong;
+  for (; i < n; i++) {
+    PyObject *x = get(o, (Py_ssize_t)i);
+    if (!x || Py_TYPE(x) != exact) break;
+    long long v = as(x);
+    if (v == -1) break;
+    out[i] = (int64_t)v;
+  }
+  return i;
+}
+
+static size_t read_exact_floats(get_item_fn get, PyObject *o, double *out, size_t i, size_t n) {
+  PyTypeObject *exact = PY.PyFloat_Type;
+  double (*as)(PyObject *) = PY.PyFloat_AsDouble;
+  for (; i < n; i++) {
+    PyObject *x = get(o, (Py_ssize_t)i);
+    if (!x || Py_TYPE(x) != exact) break;
+    double d = as(x);
+    if (d == -1.0) break;
+    out[i] = d;
+  }
+  return i;
+}
+
 static int read_py_items(pyhost *h, PyObject *o, int ints, void *out, size_t n,
                          const char *fn) {
   int is_list = Py_TYPE(o) == PY.PyList_Type ||
                 (PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_LIST_SUBCLASS);
-  int rc = PYHOST_OK;
-  for (size_t i = 0; !rc && i < n; i++) {
+  get_item_fn get = is_list ? PY.PyList_GetItem : PY.PyTuple_GetItem;
+  for (size_t i = 0;; i++) {
+    i = ints ? read_exact_ints(get, o, out, i, n) : read_exact_floats(get, o, out, i, n);
+    if (i == n) return PYHOST_OK;
+    PY.PyErr_Clear();
     /* borrowed: reading an item runs no Python code, so nothing can change the list */
-    PyObject *x = is_list ? PY.PyList_GetItem(o, (Py_ssize_t)i) : PY.PyTuple_GetItem(o, (Py_ssize_t)i);
+    PyObject *x = get(o, (Py_ssize_t)i);
     if (!x) return pyhost__take_exception(h, fn);
-    rc = read_item(h, x, i, ints, out, fn);
+    int rc = read_item(h, x, i, ints, out, fn);
+    if (rc) return rc;
   }
-  return rc;
 }
 
 static int to_array(pyhost *h, const pyhost_value *v, int ints, void *out, size_t cap,

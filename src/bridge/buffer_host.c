@@ -198,8 +198,7 @@ static void copy_back(struct pyhost_buffer *b) {
 static void drop_refs(struct pyhost_buffer *b) {
   copy_back(b);
   if (b->view) {
-    pyhost__memoryview_release(b->view);
-    PY.Py_DecRef(b->view);
+    pyhost__memoryview_drop(b->view);
     b->view = NULL;
   }
   if (b->copy) {
@@ -280,7 +279,9 @@ int pyhost_buffer_new(pyhost *h, const pyhost_buffer_spec *spec, pyhost_buffer *
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  struct pyhost_buffer *b = pyhost__calloc(1, sizeof *b);
+  /* malloc and memset, not calloc: glibc's calloc passes its thread cache by */
+  struct pyhost_buffer *b = pyhost__malloc(sizeof *b);
+  if (b) memset(b, 0, sizeof *b);
   if (!b) {
     rc = pyhost__set_error(h, PYHOST_NOMEM, "pyhost_buffer_new: out of memory");
   } else if (!(rc = check_spec(h, spec, b))) {
@@ -342,7 +343,7 @@ int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports) {
   if (exports) *exports = 0;
   if (!b) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_buffer_release: b is NULL");
   PyGILState_STATE g;
-  if (!pyhost__inflight_free_begin(&g)) {
+  if (!pyhost__free_begin(h, &g)) {
     /* Python is finalized (or finalizing): its views died with it */
     b->host_done = 1;
     if (b->detached) {

@@ -8,6 +8,7 @@
  * memoryview(o).tobytes(), with its format and shape read from the memoryview.
  */
 #include "buffer.h"
+#include "bridge.h" /* PYHOST__REFCNT */
 
 #include <string.h>
 
@@ -92,10 +93,22 @@ PyObject *pyhost__call_method0(PyObject *o, const char *name) {
   return r;
 }
 
-void pyhost__memoryview_release(PyObject *mv) {
-  PyObject *r = pyhost__call_method0(mv, "release");
-  if (r) PY.Py_DecRef(r);
-  else PY.PyErr_Clear();
+/* 1 when pyhost's reference to o is its only one.  Before 3.14 the stable ABI's own
+ * Py_REFCNT reads the count in place (PYHOST__REFCNT); 3.14 made it a function. */
+static int sole_reference(PyObject *o) {
+  if (pyhost__runtime_at_least(3, 14)) return PY.Py_REFCNT(o) == 1;
+  return PYHOST__REFCNT(o) == 1;
+}
+
+void pyhost__memoryview_drop(PyObject *mv) {
+  /* the last reference's dealloc releases the view exactly as release() would, and no
+   * Python code can see the difference: no method call for the common end */
+  if (!sole_reference(mv)) {
+    PyObject *r = pyhost__call_method0(mv, "release");
+    if (r) PY.Py_DecRef(r);
+    else PY.PyErr_Clear();
+  }
+  PY.Py_DecRef(mv);
 }
 
 static int from_pybuffer(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
@@ -203,8 +216,7 @@ static int from_legacy(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view
   } else {
     rc = from_copy(h, mv, view, fn);
   }
-  pyhost__memoryview_release(mv);
-  PY.Py_DecRef(mv);
+  pyhost__memoryview_drop(mv);
   return rc;
 }
 
@@ -247,12 +259,11 @@ int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flags, pyhost_v
 }
 
 void pyhost_view_release(pyhost *h, pyhost_view *view) {
-  (void)h;
   if (!view) return;
   struct held *k = held_of(view);
   if (k->kind == HELD_PYBUFFER || k->kind == HELD_OBJECT) {
     PyGILState_STATE g;
-    if (pyhost__inflight_free_begin(&g)) { /* else Python is gone, and what we held with it */
+    if (pyhost__free_begin(h, &g)) { /* else Python is gone, and what we held with it */
       if (k->kind == HELD_PYBUFFER) {
         PY.PyBuffer_Release(&k->pb);
       } else {

@@ -45,6 +45,7 @@ PYAPI_FN(int, Py_GetRecursionLimit, (void), 3, 2, REQ)
 PYAPI_FN(void, Py_IncRef, (PyObject *), 3, 2, REQ)
 PYAPI_FN(void, Py_DecRef, (PyObject *), 3, 2, REQ)
 PYAPI_FN(void, _Py_Dealloc, (PyObject *), 3, 2, REQ) /* abi_only: what old limited Py_DECREF calls */
+PYAPI_FN(Py_ssize_t, Py_REFCNT, (PyObject *), 3, 14, OPT) /* before 3.14 a read of ob_refcnt */
 PYAPI_FN(PyObject *, PyObject_Repr, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_Str, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_GetAttrString, (PyObject *, const char *), 3, 2, REQ)
