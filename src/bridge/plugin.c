@@ -17,6 +17,7 @@
  * sees an edit made within the same second, and plugin folders get no .pyc files.
  */
 #include "bridge.h"
+#include "callf.h"
 #include "plugin_level.h"
 
 #include <string.h>
@@ -520,20 +521,29 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
   if (rc) return rc;
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
+  struct pyhost__callf_borrowed b; /* written to the caller only once p is known to live */
+  b.holder = NULL;
   PyObject *fn = find_hook(h, p, hook, &rc);
   if (fn) {
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
     pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
     va_start(ap, fmt);
-    /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
-    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &p->kept, raised);
+    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &b, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }
   if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */
+    if (b.holder) {
+      pyhost__drop(b.holder);
+      rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_callf: plugin %s was unloaded "
+                             "during its own call, and its borrowed result with it", p->name);
+    }
     PY.Py_DecRef(p->kept);
     plugin_free(p);
+  } else if (b.holder) {
+    /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
+    pyhost__callf_commit(&b, &p->kept);
   }
   pyhost__leave(h, gil);
   return rc;
