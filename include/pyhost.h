@@ -1504,7 +1504,8 @@ PYHOST_API int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o,
 
 /* The cache's root directory (copied).  Default (NULL): the PYHOST_DEPS_CACHE
  * environment variable, else $XDG_CACHE_HOME/pyhost/deps or ~/.cache/pyhost/deps
- * (macOS ~/Library/Caches/pyhost/deps; Windows %LOCALAPPDATA%\pyhost\cache\deps).
+ * (macOS ~/Library/Caches/pyhost/deps; Windows %LOCALAPPDATA%/pyhost/cache/deps, with
+ * backslashes).
  * Since 0.1. */
 PYHOST_API int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *dir);
 
@@ -1565,6 +1566,8 @@ typedef struct pyhost_deps_entry {
   int complete;             /* 0: an install left over, or a damaged entry */
   long long last_used;      /* seconds since 1970 */
 } pyhost_deps_entry;
+
+/* Called once per entry by pyhost_deps_list and pyhost_deps_prune. */
 typedef void (*pyhost_deps_entry_fn)(void *ctx, const pyhost_deps_entry *e);
 
 /* Calls fn for each entry of the cache (cache NULL: the default root, as
