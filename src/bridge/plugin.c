@@ -17,6 +17,7 @@
  * sees an edit made within the same second, and plugin folders get no .pyc files.
  */
 #include "bridge.h"
+#include "callf.h"
 #include "plugin_level.h"
 
 #include <string.h>
@@ -678,19 +679,27 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   if (rc) return rc;
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
   PyObject *fn = find_hook(h, p, hook, &rc);
+  struct pyhost__callf_borrowed b;
+  b.holder = NULL;
   if (fn) {
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
     pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
     va_start(ap, fmt);
-    /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
-    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &p->kept, raised);
+    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &b, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }
-  if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */
+  if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: a borrowed result goes too */
     PY.Py_DecRef(p->kept);
     plugin_free(p);
+    if (b.holder) {
+      PY.Py_DecRef(b.holder);
+      rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_callf: the plugin was unloaded "
+                             "during its own call, and its borrowed result with it");
+    }
+  } else if (b.holder) { /* a borrowed result (>s, >y) lives in p until its next callf */
+    pyhost__callf_commit(&b, &p->kept);
   }
   pyhost__leave(h, gil);
   return rc;
