@@ -15,6 +15,13 @@
  *   proc_rss N LIB     (i3) N plugins loaded at the process level: the RSS of one
  *                      worker process, and the host's own growth per plugin (KiB)
  *   shared_rss N LIB   (i3) N plugins at the shared level: the host's growth per plugin
+ *   shared_deps N LIB  a plugin's dependencies found ready in the cache (issue 35): load
+ *   proc_deps N LIB    + first call + unload of a plugin declaring pyhostdemo==1.0 with
+ *                      PYHOST_DEPS_DECLARED, against the same cycle with dependencies
+ *                      off (the environment on sys.path: pyhostdemo is importable from
+ *                      it both ways), interleaved; the median of each and of their
+ *                      difference.  The first load installs (untimed): run it with
+ *                      PIP_NO_INDEX=1 PIP_FIND_LINKS=<tests/deps_wheelhouse.py's dir>
  */
 #define _GNU_SOURCE
 #include "pyhost.h"
@@ -59,12 +66,17 @@ static void stop(void) {
   if (system(cmd) != 0) bench_die(cmd, NULL);
 }
 
+/* >0: plugin_file's plugins declare pyhostdemo==1.0 and load declares their
+ * dependencies; <0: the same files, loaded with dependencies off */
+static int with_deps;
+
 /* Plugin i's file: f(a, b) returns a + b. */
 static const char *plugin_file(unsigned long i) {
   static char path[256];
   snprintf(path, sizeof path, "%s/p%lu.py", dir, i);
   FILE *f = fopen(path, "w");
   if (!f) bench_die(path, "cannot write");
+  if (with_deps) fputs("# /// script\n# dependencies = ['pyhostdemo==1.0']\n# ///\nimport pyhostdemo\n", f);
   fputs("def f(a, b):\n    return a + b\n", f);
   fclose(f);
   return path;
@@ -73,6 +85,7 @@ static const char *plugin_file(unsigned long i) {
 static pyhost_plugin *load(int process, unsigned long i) {
   pyhost_plugin_options *o = pyhost_plugin_options_new();
   pyhost_plugin_options_set_isolation(o, process ? PYHOST_ISOLATION_PROCESS : PYHOST_ISOLATION_SHARED);
+  if (with_deps) pyhost_plugin_options_set_deps(o, with_deps > 0 ? PYHOST_DEPS_DECLARED : PYHOST_DEPS_OFF);
   pyhost_plugin *p = NULL;
   check(pyhost_plugin_load_with(h, plugin_file(i), o, &p), "pyhost_plugin_load_with");
   pyhost_plugin_options_free(o);
@@ -186,6 +199,43 @@ static void cycles(int process, unsigned long n) {
   free(t);
 }
 
+/* Load + call + unload with dependencies ready in the cache, and without. */
+static void deps_cycles(int process, unsigned long n) {
+  with_deps = 1;
+  pyhost_plugin *first = load(process, 0); /* installs, or finds it ready */
+  char env[4096];
+  snprintf(env, sizeof env, "%s", pyhost_plugin_deps_env(first));
+  pyhost_plugin_unload(first);
+  if (!process) { /* without dependencies, pyhostdemo comes from the same place */
+    char code[4200];
+    snprintf(code, sizeof code, "import sys; sys.path.insert(0, r'%s')", env);
+    check(pyhost_exec(h, code, NULL), "sys.path");
+  } else {
+    setenv("PYTHONPATH", env, 1); /* the worker's Python reads it */
+  }
+  double *on = calloc(n, sizeof *on), *off = calloc(n, sizeof *off), *diff = calloc(n, sizeof *diff);
+  if (!on || !off || !diff) bench_die("calloc", NULL);
+  for (unsigned long i = 0; i < n; i++) {
+    for (int k = 0; k < 2; k++) {
+      with_deps = (k == 0) == (i % 2 == 0) ? 1 : -1; /* alternate which goes first */
+      double t0 = bench_now();
+      pyhost_plugin *p = load(process, i);
+      int r = 0;
+      check(pyhost_plugin_callf(h, p, "f", "ii>i", 1, 2, &r), "f(1, 2)");
+      pyhost_plugin_unload(p);
+      (with_deps > 0 ? on : off)[i] = (bench_now() - t0) * 1e9;
+    }
+    diff[i] = on[i] - off[i];
+  }
+  const char *name = process ? "proc_deps" : "shared_deps";
+  printf("RESULT %s_cached %.3f\n", name, median(on, (int)n));
+  printf("RESULT %s_plain %.3f\n", name, median(off, (int)n));
+  printf("RESULT %s_overhead %.3f\n", name, median(diff, (int)n));
+  free(on);
+  free(off);
+  free(diff);
+}
+
 /* VmRSS of process pid in KiB ("self" for this one). */
 static long rss_kib(const char *pid) {
   char path[64], line[128];
@@ -242,6 +292,8 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "proc_cycle") == 0) cycles(1, n);
   else if (strcmp(mode, "shared_cycle") == 0) cycles(0, n);
   else if (strcmp(mode, "proc_rss") == 0) rss(1, n);
+  else if (strcmp(mode, "shared_deps") == 0) deps_cycles(0, n);
+  else if (strcmp(mode, "proc_deps") == 0) deps_cycles(1, n);
   else if (strcmp(mode, "shared_rss") == 0) rss(0, n);
   else bench_die(mode, "unknown mode");
   stop();

@@ -229,7 +229,8 @@ PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
   X(NOHOOK, 19, "the plugin has no such hook")                                     \
   X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)") \
   X(PROCESS, 21, "the plugin's process ended (it crashed, was killed or exited)")   \
-  X(LIMIT, 22, "the plugin hit a limit (memory, CPU time or wall-clock time)")
+  X(LIMIT, 22, "the plugin hit a limit (memory, CPU time or wall-clock time)")       \
+  X(DEPS, 23, "a plugin's dependencies could not be prepared or disagree")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
@@ -1611,6 +1612,138 @@ PYHOST_API int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p);
 /* The process id of a process-level plugin's worker process, or 0 (another level, or
  * its process ended).  For diagnostics and tests.  Since 0.1. */
 PYHOST_API long pyhost_plugin_process_id(const pyhost_plugin *p);
+
+/* ---- a plugin's own dependencies (docs/plugins.md, "Dependencies") ----
+ *
+ * A plugin may declare the packages it needs where Python people declare them: a .py
+ * file in a PEP 723 block, a package directory in its pyproject.toml
+ * ([project] dependencies and requires-python; without one, a PEP 723 block in its
+ * __init__.py):
+ *
+ *   # /// script
+ *   # requires-python = ">=3.9"
+ *   # dependencies = ["requests>=2.31", "rich"]
+ *   # ///
+ *
+ * With pyhost_plugin_options_set_deps(o, PYHOST_DEPS_DECLARED), pyhost_plugin_load_with
+ * prepares them before the plugin's code runs: an environment directory per distinct
+ * requirement set and Python (version, ABI, platform), in a cache, made once by the
+ * installer (uv when it is on PATH, else the selected Python's own pip, as a child
+ * process, with the user's own pip or uv configuration: pyhost names no index), and
+ * put first on the plugin's sys.path.  A later load of the same set finds it ready.
+ *  - process level: first on sys.path in the plugin's process only;
+ *  - shared level: first on the host interpreter's sys.path, which every shared
+ *    plugin sees; a plugin whose environment holds another version of a package than
+ *    one an earlier shared plugin's does is refused with PYHOST_DEPS naming both
+ *    plugins, the package and both versions (load one of them at another level);
+ *  - requires-python: at the shared level the host's Python must meet it
+ *    (PYHOST_VERSION); at the process level, without pyhost_plugin_options_set_python,
+ *    a Python that meets it is chosen by discovery when the host's does not (with
+ *    one set, that one must meet it).
+ * The load's statuses besides pyhost_plugin_load_with's: PYHOST_DEPS (malformed
+ * metadata, naming file, line and what is wrong; the installer failed, with its own
+ * message; versions that disagree at the shared level), PYHOST_VERSION, PYHOST_NOTFOUND
+ * (no installer: neither uv nor pip for that Python; or no cache directory). */
+
+/* What pyhost_plugin_load_with prepares.  Values are fixed. */
+typedef enum pyhost_deps_mode {
+  PYHOST_DEPS_OFF = 0,      /* nothing (the default): metadata is not even read */
+  PYHOST_DEPS_DECLARED = 1, /* the plugin's declaration, with the host's requirements */
+  PYHOST_DEPS_HOST_ONLY = 2 /* the host's requirements only; the file's are ignored */
+} pyhost_deps_mode;
+
+/* A pyhost_deps_mode.  Default PYHOST_DEPS_OFF.  Applies at every level.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_deps(pyhost_plugin_options *o, int mode);
+
+/* Adds a requirement of the host's (PEP 508, "numpy<2"): one naming a package the
+ * plugin declares replaces the plugin's requirement for it; others are added.  Also
+ * makes PYHOST_DEPS_OFF PYHOST_DEPS_DECLARED.  NULL removes every one added.
+ * PYHOST_MISUSE for text that is not a requirement (an installer option such as
+ * "--index-url=..." included).  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o,
+                                                     const char *requirement);
+
+/* The cache's root directory (copied).  Default (NULL): the PYHOST_DEPS_CACHE
+ * environment variable, else $XDG_CACHE_HOME/pyhost/deps or ~/.cache/pyhost/deps
+ * (macOS ~/Library/Caches/pyhost/deps; Windows %LOCALAPPDATA%/pyhost/cache/deps, with
+ * backslashes).
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *dir);
+
+/* The steps of preparing an environment.  Values are fixed; new ones are appended. */
+typedef enum pyhost_deps_phase {
+  PYHOST_DEPS_WAITING = 1,    /* another host or thread prepares the same one: waiting */
+  PYHOST_DEPS_REBUILDING = 2, /* a damaged entry (its marker missing or wrong) is removed */
+  PYHOST_DEPS_PREPARING = 3,  /* the installer starts (line: which); total: requirements */
+  PYHOST_DEPS_RESOLVING = 4,  /* it looks at package (done: how many so far) */
+  PYHOST_DEPS_DOWNLOADING = 5, /* it fetches package */
+  PYHOST_DEPS_BUILDING = 6,   /* it builds a wheel of package */
+  PYHOST_DEPS_INSTALLING = 7, /* it installs (package: the list); done of total */
+  PYHOST_DEPS_READY = 8       /* the environment is there (done = total = packages in it) */
+} pyhost_deps_phase;
+
+/* One progress event.  Strings are valid during the call only; "" when not known. */
+typedef struct pyhost_deps_progress {
+  int phase;           /* a pyhost_deps_phase */
+  const char *package; /* the package (or packages) concerned */
+  long done, total;    /* -1 when not known */
+  const char *line;    /* the installer's output line the event comes from */
+  const char *env;     /* the environment directory (WAITING, REBUILDING, READY) */
+  const char *who;     /* "plugin NAME" or "script PATH" */
+  int fresh;           /* READY: 1 when this call installed it, 0 when it was cached */
+} pyhost_deps_progress;
+
+/* Called on the loading thread while a load prepares the plugin's dependencies, in
+ * order; never with the GIL held.  It must not call pyhost on the loading handle.
+ * Without one, nothing is reported.  Since 0.1. */
+typedef void (*pyhost_deps_progress_fn)(void *ctx, const pyhost_deps_progress *ev);
+PYHOST_API int pyhost_plugin_options_set_progress(pyhost_plugin_options *o,
+                                                  pyhost_deps_progress_fn fn, void *ctx);
+
+/* The environment directory a plugin's dependencies were prepared in; "" when it has
+ * none (or p is NULL).  Owned by p.  Since 0.1. */
+PYHOST_API const char *pyhost_plugin_deps_env(const pyhost_plugin *p);
+
+/* Prepares the dependencies the file at path declares (as a plugin's; o's deps mode,
+ * requirements, cache and progress apply; o NULL: the file's declaration) for the
+ * Python python selects (as pyhost_init would; NULL: discovery's default choice; a
+ * requires-python the choice does not meet picks one that does, whose library is
+ * then set in python when it names none), without starting it.  On PYHOST_OK env
+ * holds the environment's directory ("" when nothing is declared); otherwise msg says
+ * why.  Statuses as pyhost_plugin_load_with's for dependencies; PYHOST_MISUSE for
+ * NULL path, env or msg.  This is what `pyhost --deps FILE` runs.  Since 0.1. */
+PYHOST_API int pyhost_deps_prepare(const char *path, const pyhost_plugin_options *o,
+                                   pyhost_config *python, char *env, size_t env_cap,
+                                   char *msg, size_t msg_cap);
+
+/* One entry of the cache, for pyhost_deps_list and _prune.  Strings valid during the
+ * call only. */
+typedef struct pyhost_deps_entry {
+  const char *dir;          /* its directory */
+  const char *name;         /* its name in the cache ("cp312-linux-x86_64-<hash>") */
+  const char *python;       /* the Python it is for ("cp312-linux-x86_64") */
+  const char *requirements; /* one per line */
+  const char *installed;    /* "NAME VERSION" per line */
+  int complete;             /* 0: an install left over, or a damaged entry */
+  long long last_used;      /* seconds since 1970 */
+} pyhost_deps_entry;
+
+/* Called once per entry by pyhost_deps_list and pyhost_deps_prune. */
+typedef void (*pyhost_deps_entry_fn)(void *ctx, const pyhost_deps_entry *e);
+
+/* Calls fn for each entry of the cache (cache NULL: the default root, as
+ * pyhost_plugin_options_set_deps_cache says).  PYHOST_OK (also for a cache not made
+ * yet), or PYHOST_NOTFOUND / PYHOST_ERROR with msg (msg_cap bytes).  Since 0.1. */
+PYHOST_API int pyhost_deps_list(const char *cache, pyhost_deps_entry_fn fn, void *ctx, char *msg,
+                                size_t msg_cap);
+
+/* Removes the entries not used for days days (0: every one), installs left over by
+ * a host that ended mid-way, and damaged entries; never one another host is
+ * preparing (its lock is held).  fn (may be NULL) is called for each one removed.
+ * Plugins loaded from an entry keep what they imported; a later load makes it again.
+ * Statuses as pyhost_deps_list's.  Since 0.1. */
+PYHOST_API int pyhost_deps_prune(const char *cache, unsigned days, pyhost_deps_entry_fn fn,
+                                 void *ctx, char *msg, size_t msg_cap);
 
 /* ======================================================================
  * configuration

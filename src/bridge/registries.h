@@ -60,6 +60,9 @@ struct pyhost__bridge {
   unsigned long eval_clock, eval_hits, eval_misses;
   /* the plugin loader's module, strong (plugin.c) */
   PyObject *plugin_loader;
+  /* the shared-level plugins whose dependencies' environment is on sys.path, newest
+   * first, linked through their handles (plugin.c; under the GIL) */
+  struct pyhost_plugin *shared_deps;
   /* the process isolation level's state (plugin_proc.c): made by the first plugin
    * loaded at that level, with its own lock (it is used without the GIL) */
   struct pyhost__procs *procs;
