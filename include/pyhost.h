@@ -127,7 +127,9 @@ PYHOST_API int pyhost_finalize(pyhost *h);
  * from a host callback) the scope ends first.  Call it on the thread that called
  * pyhost_init, or after pyhost_finalize there: on another thread it still finalizes
  * (the handle is given up either way), with the hazards pyhost_finalize refuses to run
- * into.  Since 0.1. */
+ * into.  From inside a pyhost call on this thread (a host callback) it is refused: the
+ * handle stays, its message says why, and a build with asserts aborts naming the
+ * misuse (docs/reliability.md).  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
 /* Runs the configured Python's own `python` program with the command line argv, as

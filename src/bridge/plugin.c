@@ -261,6 +261,7 @@ static int load_into(pyhost *h, pyhost_plugin *p) {
 
 /* Removes the plugin's modules from sys.modules (with the GIL). */
 static void forget(pyhost_plugin *p) {
+  PYHOST__ASSERT_GIL();
   if (!p->top) return;
   PyObject *top = PY.PyUnicode_FromString(p->top);
   PY.Py_DecRef(loader_call("forget", top, NULL));
@@ -639,6 +640,7 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
   if (rc) return rc;
   PyObject *fn = NULL, *pargs = NULL, *pkw = NULL, *r = NULL;
   char context[512];
+  PYHOST__ASSERT_GIL(); /* busy is the GIL's */
   p->busy++;
   if (kwargs && pyhost_value_kind(kwargs) != PYHOST_KIND_DICT) {
     rc = pyhost__set_error(h, PYHOST_TYPE, "plugin %s: the keyword arguments must be a dict, not %s",
@@ -677,6 +679,7 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
   if (rc) return rc;
+  PYHOST__ASSERT_GIL();
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
   struct pyhost__callf_borrowed b; /* written to the caller only once p is known to live */
   b.holder = NULL;

@@ -47,6 +47,7 @@ static void after_fork_child(void) {
 }
 
 int pyhost__inflight_open(void) {
+  PYHOST__ASSERT_GIL();
   PyObject *type = PY.PyErr_NewException("pyhost.Interrupted", *PY.PyExc_BaseException, NULL);
   pyhost__process.interrupted_type = type;
   if (!type) return -1;
@@ -89,6 +90,7 @@ refused:
 }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
+  PYHOST__ASSERT_GIL();
   if (--SELF->depth == 0) {
     if (SELF->prev) SELF->prev->next = SELF->next;
     else pyhost__process.running = SELF->next;
@@ -101,6 +103,7 @@ void pyhost__inflight_end(PyGILState_STATE gil) {
 }
 
 void pyhost__inflight_scoped_end(void) {
+  PYHOST__ASSERT_GIL();
   /* a call below a host callback leaves the interrupt to stop the call around it */
   if (pyhost__thread.frame) return;
   pyhost__thread.interrupted = 0;
@@ -131,6 +134,7 @@ int pyhost__inflight_depth(void) {
 }
 
 void pyhost__inflight_protect(int on) {
+  PYHOST__ASSERT_GIL();
   if (!on) {
     SELF->protected--;
     return;
@@ -143,6 +147,7 @@ void pyhost__inflight_protect(int on) {
 
 /* GIL held.  The caller's own thread is skipped when its only call is this one. */
 static int interrupt_all(void) {
+  PYHOST__ASSERT_GIL();
   int n = 0;
   for (struct pyhost__call *r = pyhost__process.running; r; r = r->next) {
     if ((r == SELF && SELF->depth == 1) || r->protected) continue;
@@ -153,6 +158,7 @@ static int interrupt_all(void) {
 }
 
 int pyhost__inflight_close(void) {
+  PYHOST__ASSERT_GIL();
   atomic_store(&pyhost__process.gate_open, 0);
   return interrupt_all();
 }
@@ -162,6 +168,7 @@ void pyhost__inflight_drain(void) {
 }
 
 void pyhost__inflight_forget(void) {
+  PYHOST__ASSERT_GIL();
   PY.Py_DecRef(pyhost__process.interrupted_type);
   pyhost__process.interrupted_type = NULL;
 }
