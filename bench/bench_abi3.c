@@ -54,8 +54,8 @@ static PyObject *host_h(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   (void)self;
   Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
   if (nargs + nkw != 2 ||
-      (nkw && PyUnicode_CompareWithASCIIString(PyTuple_GetItem(kwnames, nkw - 1), "y") != 0) ||
-      (nkw == 2 && PyUnicode_CompareWithASCIIString(PyTuple_GetItem(kwnames, 0), "i") != 0))
+      (nkw && !kw_is(PyTuple_GetItem(kwnames, nkw - 1), kw_y, "y")) ||
+      (nkw == 2 && !kw_is(PyTuple_GetItem(kwnames, 0), kw_i, "i")))
     return bad_arguments();
   return host_h_finish(args[0], args[1]);
 }
@@ -140,7 +140,7 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(v == (long)(i & 0xffff) + 2, "f2() result");
     }
   } else if (!strcmp(mode, "expr_inputs")) {
-    loop_expr_inputs(n);
+    loop_expr_inputs(n, call1);
   } else if (!strcmp(mode, "str_trip") || !strcmp(mode, "bytes_trip")) {
     loop_trip(mode[0] == 's', n, call1, read_str);
   } else if (!run_loop_mode(mode, n)) {

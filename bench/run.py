@@ -339,16 +339,24 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     add("d", "pyhost_eval cached (scope) vs direct PyEval_EvalCode of compiled code", pairs, None,
         "includes converting the result", key="d: eval vs direct code")
 
-    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs a direct
-    # PyEval_EvalCode of the compiled expression with x set in its dict
+    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs the same
+    # work by hand (the expression compiled once as `lambda x: (...)`, called with x),
+    # and for reference vs PyEval_EvalCode with x set in a dict (no call: less work)
     ir = None
     if cg:
         ir = (instructions(b.p("expr_inputs", cg), cg), instructions(b.d("expr_inputs", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_inputs", ne)))
     add("d2", "expression with an input: pyhost_prepare_expression + pyhost_prepared_call_int vs "
-        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None,
+        "the same compiled lambda called directly", pairs, 1.20 if minor >= 12 else None,
         allocs_note("expr_inputs", "expr_inputs", cg), ir,
         key="d2: expression with inputs")
+    ir_eval = None
+    if cg:
+        ir_eval = (ir[0], instructions(b.d("expr_eval", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_eval", ne)))
+    add("d2", "the same vs PyEval_EvalCode of the compiled expression with x in its dict", pairs,
+        None, "for reference: no call, no frame argument", ir_eval,
+        key="d2: expression vs PyEval_EvalCode")
 
     # (e) host-type instances, net of the loop
     ir = None
