@@ -97,6 +97,32 @@ static PyObject *host_h_finish(PyObject *io, PyObject *yo) {
   return PyFloat_FromDouble((double)i + y);
 }
 
+/* (b3): fk(i, y=2.5) -> float, y by keyword: callkw is the host's fastest such call,
+ * its keyword's name made once and interned (kw_y), as CPython's callers pass names. */
+static void loop_call_kw(unsigned long n, PyObject *(*callkw)(PyObject *, PyObject *, PyObject *)) {
+  PyObject *f = get("fk");
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *x = PyLong_FromLong((long)(i & 0xffff)), *y = PyFloat_FromDouble(2.5);
+    check(x && y, "fk arguments");
+    PyObject *r = callkw(f, x, y);
+    Py_DECREF(x);
+    Py_DECREF(y);
+    check(r != NULL, "fk()");
+    double v = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    check(v == (double)(i & 0xffff) + 2.5, "fk() result");
+  }
+}
+
+/* (b3) where there is no vectorcall: f(x, y=y) with an argument tuple and a dict. */
+static inline PyObject *call_kw_dict(PyObject *f, PyObject *x, PyObject *y) {
+  PyObject *args = PyTuple_Pack(1, x), *kw = PyDict_New(), *r = NULL;
+  if (args && kw && PyDict_SetItem(kw, kw_y, y) == 0) r = PyObject_Call(f, args, kw);
+  Py_XDECREF(args);
+  Py_XDECREF(kw);
+  return r;
+}
+
 /* (d2): the expression's own globals: a dict holding only __builtins__. */
 static PyObject *expr_globals(void) {
   static PyObject *globals;

@@ -242,6 +242,22 @@ static void loop_expr_eval(unsigned long n) {
   }
 }
 
+/* (b3): f(x, y=y), the keyword's name in a tuple made once (vectorcall, 3.8+). */
+static PyObject *call_kw(PyObject *f, PyObject *x, PyObject *y) {
+#if PY_VERSION_HEX >= 0x03080000
+  static PyObject *kwnames;
+  if (!kwnames) check((kwnames = PyTuple_Pack(1, kw_y)) != NULL, "kwnames");
+  PyObject *args[2] = {x, y};
+#  if PY_VERSION_HEX >= 0x03090000
+  return PyObject_Vectorcall(f, args, 1, kwnames);
+#  else
+  return _PyObject_Vectorcall(f, args, 1, kwnames);
+#  endif
+#else
+  return call_kw_dict(f, x, y);
+#endif
+}
+
 /* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   if (!strcmp(mode, "call")) {
@@ -278,6 +294,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       Py_DECREF(r);
       check(v == (long)(i & 0xffff) + 2, "f2() result");
     }
+  } else if (!strcmp(mode, "call_kw")) {
+    loop_call_kw(n, call_kw);
   } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
