@@ -1405,6 +1405,7 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
   }
   handle->rec = t;
   *out = handle;
+  atomic_fetch_add(&pyhost__bridge.modules_gen, 1); /* a worker process shows it */
 done:
   pyhost__leave(h, gil);
   return rc;
