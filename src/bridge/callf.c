@@ -73,12 +73,12 @@ static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
   return t;
 }
 
-PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+pyhost_arg pyhost__callf_next(char t, va_list *ap) {
   pyhost_arg a;
   switch (t) {
-  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
-  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
-  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  case 'i': a = pyhost_arg_int(va_arg(*ap, int)); break;
+  case 'L': a = pyhost_arg_int(va_arg(*ap, int64_t)); break;
+  case 'd': a = pyhost_arg_float(va_arg(*ap, double)); break;
   case 'b': a = pyhost_arg_bool(va_arg(*ap, int)); break;
   case 'n': a = pyhost_arg_none(); break;
   case 's': a = pyhost_arg_str(va_arg(*ap, const char *), PYHOST_STRLEN); break;
@@ -95,6 +95,17 @@ PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char
   case 'm': a = pyhost_arg_buffer(va_arg(*ap, const pyhost_buffer *)); break;
   default: a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); break; /* 'O' */
   }
+  return a;
+}
+
+PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+  switch (t) { /* the numbers straight, the rest as a pyhost_arg */
+  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
+  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
+  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  default: break;
+  }
+  pyhost_arg a = pyhost__callf_next(t, ap);
   return pyhost__arg_to_python(h, &a, i, fn);
 }
 
@@ -132,7 +143,7 @@ PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
   return r;
 }
 
-int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, const char **out, size_t *len,
                                 PyObject **kept, const char *fn) {
   unsigned long flags = PY.PyType_GetFlags(Py_TYPE(r));
   char *p = NULL;
@@ -156,7 +167,7 @@ int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_
     if (r) pyhost__drop(r);
     return rc;
   }
-  *(const char **)out = p;
+  *out = p;
   *len = (size_t)n;
   *kept = r;
   return PYHOST_OK;
@@ -197,8 +208,9 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
 }
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
-  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised,
+                  struct pyhost__callf_plan *cache, struct pyhost__callf_borrowed *borrowed,
+                  const char *raised) {
+  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, borrowed, raised,
                               pyhost__inline_refcounts());
 }
 

@@ -17,6 +17,8 @@
  * sees an edit made within the same second, and plugin folders get no .pyc files.
  */
 #include "bridge.h"
+#include "callf.h"
+#include "plugin_level.h"
 
 #include <string.h>
 
@@ -106,6 +108,14 @@ struct pyhost_plugin {
    * hook (a host function the hook reached) sets doomed, and the last call out frees
    * the record: the call still names the plugin in its messages. */
   int busy, doomed;
+  PyObject *kept; /* the last borrowed result of pyhost_plugin_callf (>s, >y), or NULL */
+  /* A plugin of another isolation level: its operations and its record there (NULL:
+   * this file's shared level).  Its calls run without the GIL, from any threads at
+   * once: lbusy counts them (and an unload in progress), and the last one out of a
+   * doomed plugin frees the handle. */
+  const struct pyhost__plugin_level *level;
+  void *impl;
+  _Atomic int lbusy;
 };
 
 /* The loader's module (pyhost__bridge.plugin_loader): made and run once, kept by a
@@ -253,6 +263,84 @@ static void plugin_free(pyhost_plugin *p) {
   pyhost__free(p);
 }
 
+/* ---- plugins of another isolation level: each call goes to its level ---- */
+
+/* Counts a call of level plugin p in: 0, or PYHOST_MISUSE once it was unloaded. */
+static int level_in(pyhost *h, pyhost_plugin *p, const char *fn) {
+  atomic_fetch_add(&p->lbusy, 1);
+  if (!p->doomed) return PYHOST_OK;
+  atomic_fetch_sub(&p->lbusy, 1);
+  return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin %s was unloaded", fn, p->name);
+}
+
+/* Counts it out; the last one out of an unloaded plugin frees it. */
+static int level_out(pyhost_plugin *p, int rc) {
+  if (atomic_fetch_sub(&p->lbusy, 1) == 1 && p->doomed) plugin_free(p);
+  return rc;
+}
+
+#define LEVEL_CALL(h, p, fn, call)                                                          \
+  do {                                                                                     \
+    if ((p) && (p)->level) {                                                               \
+      int level_rc_ = level_in(h, p, fn);                                                  \
+      return level_rc_ ? level_rc_ : level_out(p, (p)->level->call);                       \
+    }                                                                                      \
+  } while (0)
+
+int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                            pyhost_plugin **out) {
+  static const char fn[] = "pyhost_plugin_load_with";
+  if (out) *out = NULL;
+  if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
+    int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
+    return rc ? rc : pyhost_plugin_load(h, path, out);
+  }
+  if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
+  if (o->isolation != PYHOST_ISOLATION_PROCESS)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "%s: the interpreter isolation level is not available in this "
+                             "pyhost yet; use PYHOST_ISOLATION_PROCESS or _SHARED", fn);
+  if (!path || !out)
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, path ? "out" : "path");
+  pyhost_plugin *p = pyhost__calloc(1, sizeof *p);
+  if (!p || !(p->name = name_of(path))) {
+    pyhost__free(p);
+    return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
+  }
+  p->h = h;
+  p->level = &pyhost__plugin_process;
+  int rc = p->level->load(h, p, p->name, path, o, &p->impl);
+  if (rc) {
+    plugin_free(p);
+    return rc;
+  }
+  *out = p;
+  return PYHOST_OK;
+}
+
+int pyhost_plugin_isolation(const pyhost_plugin *p) {
+  return p && p->level ? p->level->isolation : PYHOST_ISOLATION_SHARED;
+}
+
+long pyhost_plugin_process_id(const pyhost_plugin *p) {
+  return p && p->level && p->level->process_id ? p->level->process_id(p->impl) : 0;
+}
+
+int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p) {
+  LEVEL_CALL(h, p, "pyhost_plugin_restart", restart(h, p->impl));
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  rc = p ? pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_plugin_restart: plugin %s is loaded at the shared level, in "
+                             "the host's own interpreter: a fresh start needs an isolated level "
+                             "(pyhost_plugin_load_with); pyhost_plugin_reload reloads its code",
+                             p->name)
+         : pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_restart: plugin is NULL");
+  pyhost__leave(h, gil);
+  return rc;
+}
+
 int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out) {
   if (out) *out = NULL;
   PyGILState_STATE gil;
@@ -330,6 +418,7 @@ static PyObject *find_hook(pyhost *h, pyhost_plugin *p, const char *hook, int *r
 }
 
 int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook) {
+  LEVEL_CALL(h, p, "pyhost_plugin_has_hook", has_hook(h, p->impl, hook));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_has_hook", &gil);
   if (rc) return rc;
@@ -340,6 +429,7 @@ int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook) {
 
 int pyhost_plugin_hooks(pyhost *h, pyhost_plugin *p, pyhost_value **names) {
   if (names) *names = NULL;
+  LEVEL_CALL(h, p, "pyhost_plugin_hooks", hooks(h, p->impl, names));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_hooks", &gil);
   if (rc) return rc;
@@ -386,6 +476,7 @@ static PyObject *args_tuple(pyhost *h, pyhost_plugin *p, const pyhost_value *arg
 int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyhost_value *args,
                        const pyhost_value *kwargs, pyhost_value **result) {
   if (result) *result = NULL;
+  LEVEL_CALL(h, p, "pyhost_plugin_call", call(h, p->impl, hook, args, kwargs, result));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_call", &gil);
   if (rc) return rc;
@@ -400,7 +491,7 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
       pyhost__fmt(context, sizeof context, "plugin %s: converting the keyword arguments failed", p->name);
       rc = pyhost__take_exception(h, context);
     } else if (!(r = PY.PyObject_Call(fn, pargs, pkw))) {
-      pyhost__fmt(context, sizeof context, "plugin %s: hook %s raised", p->name, hook);
+      pyhost__fmt(context, sizeof context, PYHOST__HOOK_RAISED, p->name, hook);
       rc = pyhost__take_exception(h, context);
     } else if (result && !(*result = pyhost__from_python(h, r))) {
       pyhost__fmt(context, sizeof context, "plugin %s: converting the result of %s failed", p->name, hook);
@@ -417,28 +508,50 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
 }
 
 int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt, ...) {
+  va_list ap;
+  if (p && p->level) {
+    int rc = level_in(h, p, "pyhost_plugin_callf");
+    if (rc) return rc;
+    va_start(ap, fmt);
+    rc = p->level->callf(h, p->impl, hook, fmt, &ap);
+    va_end(ap);
+    return level_out(p, rc);
+  }
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
   if (rc) return rc;
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
+  struct pyhost__callf_borrowed b; /* written to the caller only once p is known to live */
+  b.holder = NULL;
   PyObject *fn = find_hook(h, p, hook, &rc);
   if (fn) {
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
-    pyhost__fmt(raised, sizeof raised, "plugin %s: hook %s raised", p->name, hook);
-    pyhost__fmt(named, sizeof named, "pyhost_plugin_callf: plugin %s: hook %s", p->name, hook);
-    va_list ap;
+    pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
+    pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
     va_start(ap, fmt);
-    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, NULL, raised);
+    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &b, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }
-  if (--p->busy == 0 && p->doomed) plugin_free(p);
+  if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */
+    if (b.holder) {
+      pyhost__drop(b.holder);
+      rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_callf: plugin %s was unloaded "
+                             "during its own call, and its borrowed result with it", p->name);
+    }
+    PY.Py_DecRef(p->kept);
+    plugin_free(p);
+  } else if (b.holder) {
+    /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
+    pyhost__callf_commit(&b, &p->kept);
+  }
   pyhost__leave(h, gil);
   return rc;
 }
 
 int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module) {
   if (module) *module = NULL;
+  LEVEL_CALL(h, p, "pyhost_plugin_module", module(h, p->impl, module));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_module", &gil);
   if (rc) return rc;
@@ -455,6 +568,7 @@ int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module) {
 }
 
 int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p) {
+  LEVEL_CALL(h, p, "pyhost_plugin_reload", reload(h, p->impl));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_reload", &gil);
   if (rc) return rc;
@@ -474,11 +588,23 @@ int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p) {
 }
 
 const char *pyhost_plugin_name(const pyhost_plugin *p) { return p ? p->name : ""; }
-const char *pyhost_plugin_path(const pyhost_plugin *p) { return p ? p->path : ""; }
-const char *pyhost_plugin_module_name(const pyhost_plugin *p) { return p ? p->module_name : ""; }
+const char *pyhost_plugin_path(const pyhost_plugin *p) {
+  return !p ? "" : p->level ? p->level->path(p->impl) : p->path;
+}
+const char *pyhost_plugin_module_name(const pyhost_plugin *p) {
+  return !p ? "" : p->level ? p->level->module_name(p->impl) : p->module_name;
+}
 
 void pyhost_plugin_unload(pyhost_plugin *p) {
   if (!p) return;
+  if (p->level) {
+    if (p->doomed) return;
+    atomic_fetch_add(&p->lbusy, 1); /* this unload: the handle lives until it is done */
+    p->doomed = 1;
+    p->level->unload(p->impl); /* waits for other threads' calls; frees impl */
+    level_out(p, 0);
+    return;
+  }
   PyGILState_STATE gil;
   /* Once finalize has begun the modules die with the interpreter: free only our memory
    * (free_begin waits for the hooks still running). */
@@ -491,6 +617,8 @@ void pyhost_plugin_unload(pyhost_plugin *p) {
     forget(p);
     PY.Py_DecRef(p->module);
     p->module = NULL;
+    PY.Py_DecRef(p->kept);
+    p->kept = NULL;
     p->doomed = running;
   }
   pyhost__inflight_free_end(gil);

@@ -168,10 +168,13 @@ void pyhost__free_messages(pyhost *h);
 struct pyhost__call {
   unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
   int depth;            /* nested calls (host function callbacks calling pyhost) */
+  int nogil;            /* calls counted without the GIL (pyhost__enter_nogil) */
   struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
   struct pyhost__call *prev, *next;
 };
+
+struct pyhost__pp;
 
 /* Everything pyhost keeps per thread, in one struct, so that the hot path computes
  * one thread-local address. */
@@ -189,6 +192,10 @@ struct pyhost__thread {
   int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
                     * its current outermost call (inflight.c; GIL-protected) */
   struct pyhost__call call; /* this thread in a call (inflight.c) */
+  /* the process-level plugin whose turn this thread waits for, or NULL; a plugin's
+   * turn is owned by a thread's pyhost__thread (bridge/plugin_proc.c: deadlock
+   * detection; under that level's monitor) */
+  struct pyhost__pp *plugin_waiting_for;
   /* pyhost_thread_attach calls not yet detached, and what the outermost one's
    * PyGILState_Ensure returned (attach.c) */
   unsigned long attached;

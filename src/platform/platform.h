@@ -1,7 +1,8 @@
 /* platform.h: what the platform layer offers the folders above it, in one header.
  *
  * The platform seam is the bottom layer (docs/design.md): allocation, strings,
- * dynamic loading, files, a sleep, the system's side of discovery, UTF-8 to wchar_t.
+ * dynamic loading, files, a sleep, threads and monitors, worker processes and their
+ * channels (proc.h), the system's side of discovery, UTF-8 to wchar_t.
  * Files above include this header only; the per-piece headers it gathers are the
  * platform folder's own.  Nothing here knows Python.
  */
@@ -12,6 +13,7 @@
 #include "discover_sys.h"
 #include "dl.h"
 #include "fs.h"
+#include "proc.h"
 #include "strbuf.h"
 #include "sync.h"
 

@@ -36,7 +36,7 @@
  * call cut off, Python's state may be held by a thread that is gone: the gate closes,
  * and finalize (pyhost.c) leaves Python alone. */
 static void after_fork_child(void) {
-  long own = SELF->depth;
+  long own = SELF->depth + SELF->nogil;
   if (atomic_load(&pyhost__process.in_flight) > own) {
     atomic_store(&pyhost__process.gate_open, 0);
     atomic_store(&pyhost__process.forked_amid_calls, 1);
@@ -171,6 +171,10 @@ int pyhost__is_interrupt(PyObject *type) {
   return interrupted && PY.PyErr_GivenExceptionMatches(type, interrupted);
 }
 
+PyObject *pyhost__interrupt_type(void) {
+  return pyhost__process.interrupted_type;
+}
+
 int pyhost_interrupt(pyhost *h) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
@@ -184,13 +188,13 @@ int pyhost_interrupt(pyhost *h) {
     pyhost__inflight_protect(0);
   }
   interrupt_all();
+  pyhost__teardown_run(PYHOST__AT_INTERRUPT); /* calls the bridge runs elsewhere */
   pyhost__leave(h, gil);
   return PYHOST_OK;
 }
 
-/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
- * takes the GIL. */
-int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+/* The checks of pyhost__enter_slow on h; PYHOST_OK or MISUSE with the message set. */
+static int check_handle(pyhost *h) {
   if (!pyhost__handle_live(h)) return PYHOST_MISUSE; /* NULL, freed: nothing to read */
   int st = atomic_load(&h->state);
   if (st != PYHOST__RUNNING)
@@ -199,14 +203,44 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
                                  ? "this pyhost was finalized; Python no longer runs"
                                  : "this pyhost failed to initialize; only pyhost_errmsg and "
                                    "pyhost_free may be called on it");
+  return PYHOST_OK;
+}
+
+static int refused(pyhost *h) {
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           pyhost__process.forked_amid_calls
+                               ? "this process was forked while other threads were inside "
+                                 "pyhost calls; in the child only pyhost_finalize and "
+                                 "pyhost_free may be called (docs/threads.md)"
+                               : "this pyhost is being finalized; Python no longer takes calls");
+}
+
+int pyhost__enter_nogil(pyhost *h) {
+  int rc = check_handle(h);
+  if (rc) return rc;
+  atomic_fetch_add(&pyhost__process.in_flight, 1);
+  if (!atomic_load(&pyhost__process.gate_open)) {
+    atomic_fetch_sub(&pyhost__process.in_flight, 1);
+    return refused(h);
+  }
+  SELF->nogil++;
+  pyhost__clear_message(h);
+  return PYHOST_OK;
+}
+
+void pyhost__leave_nogil(void) {
+  SELF->nogil--;
+  atomic_fetch_sub(&pyhost__process.in_flight, 1);
+}
+
+/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
+ * takes the GIL. */
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+  int rc = check_handle(h);
+  if (rc) return rc;
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
   else if (pyhost__inflight_begin(gil) != 0)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             pyhost__process.forked_amid_calls
-                                 ? "this process was forked while other threads were inside "
-                                   "pyhost calls; in the child only pyhost_finalize and "
-                                   "pyhost_free may be called (docs/threads.md)"
-                                 : "this pyhost is being finalized; Python no longer takes calls");
+    return refused(h);
   pyhost__clear_message(h);
   return PYHOST_OK;
 }
