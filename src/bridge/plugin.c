@@ -117,8 +117,9 @@ struct pyhost_plugin {
   _Atomic int lbusy;
 };
 
-/* The loader's module (pyhost__bridge.plugin_loader): made and run once, kept by a
- * strong reference until finalize.  It is also registered as
+/* The loader's module (pyhost__istate()->plugin_loader): made and run once per
+ * interpreter, kept by a strong reference until finalize (or the end of its
+ * sub-interpreter).  It is also registered as
  * sys.modules["_pyhost_plugins"] for tracebacks and introspection, but never looked up
  * there: Python code may remove or replace that entry, and plugins must keep loading. */
 
@@ -141,22 +142,27 @@ static PyObject *loader_make(void) {
   return mod;
 }
 
-/* With the GIL, before Py_FinalizeEx (its teardown hook). */
-static void loader_clear(void) {
-  PyObject *old = pyhost__bridge.plugin_loader;
-  pyhost__bridge.plugin_loader = NULL;
+void pyhost__plugin_loader_clear(struct pyhost__istate *is) {
+  PyObject *old = is->plugin_loader;
+  is->plugin_loader = NULL;
   PY.Py_DecRef(old);
 }
 
-/* The loader's function `fn` (new reference), running LOADER the first time.  NULL
- * with a Python exception set. */
+/* With the GIL, before Py_FinalizeEx (its teardown hook). */
+static void main_loader_clear(void) {
+  pyhost__plugin_loader_clear(&pyhost__bridge.main);
+}
+
+/* The loader's function `fn` (new reference), running LOADER the first time in this
+ * interpreter.  NULL with a Python exception set. */
 static PyObject *loader_fn(const char *fn) {
-  PyObject **loader = &pyhost__bridge.plugin_loader;
-  if (!*loader) {
-    if (!(*loader = loader_make())) return NULL;
-    pyhost__teardown_add(&pyhost__bridge.plugin_loader_hook, loader_clear, PYHOST__AT_DROP);
+  struct pyhost__istate *is = pyhost__istate();
+  if (!is->plugin_loader) {
+    if (!(is->plugin_loader = loader_make())) return NULL;
+    if (is == &pyhost__bridge.main) /* a sub-interpreter's goes with it */
+      pyhost__teardown_add(&pyhost__bridge.plugin_loader_hook, main_loader_clear, PYHOST__AT_DROP);
   }
-  return PY.PyObject_GetAttrString(*loader, fn);
+  return PY.PyObject_GetAttrString(is->plugin_loader, fn);
 }
 
 /* Calls the loader's function fn(a[, b]): new reference, or NULL with an exception. */
@@ -295,10 +301,8 @@ int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_opt
     return rc ? rc : pyhost_plugin_load(h, path, out);
   }
   if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
-  if (o->isolation != PYHOST_ISOLATION_PROCESS)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             "%s: the interpreter isolation level is not available in this "
-                             "pyhost yet; use PYHOST_ISOLATION_PROCESS or _SHARED", fn);
+  int rc = pyhost__plugin_options_check(h, o, fn);
+  if (rc) return rc;
   if (!path || !out)
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, path ? "out" : "path");
   pyhost_plugin *p = pyhost__calloc(1, sizeof *p);
@@ -307,8 +311,9 @@ int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_opt
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
   }
   p->h = h;
-  p->level = &pyhost__plugin_process;
-  int rc = p->level->load(h, p, p->name, path, o, &p->impl);
+  p->level = o->isolation == PYHOST_ISOLATION_PROCESS ? &pyhost__plugin_process
+                                                      : &pyhost__plugin_interpreter;
+  rc = p->level->load(h, p, p->name, path, o, &p->impl);
   if (rc) {
     plugin_free(p);
     return rc;
@@ -508,13 +513,17 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
 
 int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt, ...) {
   va_list ap;
+  va_start(ap, fmt);
+  int rc = pyhost__plugin_callv(h, p, hook, fmt, &ap);
+  va_end(ap);
+  return rc;
+}
+
+int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt,
+                         va_list *ap) {
   if (p && p->level) {
     int rc = level_in(h, p, "pyhost_plugin_callf");
-    if (rc) return rc;
-    va_start(ap, fmt);
-    rc = p->level->callf(h, p->impl, hook, fmt, &ap);
-    va_end(ap);
-    return level_out(p, rc);
+    return rc ? rc : level_out(p, p->level->callf(h, p->impl, hook, fmt, ap));
   }
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
@@ -525,10 +534,8 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
     pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
-    va_start(ap, fmt);
     /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
-    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &p->kept, raised);
-    va_end(ap);
+    rc = pyhost__callf(h, fn, named, fmt, ap, NULL, &p->kept, raised);
     PY.Py_DecRef(fn);
   }
   if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */

@@ -175,6 +175,8 @@ struct pyhost__call {
 };
 
 struct pyhost__pp;
+struct pyhost__sub;
+struct pyhost__sub_saved;
 
 /* Everything pyhost keeps per thread, in one struct, so that the hot path computes
  * one thread-local address. */
@@ -200,6 +202,13 @@ struct pyhost__thread {
    * PyGILState_Ensure returned (attach.c) */
   unsigned long attached;
   PyGILState_STATE attach_pin;
+  /* the sub-interpreter pyhost made current on this thread, whose thread state holds
+   * the GIL here, or NULL (runtime/subinterp.c) */
+  struct pyhost__sub *sub;
+  struct pyhost__sub_saved *sub_chain; /* its entries into sub-interpreters, innermost first */
+  /* this thread's number among the threads that entered a sub-interpreter (0: none
+   * yet): unlike an address or an OS thread id, never given to another thread */
+  unsigned long serial;
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;
@@ -240,6 +249,10 @@ struct pyhost__process {
   _Atomic int forked_amid_calls;
   _Atomic int traceback_ready;     /* pyhost_interrupt imported traceback once */
   PyObject *interrupted_type;      /* pyhost.Interrupted, strong reference */
+  /* the live sub-interpreters pyhost made (runtime/subinterp.c), and the numbers it
+   * gave threads and sub-interpreters */
+  struct pyhost__sub *subs;
+  _Atomic unsigned long serials;
 };
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */

@@ -62,6 +62,11 @@ int pyhost__inflight_forked_amid_calls(void) {
 int pyhost__inflight_begin(PyGILState_STATE *gil) {
   atomic_fetch_add(&pyhost__process.in_flight, 1);
   if (!atomic_load(&pyhost__process.gate_open)) goto refused;
+  if (pyhost__thread.sub) { /* inside a call, the GIL held: its thread is listed */
+    SELF->depth++;
+    *gil = PYHOST__GIL_IN_SUB;
+    return 0;
+  }
   *gil = PY.PyGILState_Ensure();
   /* Checked again under the GIL: pyhost_finalize closes the gate and interrupts the
    * listed threads in one GIL hold, so a thread is either listed by then or refused. */
@@ -89,6 +94,11 @@ refused:
 }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
+  if (gil == PYHOST__GIL_IN_SUB) {
+    SELF->depth--;
+    atomic_fetch_sub(&pyhost__process.in_flight, 1);
+    return;
+  }
   if (--SELF->depth == 0) {
     if (SELF->prev) SELF->prev->next = SELF->next;
     else pyhost__process.running = SELF->next;
