@@ -105,3 +105,297 @@ out:
   pyhost_plugin_unload(c);
   iso_stop(h);
 }
+
+/* ---- the host's modules inside ---- */
+
+static pyhost *hh;
+static pyhost_plugin *nest[3]; /* interpreter, interpreter, process: host.down alternates */
+
+static int host_down(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  int64_t n = argv[0].u.i;
+  if (n <= 0) return pyhost_ret_int(h, ret, 0);
+  int64_t r = 0;
+  int rc = pyhost_plugin_callf(h, nest[n % 3], "down", "L>L", n - 1, &r);
+  if (rc) return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "nested call: %s", pyhost_errmsg(h));
+  return pyhost_ret_int(h, ret, r + 1);
+}
+
+static int host_scale(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_float(h, ret, argv[0].u.d * argv[1].u.d);
+}
+
+static int host_shout(pyhost *h, void *ud, const pyhost_args *a, pyhost_ret *ret) {
+  (void)ud;
+  const char *s;
+  size_t n;
+  int rc = pyhost_args_str(h, a, 0, &s, &n);
+  if (rc) return rc;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*s!", (int)(n < 60 ? n : 60), s);
+  return pyhost_ret_str(h, ret, buf, PYHOST_STRLEN);
+}
+
+static int host_fail(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                     const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  return pyhost_raise_named(h, "app.Error", "the host says no");
+}
+
+/* A value function that evaluates in the interpreter it is called from. */
+static int host_where(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                      const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)args, (void)nargs, (void)kwargs;
+  return pyhost_eval(h, "str(getattr(__import__('sys'), 'pyhost_test_flag', 'main'))", result);
+}
+
+static int host_late(pyhost *h, void *ud, const pyhost_args *a, pyhost_ret *ret) {
+  (void)ud, (void)a;
+  return pyhost_ret_str(h, ret, "late", PYHOST_STRLEN);
+}
+
+static int host_counter_new(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) {
+  (void)h, (void)ud, (void)argv, (void)payload;
+  return PYHOST_OK;
+}
+
+static pyhost_module *make_app(pyhost *h) {
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "app", "the test host", &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "down(n: int)", host_down, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "scale(x: float, factor: float = 1.0)",
+                                            host_scale, NULL, "multiplies"),
+           PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "shout", host_shout, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "fail", host_fail, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "where", host_where, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_exception(h, m, "Error", PYHOST_EXC_VALUE_ERROR, NULL), PYHOST_OK);
+  pyhost_value *ver = pyhost_value_str("1.2", PYHOST_STRLEN);
+  CHECK_RC(pyhost_module_add_value(h, m, "VERSION", ver), PYHOST_OK);
+  pyhost_value_free(ver);
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Counter",
+                           .typed_constructor = host_counter_new,
+                           .constructor_signature = "Counter()"};
+  pyhost_type *t = NULL;
+  CHECK_RC(pyhost_type_new(h, m, &spec, &t), PYHOST_OK);
+  pyhost_type_free(h, t);
+  return m;
+}
+
+static const char USES_HOST[] =
+    "import app, sys\n"
+    "at_load = app.scale(2.0, 3)\n"
+    "def down(n):\n"
+    "    return app.down(n)\n"
+    "def use():\n"
+    "    sys.pyhost_test_flag = 'sub'\n"
+    "    return [app.scale(1.5, factor=2), app.shout('hi'), app.VERSION, at_load, app.where(),\n"
+    "            app.__doc__, app.scale.__doc__.splitlines()[-1]]\n"
+    "def typed_error():\n"
+    "    try:\n"
+    "        app.scale('x')\n"
+    "    except TypeError as e:\n"
+    "        return str(e)\n"
+    "def fails():\n"
+    "    try:\n"
+    "        app.fail()\n"
+    "    except app.Error as e:\n"
+    "        return 'caught ' + type(e).__name__ + ': ' + str(e)\n"
+    "def host_type():\n"
+    "    try:\n"
+    "        app.Counter()\n"
+    "    except TypeError as e:\n"
+    "        return str(e)\n"
+    "def late():\n"
+    "    return app.late()\n"
+    "def same_module():\n"
+    "    return str(sys.modules['app'] is app)\n";
+
+/* The host's module is there in the plugin's interpreter, made there: typed, fast and
+ * value functions (the host's own, running in that interpreter), values, exception
+ * classes; host types refuse clearly; nested calls across levels; changes reach it. */
+TEST_CASE(interp_host_functions) {
+  pyhost *h = hh = iso_start();
+  pyhost_module *m = make_app(h);
+  iso_put("u.py", USES_HOST);
+  iso_put("w.py", USES_HOST);
+  nest[0] = load_interp(h, "u.py");
+  nest[1] = load_interp(h, "w.py");
+  nest[2] = iso_load(h, "u.py", NULL); /* the process level */
+  CHECK(nest[0] && nest[1] && nest[2]);
+  if (!nest[0] || !nest[1] || !nest[2]) goto out;
+  pyhost_value *r = NULL;
+  CHECK_RC(pyhost_plugin_call(h, nest[0], "use", NULL, NULL, &r), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, r),
+              "[3.0, 'hi!', '1.2', 6.0, 'sub', 'the test host', 'multiplies']");
+  pyhost_value_free(r);
+  reliab_expect_int(h, "1 if not hasattr(__import__('sys'), 'pyhost_test_flag') else 0", 1);
+  /* 30 levels: interpreter u -> host -> interpreter w -> host -> process u -> host ... */
+  int64_t depth = 0;
+  CHECK_RC(pyhost_plugin_callf(h, nest[0], "down", "L>L", (int64_t)30, &depth), PYHOST_OK);
+  CHECK(depth == 30);
+  const char *s = NULL;
+  size_t n = 0;
+  CHECK_RC(pyhost_plugin_callf(h, nest[0], "typed_error", ">s", &s, &n), PYHOST_OK);
+  CHECK_CONTAINS(s, "app.scale() argument 'x' must be float, not str");
+  CHECK_RC(pyhost_plugin_callf(h, nest[0], "fails", ">s", &s, &n), PYHOST_OK);
+  CHECK_STREQ(s, "caught Error: the host says no");
+  CHECK_RC(pyhost_plugin_callf(h, nest[0], "host_type", ">s", &s, &n), PYHOST_OK);
+  CHECK_CONTAINS(s, "app.Counter is a host type, and host types are not available in a "
+                    "plugin's sub-interpreter");
+  CHECK_STREQ(str_of(h, nest[0], "same_module", NULL), "True");
+  /* a function added after the load is there at the next call; a removed one goes */
+  CHECK_RC(pyhost_plugin_call(h, nest[0], "late", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "AttributeError");
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "late", host_late, NULL, NULL), PYHOST_OK);
+  CHECK_STREQ(str_of(h, nest[0], "late", NULL), "late");
+  CHECK_RC(pyhost_module_remove(h, m, "late"), PYHOST_OK);
+  CHECK_RC(pyhost_plugin_call(h, nest[0], "late", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "AttributeError");
+out:
+  for (int i = 0; i < 3; i++) pyhost_plugin_unload(nest[i]);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}
+
+/* Values cross as data: an object does not leave the interpreter, nor enter it. */
+TEST_CASE(interp_values_as_data) {
+  pyhost *h = iso_start();
+  iso_put("v.py",
+          "import collections\n"
+          "def echo(*args, **kwargs):\n"
+          "    return [list(args), kwargs, 2 ** 70]\n"
+          "def an_object():\n"
+          "    return collections.deque([1])\n"
+          "def boom():\n"
+          "    raise ValueError('no')\n");
+  pyhost_plugin *p = load_interp(h, "v.py");
+  if (!p) goto out;
+  pyhost_value *args = pyhost_value_tuple(), *r = NULL;
+  pyhost_value_append(args, pyhost_value_int(7));
+  pyhost_value_append(args, pyhost_value_str("s", PYHOST_STRLEN));
+  CHECK_RC(pyhost_plugin_call(h, p, "echo", args, NULL, &r), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, r), "[[7, 's'], {}, 1180591620717411303424]");
+  pyhost_value_free(r);
+  r = NULL;
+  CHECK_RC(pyhost_plugin_call(h, p, "an_object", NULL, NULL, &r), PYHOST_TYPE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "hook an_object returned a collections.deque object");
+  CHECK(r == NULL);
+  pyhost_value *obj = NULL;
+  CHECK_RC(pyhost_eval(h, "object()", &obj), PYHOST_OK);
+  pyhost_value_append(args, obj);
+  CHECK_RC(pyhost_plugin_call(h, p, "echo", args, NULL, &r), PYHOST_TYPE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "an argument is a object object");
+  pyhost_value_free(args);
+  /* errors as at the shared level: file and line, and as data */
+  CHECK_RC(pyhost_plugin_call(h, p, "boom", NULL, NULL, NULL), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "plugin v: hook boom raised");
+  CHECK_CONTAINS(pyhost_errmsg(h), "v.py\", line 7, in boom");
+  CHECK_STREQ(pyhost_errtype(h), "ValueError");
+  CHECK_RC(pyhost_plugin_call(h, p, "missing", NULL, NULL, NULL), PYHOST_NOHOOK);
+  CHECK_STREQ(pyhost_errmsg(h), "plugin v has no hook missing");
+  CHECK_RC(pyhost_plugin_has_hook(h, p, "echo"), PYHOST_OK);
+  pyhost_value *names = NULL;
+  CHECK_RC(pyhost_plugin_hooks(h, p, &names), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, names), "['echo', 'an_object', 'boom']");
+  pyhost_value_free(names);
+out:
+  pyhost_plugin_unload(p);
+  iso_stop(h);
+}
+
+/* ---- threads ---- */
+
+struct worker_arg {
+  pyhost *h;
+  pyhost_plugin *p;
+  int id, iterations, failures;
+};
+
+static int host_add(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_int(h, ret, argv[0].u.i + argv[1].u.i);
+}
+
+static void *hammer(void *arg) {
+  struct worker_arg *w = arg;
+  for (int i = 0; i < w->iterations; i++) {
+    int64_t r = -1;
+    int rc = pyhost_plugin_callf(w->h, w->p, "calc", "LL>L", (int64_t)w->id, (int64_t)i, &r);
+    if (rc != PYHOST_OK || r != w->id * 1000 + i) {
+      fprintf(stderr, "thread %d, call %d: %s %lld: %s\n", w->id, i, pyhost_status_name(rc),
+              (long long)r, pyhost_errmsg(w->h));
+      w->failures++;
+      break;
+    }
+  }
+  return NULL;
+}
+
+/* 8 host threads at once on interpreter-level, process-level and shared plugins, each
+ * call calling a host function back.  Before 3.9 only the loading thread enters an
+ * interpreter-level plugin: the others get PYHOST_MISUSE saying so. */
+TEST_CASE(interp_threads_8_at_once) {
+  pyhost *h = iso_start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "calc_host", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "add(a: int, b: int)", host_add, NULL, NULL),
+           PYHOST_OK);
+  iso_put("t.py", "import calc_host\ndef calc(a, b):\n    return calc_host.add(a * 1000, b)\n");
+  pyhost_plugin *ps[5];
+  ps[0] = load_interp(h, "t.py");
+  ps[1] = load_interp(h, "t.py");
+  ps[2] = load_interp(h, "t.py");
+  ps[3] = iso_load(h, "t.py", NULL);
+  ps[4] = iso_load_shared(h, "t.py");
+  if (!any_thread(h)) {
+    int64_t r = 0;
+    struct worker_arg w = {h, ps[0], 1, 1, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, hammer, &w);
+    pthread_join(t, NULL);
+    CHECK(w.failures == 1);
+    CHECK_RC(pyhost_plugin_callf(h, ps[0], "calc", "LL>L", (int64_t)1, (int64_t)2, &r), PYHOST_OK);
+    CHECK(r == 1002);
+    for (int i = 0; i < 3; i++) { /* the interpreter-level ones stay on this thread */
+      pyhost_plugin_unload(ps[i]);
+      ps[i] = iso_load_shared(h, "t.py");
+    }
+  }
+  pthread_t t[8];
+  struct worker_arg w[8];
+  int n = reliab_iterations(300);
+  for (int i = 0; i < 8; i++) {
+    w[i] = (struct worker_arg){h, ps[i % 5], i + 1, n, 0};
+    pthread_create(&t[i], NULL, hammer, &w[i]);
+  }
+  for (int i = 0; i < 8; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(w[i].failures == 0);
+  }
+  for (int i = 0; i < 5; i++) pyhost_plugin_unload(ps[i]);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}
+
+/* Before 3.9 a call from another thread than the loading one is refused, clearly. */
+TEST_CASE(interp_other_thread_before_3_9) {
+  pyhost *h = iso_start();
+  iso_put("t.py", "def calc(a, b):\n    return a * 1000 + b\n");
+  pyhost_plugin *p = load_interp(h, "t.py");
+  struct worker_arg w = {h, p, 3, 5, 0};
+  pthread_t t;
+  pthread_create(&t, NULL, hammer, &w);
+  pthread_join(t, NULL);
+  if (any_thread(h)) {
+    CHECK(w.failures == 0);
+  } else {
+    CHECK(w.failures == 1);
+    int64_t r = 0;
+    CHECK_RC(pyhost_plugin_callf(h, p, "calc", "LL>L", (int64_t)1, (int64_t)2, &r), PYHOST_OK);
+    CHECK(r == 1002);
+  }
+  pyhost_plugin_unload(p); /* from this thread, either way */
+  iso_stop(h);
+}
