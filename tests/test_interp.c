@@ -399,3 +399,257 @@ TEST_CASE(interp_other_thread_before_3_9) {
   pyhost_plugin_unload(p); /* from this thread, either way */
   iso_stop(h);
 }
+
+/* ---- unload, finalize, restart ---- */
+
+static _Atomic int hold_entered, hold_release;
+static pyhost_plugin *held;
+
+static int host_entered(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)h, (void)ud, (void)argv, (void)ret;
+  atomic_store(&hold_entered, 1);
+  return PYHOST_OK;
+}
+
+static int host_released(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud, (void)argv;
+  return pyhost_ret_bool(h, ret, atomic_load(&hold_release));
+}
+
+static pyhost_module *make_hold(pyhost *h) {
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "hold", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "entered()", host_entered, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "released()", host_released, NULL, NULL), PYHOST_OK);
+  return m;
+}
+
+static const char HOLDS[] =
+    "import hold, time\n"
+    "def hold_until_released():\n"
+    "    hold.entered()\n"
+    "    while not hold.released():\n"
+    "        time.sleep(0.001)\n"
+    "    return 42\n"
+    "def forever():\n"
+    "    hold.entered()\n"
+    "    while True:\n"
+    "        time.sleep(0.001)\n"
+    "def plain():\n"
+    "    return 1\n";
+
+struct holder {
+  pyhost *h;
+  const char *hook;
+  int rc;
+  int64_t r;
+  char msg[512];
+};
+
+/* Loads the plugin on this thread (the loading thread, for 3.6-3.8) and calls hook. */
+static void *hold_thread(void *arg) {
+  struct holder *x = arg;
+  held = load_interp(x->h, "hold.py");
+  if (!held) {
+    atomic_store(&hold_entered, 1);
+    return NULL;
+  }
+  x->rc = pyhost_plugin_callf(x->h, held, x->hook, ">L", &x->r);
+  snprintf(x->msg, sizeof x->msg, "%s", pyhost_errmsg(x->h));
+  return NULL;
+}
+
+static _Atomic int interp_ended;
+
+static int host_ended(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)h, (void)ud, (void)argv, (void)ret;
+  atomic_store(&interp_ended, 1);
+  return PYHOST_OK;
+}
+
+static const char SWALLOWS[] =
+    "import hold, time\n"
+    "class Witness:\n"
+    "    def __del__(self, ended=hold.ended):\n"
+    "        ended()\n"
+    "witness = Witness()\n"
+    "def hold_until_released():\n"
+    "    hold.entered()\n"
+    "    while not hold.released():\n"
+    "        try:\n"
+    "            time.sleep(0.001)\n"
+    "        except BaseException:\n"
+    "            pass\n"
+    "    return 42\n";
+
+/* Unload while a call of the plugin runs on another thread, as the shared level: unload
+ * returns, the call goes on (interrupted from 3.9: the process level's rule), calls
+ * meanwhile answer PYHOST_MISUSE, and the interpreter ends as the call returns. */
+TEST_CASE(interp_unload_while_a_call_runs) {
+  pyhost *h = iso_start();
+  pyhost_module *m = make_hold(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "ended()", host_ended, NULL, NULL), PYHOST_OK);
+  pthread_t t;
+  if (any_thread(h)) { /* forever(): the interrupt ends it */
+    iso_put("hold.py", HOLDS);
+    atomic_store(&hold_entered, 0);
+    struct holder x = {h, "forever", -1, 0, ""};
+    pthread_create(&t, NULL, hold_thread, &x);
+    while (!atomic_load(&hold_entered)) usleep(1000);
+    pyhost_plugin_unload(held);
+    pthread_join(t, NULL);
+    CHECK_RC(x.rc, PYHOST_INTERRUPTED);
+  }
+  /* a call that goes on after the interrupt, until released */
+  iso_put("hold.py", SWALLOWS);
+  atomic_store(&hold_entered, 0);
+  atomic_store(&hold_release, 0);
+  atomic_store(&interp_ended, 0);
+  struct holder y = {h, "hold_until_released", -1, 0, ""};
+  pthread_create(&t, NULL, hold_thread, &y);
+  while (!atomic_load(&hold_entered)) usleep(1000);
+  pyhost_plugin *p = held;
+  pyhost_plugin_unload(p);
+  CHECK(!atomic_load(&interp_ended)); /* the call holds it */
+  atomic_store(&hold_release, 1);
+  pthread_join(t, NULL);
+  CHECK_RC(y.rc, PYHOST_OK);
+  CHECK(y.r == 42);
+  CHECK(atomic_load(&interp_ended)); /* its module went with the interpreter */
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}
+
+static int host_unload_me(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud, (void)argv;
+  pyhost_plugin_unload(held);
+  return pyhost_ret_int(h, ret, 7);
+}
+
+/* Unloaded from a host function inside its own call: the call finishes, then the
+ * interpreter ends. */
+TEST_CASE(interp_unload_from_its_own_call) {
+  pyhost *h = iso_start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "selfish", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "unload_me()", host_unload_me, NULL, NULL),
+           PYHOST_OK);
+  iso_put("s.py", "import selfish\ndef go():\n    return selfish.unload_me() + 1\n");
+  held = load_interp(h, "s.py");
+  int64_t r = 0;
+  CHECK_RC(pyhost_plugin_callf(h, held, "go", ">L", &r), PYHOST_OK);
+  CHECK(r == 8);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}
+
+/* Finalize with live sub-interpreters, one with a call running on another thread:
+ * the call is interrupted (before 3.9 no other thread reaches it: finalize waits for it
+ * as for any call, and it ends when the host function it polls refuses, as they all do
+ * once finalize has begun), every interpreter ends before Python does; unload after
+ * finalize frees memory only. */
+TEST_CASE(interp_finalize_with_live_interpreters) {
+  pyhost *h = iso_start();
+  pyhost_module *m = make_hold(h);
+  iso_put("hold.py", HOLDS);
+  iso_put("a.py", STATEFUL);
+  pyhost_plugin *a = load_interp(h, "a.py");
+  CHECK_STREQ(str_of(h, a, "set_marker", "A"), "A");
+  atomic_store(&hold_entered, 0);
+  atomic_store(&hold_release, 0);
+  int any = any_thread(h);
+  struct holder x = {h, any ? "forever" : "hold_until_released", -1, 0, ""};
+  pthread_t t;
+  pthread_create(&t, NULL, hold_thread, &x);
+  while (!atomic_load(&hold_entered)) usleep(1000);
+  CHECK_RC(pyhost_finalize(h), PYHOST_OK);
+  pthread_join(t, NULL);
+  CHECK_RC(x.rc, any ? PYHOST_INTERRUPTED : PYHOST_PYEXC);
+  if (!any) CHECK_CONTAINS(x.msg, "hold.released called while Python is being finalized");
+  CHECK_RC(pyhost_plugin_call(h, a, "get_marker", NULL, NULL, NULL), PYHOST_MISUSE);
+  pyhost_plugin_unload(a);
+  pyhost_plugin_unload(held);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}
+
+/* restart: a fresh interpreter, the plugin loaded anew (its state starts over). */
+TEST_CASE(interp_restart) {
+  pyhost *h = iso_start();
+  iso_put("a.py", STATEFUL);
+  pyhost_plugin *a = load_interp(h, "a.py");
+  if (!a) goto out;
+  CHECK_STREQ(str_of(h, a, "set_marker", "A"), "A");
+  CHECK_STREQ(str_of(h, a, "json_of", "x"), "patched by A");
+  CHECK_RC(pyhost_plugin_restart(h, a), PYHOST_OK);
+  CHECK_STREQ(str_of(h, a, "get_marker", NULL), "None");
+  CHECK_STREQ(str_of(h, a, "json_of", "x"), "\"x\"");
+  CHECK_STREQ(str_of(h, a, "flag", NULL), "None");
+  /* a broken edit: the restart fails, the plugin has no interpreter until one works */
+  iso_put("a.py", "def broken(:\n");
+  CHECK_RC(pyhost_plugin_restart(h, a), PYHOST_PYEXC);
+  CHECK_CONTAINS(pyhost_errmsg(h), "SyntaxError");
+  CHECK_RC(pyhost_plugin_call(h, a, "flag", NULL, NULL, NULL), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "has no interpreter");
+  iso_put("a.py", STATEFUL);
+  CHECK_RC(pyhost_plugin_restart(h, a), PYHOST_OK);
+  CHECK_STREQ(str_of(h, a, "flag", NULL), "None");
+out:
+  pyhost_plugin_unload(a);
+  iso_stop(h);
+}
+
+/* An extension module that cannot live in a second interpreter: the load names it and
+ * points at the process level, where the same plugin loads. */
+TEST_CASE(interp_refused_extension) {
+  pyhost *h = iso_start();
+  char code[1024];
+  snprintf(code, sizeof code, "import sys\nsys.path.insert(0, '%s')\nimport pyhost_onceonly\n",
+           PYHOST_TEST_ONCEONLY_DIR);
+  CHECK_RC(pyhost_exec(h, code, NULL), PYHOST_OK);
+  snprintf(code, sizeof code,
+           "import sys\nsys.path.insert(0, '%s')\nimport pyhost_onceonly\ndef ok():\n    return 1\n",
+           PYHOST_TEST_ONCEONLY_DIR);
+  iso_put("ext.py", code);
+  pyhost_plugin_options *o = interp_options();
+  pyhost_plugin *p = NULL;
+  CHECK_RC(pyhost_plugin_load_with(h, iso_at("ext.py"), o, &p), PYHOST_PYEXC);
+  CHECK(p == NULL);
+  CHECK_CONTAINS(pyhost_errmsg(h), "loading plugin ext from");
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_onceonly");
+  CHECK_CONTAINS(pyhost_errmsg(h), "refuses to live in a sub-interpreter");
+  CHECK_CONTAINS(pyhost_errmsg(h), "PYHOST_ISOLATION_PROCESS");
+  pyhost_plugin_options_free(o);
+  p = iso_load(h, "ext.py", NULL);
+  CHECK(p && iso_int(h, p, "ok") == 1);
+  pyhost_plugin_unload(p);
+  iso_stop(h);
+}
+
+/* pyhost_interrupt reaches a call running in a sub-interpreter (3.9+: from any thread;
+ * before, only its own thread enters it, so it is reached from host functions only). */
+TEST_CASE(interp_interrupt) {
+  pyhost *h = iso_start();
+  if (!any_thread(h)) {
+    iso_stop(h);
+    SKIP("before 3.9 no other thread enters the plugin's interpreter to interrupt it");
+  }
+  pyhost_module *m = make_hold(h);
+  iso_put("hold.py", HOLDS);
+  atomic_store(&hold_entered, 0);
+  struct holder x = {h, "forever", -1, 0, ""};
+  pthread_t t;
+  pthread_create(&t, NULL, hold_thread, &x);
+  while (!atomic_load(&hold_entered)) usleep(1000);
+  CHECK_RC(pyhost_interrupt(h), PYHOST_OK);
+  pthread_join(t, NULL);
+  CHECK_RC(x.rc, PYHOST_INTERRUPTED);
+  CHECK_CONTAINS(x.msg, "hold.py");
+  /* the plugin goes on, and a later call is not hit by a late interrupt */
+  int64_t r = 0;
+  CHECK_RC(pyhost_plugin_callf(h, held, "plain", ">L", &r), PYHOST_OK);
+  CHECK(r == 1);
+  pyhost_plugin_unload(held);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}

@@ -11,9 +11,9 @@
  * __main__'s dict) is this record's first member, and values cross into and out of the
  * interpreter as data (an object value is refused, as at the process level).
  *
- * Unload ends the interpreter once no call runs in it: the calls running on other
- * threads are interrupted and waited for (without the GIL); from inside a call of its
- * own the interpreter ends as that call returns.  Finalize ends every live one before
+ * Unload ends the interpreter once no call runs in it, as the shared level frees a
+ * plugin: at once, or, with calls of it running, as the last of them returns (those on
+ * other threads are interrupted first, as at the process level).  Finalize ends every live one before
  * Py_FinalizeEx. */
 #include "hostmods.h"
 #include "plugin_level.h"
@@ -29,10 +29,12 @@ struct pyhost__pi {
   pyhost_plugin *inner;     /* the shared-level plugin in it */
   PyObject *mods;           /* the host's modules there (hostmods.c's state), strong */
   unsigned long mods_gen;   /* pyhost__bridge.modules_gen they match; 0: never made */
-  /* calls inside (GIL) and an unload waiting for them, or deferred to the last one */
-  _Atomic int calls;
+  /* calls inside, on every thread (GIL); unloaded: the last call out ends it */
+  int calls;
   int doomed;
-  struct pyhost__monitor *mon; /* an unload waits on it for calls (without the GIL) */
+  /* once finalize has begun, the record is freed by the second of finalize's end of
+   * the interpreter and the unload */
+  _Atomic int let_go;
   struct pyhost__pi *next;          /* pyhost__bridge.interps: finalize ends them */
 };
 
@@ -85,15 +87,7 @@ static void end_interp(struct pyhost__pi *pi);
 
 static void leave(pyhost *h, struct pyhost__pi *pi, struct entry *e) {
   pyhost__sub_leave(&e->saved);
-  if (--pi->calls == 0 && pi->doomed) {
-    if (pi->mon) { /* an unload waits for this */
-      pyhost__monitor_enter(pi->mon);
-      pyhost__monitor_notify(pi->mon);
-      pyhost__monitor_leave(pi->mon);
-    } else { /* unloaded from inside this call: the record goes with the interpreter */
-      end_interp(pi);
-    }
-  }
+  if (--pi->calls == 0 && pi->doomed) end_interp(pi); /* unloaded during the call */
   pyhost__leave(h, e->gil);
 }
 
@@ -161,7 +155,6 @@ static void drop_state(void *data) {
 }
 
 static void pi_free(struct pyhost__pi *pi) {
-  pyhost__monitor_free(pi->mon);
   pyhost__free(pi->path);
   pyhost__free(pi->name);
   pyhost__free(pi);
@@ -211,8 +204,9 @@ static void end_all(void) {
     struct pyhost__pi *pi = pyhost__bridge.interps;
     pyhost__bridge.interps = pi->next;
     if (pi->sub) pyhost__sub_end(pi->sub, drop_state);
-    pi->sub = NULL; /* the record stays for its handle: unload frees it */
+    pi->sub = NULL;
     pi->next = NULL;
+    if (atomic_exchange(&pi->let_go, 1)) pi_free(pi); /* else its unload frees it */
   }
 }
 
@@ -220,7 +214,7 @@ static int load(pyhost *h, pyhost_plugin *p, const char *name, const char *path,
                 const pyhost_plugin_options *o, void **impl) {
   (void)p, (void)o;
   struct pyhost__pi *pi = pyhost__calloc(1, sizeof *pi);
-  if (!pi || !(pi->name = pyhost__strdup(name)) || !(pi->mon = pyhost__monitor_new())) {
+  if (!pi || !(pi->name = pyhost__strdup(name))) {
     if (pi) pi_free(pi);
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
   }
@@ -337,26 +331,20 @@ static int restart(pyhost *h, void *impl) {
 static void unload(void *impl) {
   struct pyhost__pi *pi = impl;
   PyGILState_STATE gil;
-  if (!pyhost__inflight_free_begin(&gil)) { /* finalize ended the interpreter */
-    pi_free(pi);
+  if (!pyhost__inflight_free_begin(&gil)) {
+    /* finalize has begun: it ends the interpreter (end_all); the second of the two
+     * frees the record */
+    if (atomic_exchange(&pi->let_go, 1)) pi_free(pi);
     return;
   }
   pi->doomed = 1;
-  if (pi->sub && pi->calls > 0 && pyhost__sub_inside(pi->sub)) {
-    /* from inside a call of its own: the last call out ends it (leave) */
-    struct pyhost__monitor *m = pi->mon;
-    pi->mon = NULL;
-    pyhost__monitor_free(m);
-  } else {
-    if (pi->calls > 0) { /* on other threads: wait for them without the GIL */
-      PyThreadState *ts = PY.PyEval_SaveThread();
-      pyhost__monitor_enter(pi->mon);
-      while (atomic_load((_Atomic int *)&pi->calls) > 0) pyhost__monitor_wait(pi->mon, pyhost__clock_ms() + 50);
-      pyhost__monitor_leave(pi->mon);
-      PY.PyEval_RestoreThread(ts);
-    }
+  if (pi->calls == 0) {
     end_interp(pi);
-  }
+  } else if (!pyhost__sub_inside(pi->sub)) {
+    /* calls on other threads: interrupted (3.9+; before, no other thread reaches the
+     * interpreter), and the last one out ends it (leave) */
+    pyhost__inflight_interrupt_sub(pi->sub);
+  } /* else from inside a call of its own: that call finishes first */
   pyhost__inflight_free_end(gil);
 }
 

@@ -171,6 +171,7 @@ struct pyhost__call {
   int nogil;            /* calls counted without the GIL (pyhost__enter_nogil) */
   struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
+  struct pyhost__sub *sub; /* the sub-interpreter it runs in now (runtime/subinterp.c) */
   struct pyhost__call *prev, *next;
 };
 

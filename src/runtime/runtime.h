@@ -81,6 +81,9 @@ int pyhost__inflight_close(void);
 /* With the GIL: on (1) / off (0) around pyhost's own Python work on this thread
  * (formatting an exception), which pyhost_interrupt then leaves alone. */
 void pyhost__inflight_protect(int on);
+/* With the GIL: interrupts the calls running in sub-interpreter s (as pyhost_interrupt
+ * does all); returns how many got it. */
+int pyhost__inflight_interrupt_sub(const struct pyhost__sub *s);
 /* Without the GIL: waits until no call is in flight. */
 void pyhost__inflight_drain(void);
 /* With the GIL, before Py_FinalizeEx: drops pyhost.Interrupted. */
@@ -118,6 +121,11 @@ struct pyhost__sub *pyhost__sub_next(const struct pyhost__sub *s);
 int pyhost__sub_enter(pyhost *h, struct pyhost__sub *s, struct pyhost__sub_saved *saved,
                       const char *who);
 void pyhost__sub_leave(struct pyhost__sub_saved *saved);
+/* With the GIL: PyThreadState_SetAsyncExc(ident, exc) in s (through this thread's
+ * thread state there, made if need be; before 3.9 only its maker's thread has one, and
+ * elsewhere this does nothing).  1 when a thread state of ident's got it.  From 3.13
+ * it lets other threads run (a swap does). */
+int pyhost__sub_async_exc(struct pyhost__sub *s, unsigned long ident, PyObject *exc);
 /* 1 when this thread is inside s, at any depth of its entries. */
 int pyhost__sub_inside(const struct pyhost__sub *s);
 /* With the GIL, outside s, no entry running in it: runs drop(data) inside s (the layer

@@ -121,16 +121,36 @@ int pyhost__sub_enter(pyhost *h, struct pyhost__sub *s, struct pyhost__sub_saved
   saved->entered = s;
   saved->prev = pyhost__thread.sub_chain;
   pyhost__thread.sub_chain = saved;
-  pyhost__thread.sub = s;
+  pyhost__thread.sub = pyhost__thread.call.sub = s;
   s->running++;
   return PYHOST_OK;
 }
 
 void pyhost__sub_leave(struct pyhost__sub_saved *saved) {
   saved->entered->running--;
+  /* an interrupt that came too late to be raised here must not hit its next entry */
+  if (pyhost__thread.interrupted && saved->ts)
+    PY.PyThreadState_SetAsyncExc(pyhost__thread.call.ident, NULL);
   if (saved->ts) PY.PyThreadState_Swap(saved->ts);
-  pyhost__thread.sub = saved->sub;
+  pyhost__thread.sub = pyhost__thread.call.sub = saved->sub;
   pyhost__thread.sub_chain = saved->prev;
+}
+
+int pyhost__sub_async_exc(struct pyhost__sub *s, unsigned long ident, PyObject *exc) {
+  const struct pyhost__sub *live = pyhost__process.subs;
+  while (live && live != s) live = live->next;
+  if (!live) return 0; /* ended meanwhile */
+  if (pyhost__thread.sub == s) return PY.PyThreadState_SetAsyncExc(ident, exc) > 0;
+  PyThreadState *ts = ts_here(s);
+  if (!ts && s->interp && (ts = PY.PyThreadState_New(s->interp)) && ts_add(s, ts) < 0) {
+    PY.PyThreadState_Delete(ts);
+    ts = NULL;
+  }
+  if (!ts) return 0; /* before 3.9, from another thread than its maker's */
+  PyThreadState *outer = PY.PyThreadState_Swap(ts);
+  int n = PY.PyThreadState_SetAsyncExc(ident, exc) > 0;
+  PY.PyThreadState_Swap(outer);
+  return n;
 }
 
 int pyhost__sub_inside(const struct pyhost__sub *s) {
