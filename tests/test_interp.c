@@ -161,6 +161,15 @@ static int host_counter_new(pyhost *h, void *ud, const pyhost_arg *argv, void **
   return PYHOST_OK;
 }
 
+static int host_attach(pyhost *h, void *ud, const pyhost_args *a, pyhost_ret *ret) {
+  (void)ud, (void)a;
+  int rc = pyhost_thread_attach(h);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s: %s", pyhost_status_name(rc), pyhost_errmsg(h));
+  if (rc == PYHOST_OK) pyhost_thread_detach(h);
+  return pyhost_ret_str(h, ret, msg, PYHOST_STRLEN);
+}
+
 static pyhost_module *make_app(pyhost *h) {
   pyhost_module *m = NULL;
   CHECK_RC(pyhost_module_new(h, "app", "the test host", &m), PYHOST_OK);
@@ -171,6 +180,7 @@ static pyhost_module *make_app(pyhost *h) {
   CHECK_RC(pyhost_module_add_fast_function(h, m, "shout", host_shout, NULL, NULL), PYHOST_OK);
   CHECK_RC(pyhost_module_add_function(h, m, "fail", host_fail, NULL, NULL), PYHOST_OK);
   CHECK_RC(pyhost_module_add_function(h, m, "where", host_where, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "attach", host_attach, NULL, NULL), PYHOST_OK);
   CHECK_RC(pyhost_module_add_exception(h, m, "Error", PYHOST_EXC_VALUE_ERROR, NULL), PYHOST_OK);
   pyhost_value *ver = pyhost_value_str("1.2", PYHOST_STRLEN);
   CHECK_RC(pyhost_module_add_value(h, m, "VERSION", ver), PYHOST_OK);
@@ -210,6 +220,8 @@ static const char USES_HOST[] =
     "        return str(e)\n"
     "def late():\n"
     "    return app.late()\n"
+    "def attach():\n"
+    "    return app.attach()\n"
     "def same_module():\n"
     "    return str(sys.modules['app'] is app)\n";
 
@@ -246,6 +258,9 @@ TEST_CASE(interp_host_functions) {
   CHECK_CONTAINS(s, "app.Counter is a host type, and host types are not available in a "
                     "plugin's sub-interpreter");
   CHECK_STREQ(str_of(h, nest[0], "same_module", NULL), "True");
+  /* PyGILState would wait there for the GIL its own thread holds: refused */
+  CHECK_CONTAINS(str_of(h, nest[0], "attach", NULL),
+                 "PYHOST_MISUSE: pyhost_thread_attach from inside a plugin's sub-interpreter");
   /* a function added after the load is there at the next call; a removed one goes */
   CHECK_RC(pyhost_plugin_call(h, nest[0], "late", NULL, NULL, NULL), PYHOST_PYEXC);
   CHECK_CONTAINS(pyhost_errmsg(h), "AttributeError");
