@@ -525,6 +525,10 @@ def measure_isolation(cfg, entry, runs, scale, callgrind=False):
         rows.append(dict(id=rid, what=what, pyhost=pa, base=pb, unit=unit,
                          ratio=median_ratio(pairs), target=target, note=note))
 
+    def results_of(cmd):
+        return {k: float(v.split()[0]) for k, v in
+                (line.split(" ", 2)[1:] for line in run(cmd).splitlines() if line.startswith("RESULT "))}
+
     # i1: the interpreter level against the shared level, the same call in the same run
     if callgrind:
         cg_n = max(21, int(CG_CALLS * scale) // 21 * 21)
@@ -537,10 +541,6 @@ def measure_isolation(cfg, entry, runs, scale, callgrind=False):
     pairs = [(results_of(prog + ["interp_call", str(n), lib])["interp_call"],
               results_of(prog + ["shared_call", str(n), lib])["shared_call"]) for _ in range(runs)]
     add("i1", "the same call, wall time", pairs, "ns", None, "median of 21 batches per run")
-
-    def results_of(cmd):
-        return {k: float(v.split()[0]) for k, v in
-                (line.split(" ", 2)[1:] for line in run(cmd).splitlines() if line.startswith("RESULT "))}
 
     raw = run(prog + ["proc_call", str(n), lib])  # also says how many bytes a call moves
     m = re.search(r"^RESULT proc_call_bytes (\d+) (\d+)$", raw, re.M)
