@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -437,6 +438,7 @@ TEST_CASE(reload_restarts_an_ended_plugin) {
 
 static pyhost_plugin *nest_p, *nest_q;
 static pyhost *nest_h;
+static pyhost_plugin *nest_busy; /* worker_ends_with_its_host_whatever_it_runs */
 
 /* host.down(n): calls the plugin's hook down(n - 1) (alternating plugins) */
 static int host_down(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
@@ -1201,6 +1203,152 @@ TEST_CASE(worker_never_outlives_host) {
   CHECK(iso_children() == 0);
 }
 
+/* Whatever the worker is doing when its host ends, it ends too: a pure-Python loop,
+ * time.sleep, or a C call that blocks holding the GIL (ctypes.PyDLL: only another
+ * thread of the worker can notice anything then).  The host ends three ways: killed,
+ * exit() without pyhost_finalize, and pyhost_finalize (which must end and reap the
+ * worker itself, the host still alive).  Killed, it is tried with the parent-death
+ * signal and without it (the test seam): then only the worker's watchdog, reading the
+ * control channel, can end it.  The worker's pid must be gone within reliab's bound. */
+static const char BUSY[] =
+    "import ctypes, sig_host, time\n"
+    "def spin():\n"
+    "    sig_host.started()\n"
+    "    while True:\n"
+    "        pass\n"
+    "def sleep():\n"
+    "    sig_host.started()\n"
+    "    time.sleep(3600)\n"
+    "def c_call():\n"
+    "    blocking = ctypes.PyDLL(None).sleep  # PyDLL: the GIL stays held\n"
+    "    blocking.argtypes = [ctypes.c_uint]\n"
+    "    sig_host.started()\n"
+    "    blocking(3600)\n";
+
+/* The system call pid's main thread is in, or -1 (running, or unknown). */
+static long syscall_of(long pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/syscall", pid);
+  FILE *f = fopen(path, "r");
+  long nr = -1;
+  if (f) {
+    if (fscanf(f, "%ld", &nr) != 1) nr = -1;
+    fclose(f);
+  }
+  return nr;
+}
+
+/* pid's main thread sleeps in a system call (not in the read of its channel). */
+static int in_a_sleep(void *ctx) {
+  long nr = syscall_of(*(long *)ctx);
+  return 0
+#if defined(SYS_nanosleep)
+         || nr == SYS_nanosleep
+#endif
+#if defined(SYS_clock_nanosleep)
+         || nr == SYS_clock_nanosleep
+#endif
+#if defined(SYS_select)
+         || nr == SYS_select
+#endif
+#if defined(SYS_pselect6)
+         || nr == SYS_pselect6
+#endif
+      ;
+}
+
+static int worker_gone(void *ctx) {
+  return !iso_alive(*(long *)ctx);
+}
+
+static void *busy_on_a_thread(void *arg) {
+  const char *hook = arg;
+  pyhost_plugin_call(nest_h, nest_busy, hook, NULL, NULL, NULL);
+  return NULL;
+}
+
+enum { END_KILL, END_EXIT, END_FINALIZE };
+
+struct orphan_report {
+  long pid;        /* the worker's, 0 if it could not be started */
+  char dir[400];   /* the host's plugin directory, for the test to remove */
+};
+
+/* A host of its own, in a child of the test (Python was never started in this
+ * process): starts the worker, makes hook busy, tells the test the worker's pid, and
+ * ends as `end` says.  Does not return. */
+static void busy_host(int report, const char *hook, int end, int deathsig) {
+  check_failures = 0; /* the test's, before this fork, are the test's to report */
+  pyhost__proc_deathsig = deathsig;
+  pyhost *h = iso_start();
+  nest_h = h;
+  pyhost_module *m = sig_module(h);
+  iso_put("busy.py", BUSY);
+  struct orphan_report rep;
+  memset(&rep, 0, sizeof rep);
+  snprintf(rep.dir, sizeof rep.dir, "%s", iso_at(""));
+  nest_busy = iso_load(h, "busy.py", NULL);
+  rep.pid = nest_busy ? pyhost_plugin_process_id(nest_busy) : 0;
+  pthread_t t;
+  if (nest_busy) {
+    pthread_create(&t, NULL, busy_on_a_thread, (void *)hook);
+    reliab_wait(is_started, NULL, "the hook to start");
+    if (strcmp(hook, "spin") != 0) reliab_wait(in_a_sleep, &rep.pid, "the worker to block");
+  }
+  if (check_failures) rep.pid = 0;
+  if (end == END_FINALIZE && rep.pid) {
+    /* finalize ends and reaps it: gone at once, no zombie, the host still here */
+    int bad = pyhost_finalize(h) != PYHOST_OK;
+    pthread_join(t, NULL);
+    bad |= iso_alive(rep.pid) || iso_children() != 0;
+    if (bad) fprintf(stderr, "%s: pyhost_finalize left the worker %ld (or a zombie)\n", hook, rep.pid);
+    (void)!write(report, &rep, sizeof rep);
+    _exit(bad ? 3 : 0);
+  }
+  if (write(report, &rep, sizeof rep) != sizeof rep) _exit(1);
+  (void)m;
+  if (end == END_KILL) kill(getpid(), SIGKILL);
+  exit(0); /* a call running, no finalize, no unload: atexit handlers run */
+}
+
+TEST_CASE(worker_ends_with_its_host_whatever_it_runs) {
+  static const char *const hooks[] = {"spin", "sleep", "c_call"};
+  static const char *const ends[] = {"killed", "exit() without finalize", "pyhost_finalize"};
+  int fds[2];
+  CHECK(pipe(fds) == 0);
+  for (int i = 0; i < 3; i++)
+    for (int end = END_KILL; end <= END_FINALIZE; end++)
+      for (int deathsig = 1; deathsig >= (end == END_KILL ? 0 : 1); deathsig--) {
+        fflush(NULL);
+        pid_t host = fork();
+        if (host == 0) {
+          close(fds[0]);
+          busy_host(fds[1], hooks[i], end, deathsig);
+        }
+        struct orphan_report rep;
+        memset(&rep, 0, sizeof rep);
+        int got = read(fds[0], &rep, sizeof rep) == (ssize_t)sizeof rep;
+        int status = -1;
+        waitpid(host, &status, 0);
+        CHECK(got && rep.pid > 0);
+        CHECK(end == END_FINALIZE ? WIFEXITED(status) && WEXITSTATUS(status) == 0
+                                  : end == END_EXIT ? WIFEXITED(status)
+                                                    : WIFSIGNALED(status));
+        if (got && rep.pid > 0 && !reliab_wait(worker_gone, &rep.pid, "the worker to end with its host"))
+          fprintf(stderr, "%s, host %s%s: worker %ld outlived its host\n", hooks[i], ends[end],
+                  deathsig ? "" : " (no parent-death signal)", rep.pid);
+        if (got && rep.pid > 0 && iso_alive(rep.pid)) kill((pid_t)rep.pid, SIGKILL);
+        if (got && rep.dir[0]) {
+          char cmd[500];
+          snprintf(cmd, sizeof cmd, "rm -rf '%s'", rep.dir);
+          if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", rep.dir);
+        }
+      }
+  close(fds[0]);
+  close(fds[1]);
+  CHECK(iso_children() == 0);
+}
+
 /* A child forked from the host (no call in flight) cannot use the parent's
  * process-level plugins (their workers are the parent's) but loads its own; the
  * parent's go on. */
@@ -1287,6 +1435,8 @@ TEST_CASE(stale_interrupt_dropped) {
   CHECK(pyhost__wbuf_send(&b, pyhost__proc_chan(proc)) == 0);
   pyhost__wbuf_free(&b);
   pyhost_config_free(cfg);
+  CHECK(pyhost__wire_recv(&in, pyhost__proc_chan(proc), pyhost__clock_ms() + 120000, &type, &r) ==
+            PYHOST__WIRE_OK && type == PYHOST__W_LOADING); /* its Python is up */
   CHECK(pyhost__wire_recv(&in, pyhost__proc_chan(proc), pyhost__clock_ms() + 120000, &type, &r) ==
             PYHOST__WIRE_OK && type == PYHOST__W_REPLY && pyhost__rbuf_u8(&r) == PYHOST_OK);
   pyhost_value *v = NULL;

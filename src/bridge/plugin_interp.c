@@ -148,10 +148,11 @@ static void drop_state(void *data) {
   PyObject *main = pi->is.main_dict;
   pi->is.main_dict = NULL;
   PY.Py_DecRef(main);
-  /* the type last: the functions above used it */
-  PyTypeObject *t = pi->is.fnself_type;
-  pi->is.fnself_type = NULL;
+  /* the types last: the functions above used them; a loan's exporter keeps its own */
+  PyTypeObject *t = pi->is.fnself_type, *m = pi->is.hostmem_type;
+  pi->is.fnself_type = pi->is.hostmem_type = NULL;
   PY.Py_DecRef((PyObject *)t);
+  PY.Py_DecRef((PyObject *)m);
 }
 
 static void pi_free(struct pyhost__pi *pi) {

@@ -798,9 +798,13 @@ static int start_worker(struct op *o) {
     return rc;
   }
   /* the wall-clock limit counts from LOADING: the plugin's code, not the start of a
-   * process and its Python (a debug build on a loaded machine may take a while) */
+   * process and its Python (a debug build on a loaded machine may take a while).
+   * Until then a worker under a limit gets as long as its HELLO may take, or the limit
+   * if that is longer: a Python that hangs as it starts still ends in a status. */
   pyhost__monitor_enter(procs()->m);
-  pp->deadline = PYHOST__FOREVER;
+  pp->deadline = pp->timeout_ms ? pyhost__clock_ms() + (pp->timeout_ms > HELLO_MS ? pp->timeout_ms
+                                                                                  : HELLO_MS)
+                                : PYHOST__FOREVER;
   pyhost__monitor_leave(procs()->m);
   struct pyhost__rbuf r;
   if ((rc = exchange(pp, &o->gap, &r))) return rc;

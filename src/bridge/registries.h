@@ -21,6 +21,7 @@ struct pyhost__procs;
 struct pyhost__pi;
 struct typerec;
 struct methrec;
+struct pyhost_buffer;
 
 #define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
 #define PYHOST__EVAL_CACHE_SIZE 64 /* code objects pyhost_eval keeps (eval.c) */
@@ -41,6 +42,7 @@ struct pyhost__eval_entry {
  * of the interpreter (pyhost__sub_data).  pyhost__istate() is the current one. */
 struct pyhost__istate {
   PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
+  PyTypeObject *hostmem_type;      /* pyhost.HostMemory, 3.11+ (buffer_host.c) */
   /* pyhost_eval's cache of the last distinct expressions, least recently used out
    * (eval.c) */
   struct pyhost__eval_entry eval_cache[PYHOST__EVAL_CACHE_SIZE];
@@ -91,6 +93,11 @@ struct pyhost__bridge {
   struct pyhost__teardown hostfn_close_hook, hostfn_orphans_hook;
   struct pyhost__teardown procs_close_hook, procs_drop_hook, procs_interrupt_hook;
   struct pyhost__teardown interps_hook;
+  /* host memory lent to Python (buffer_host.c): every loan not yet freed, and the
+   * exporter type of 3.11+ is per interpreter (pyhost__istate); after Py_FinalizeEx the
+   * hook frees what Python never handed back */
+  struct pyhost_buffer *buffers;
+  struct pyhost__teardown buffers_drop_hook, buffers_after_hook;
 };
 extern PYHOST__HIDDEN struct pyhost__bridge pyhost__bridge;
 

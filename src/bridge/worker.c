@@ -11,7 +11,11 @@
  * blocking system call; the SIGINT handler installed here raises KeyboardInterrupt
  * as a subclass that is also pyhost.Interrupted, so the call's status is
  * PYHOST_INTERRUPTED as in-process.  The end of the control channel means the host
- * is gone: the process ends at once, whatever the main thread is doing.
+ * is gone: the process ends at once, whatever the main thread is doing (a Python
+ * loop, a sleep, a C call holding the GIL).  It starts before Python does, so it
+ * watches the worker's whole life; on Linux the parent-death signal (proc_posix.c)
+ * covers the same ground when a process forked from the host still holds the host's
+ * end of the channel.
  *
  * A host function the plugin calls is a proxy here: it sends CALLBACK and, with the
  * GIL given up, serves the requests the host makes before it answers (nested calls),
@@ -536,6 +540,12 @@ int pyhost__worker_main(int argc, char **argv) {
     return 2;
   }
   if (!(w.waker = pyhost__proc_child_setup(on_wake)) || !(w.m = pyhost__monitor_new())) return 1;
+  /* the watchdog first: the Python started next runs code of its own (site, .pth
+   * files) that may hang, and the host may end meanwhile */
+  if (pyhost__thread_start(control_main, &w, 1, NULL) != 0) {
+    fprintf(stderr, "pyhost's worker: cannot start its control thread\n");
+    return 1;
+  }
   struct pyhost__wbuf b = {0};
   pyhost__wbuf_start(&b, PYHOST__W_HELLO);
   pyhost__wbuf_u32(&b, PYHOST__WIRE_MAGIC);
@@ -572,7 +582,7 @@ int pyhost__worker_main(int argc, char **argv) {
     pyhost__wbuf_send(&b, w.chan);
     return 1;
   }
-  if (setup_python(&w) != 0 || pyhost__thread_start(control_main, &w, 1, NULL) != 0) {
+  if (setup_python(&w) != 0) {
     pyhost__set_error(w.h, PYHOST_ERROR,
                       "loading plugin %s from %s failed: its process could not set up Python",
                       w.name, path);
