@@ -636,8 +636,9 @@ PYHOST_API int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_
 
 /* As pyhost_prepared_call, reading the result straight into a C scalar: *out is
  * written only on PYHOST_OK.  _int wants an int (not a bool) and gives PYHOST_RANGE
- * beyond 64 bits; _float takes a float or an int; _bool wants a bool (True/False, not
- * a truth value).  A result of another type gives PYHOST_TYPE naming the expected and
+ * beyond 64 bits; _float takes a float or an int (PYHOST_RANGE beyond a double's
+ * range); _bool wants a bool (True/False, not a truth value).  Subclasses of int and
+ * float are read by the value they store, without calling their dunder methods.  A result of another type gives PYHOST_TYPE naming the expected and
  * the actual type, as pyhost_value_to_int and friends do.  Since 0.1. */
 PYHOST_API int pyhost_prepared_call_int(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                         size_t nargs, int64_t *out);
@@ -682,7 +683,8 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   y  const void **, size_t *: a bytes object's data, read in place
  *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
  *   callable has returned (so it may be that call's argument) or the callable is
- *   freed; the callable holds it, so any thread may read it meanwhile, without the
+ *   freed (a call whose callable is freed during it answers PYHOST_MISUSE and writes
+ *   no borrowed result); the callable holds it, so any thread may read it meanwhile, without the
  *   GIL.  pyhost_plugin_callf's lives in the plugin likewise, until its next
  *   pyhost_plugin_callf has returned or it is unloaded.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
  *   into a bytes object the callable holds instead.
@@ -1029,7 +1031,9 @@ PYHOST_API int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k,
 PYHOST_API pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i);
 
 /* Argument i converted into C, under the rules of pyhost_value_to_int and friends: _int
- * wants an int (not a bool), _float a float or an int, _bool True or False, _str a str
+ * wants an int (not a bool), _float a float or an int, _bool True or False (subclasses
+ * of int and float are read by the value they store: no __index__, __float__ or other
+ * Python code runs), _str a str
  * (UTF-8, borrowed until the callback returns; a NUL follows its len bytes), _bytes a
  * bytes object (borrowed likewise).  _value converts any argument into a pyhost_value
  * (own *out).  On success: PYHOST_OK.  Otherwise nothing is written and the getter

@@ -143,7 +143,7 @@ PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
   return r;
 }
 
-int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, const char **out, size_t *len,
                                 PyObject **kept, const char *fn) {
   unsigned long flags = PY.PyType_GetFlags(Py_TYPE(r));
   char *p = NULL;
@@ -167,7 +167,7 @@ int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_
     if (r) pyhost__drop(r);
     return rc;
   }
-  *(const char **)out = p;
+  *out = p;
   *len = (size_t)n;
   *kept = r;
   return PYHOST_OK;
@@ -208,8 +208,9 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
 }
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
-  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised,
+                  struct pyhost__callf_plan *cache, struct pyhost__callf_borrowed *borrowed,
+                  const char *raised) {
+  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, borrowed, raised,
                               pyhost__inline_refcounts());
 }
 

@@ -89,6 +89,7 @@ PYAPI_FN(PyObject *, PyLong_FromString, (const char *, char **, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyNumber_ToBase, (PyObject *, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyFloat_FromDouble, (double), 3, 2, REQ)
 PYAPI_FN(double, PyFloat_AsDouble, (PyObject *), 3, 2, REQ)
+PYAPI_FN(double, PyLong_AsDouble, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyBool_FromLong, (long), 3, 2, REQ)
 
 /* ---- strings and bytes ---- */
