@@ -491,7 +491,8 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
   for (struct hostfn *r = f->replicas; r; r = r->rep_next) { /* they refuse too */
     r->fn = NULL;
     r->ffn = NULL;
-    r->userdata = r->ffn_data = NULL;
+    r->tfn = NULL;
+    r->userdata = NULL;
     close_door(r);
   }
   if (f->crefs > 1) f->orphan = 1; /* its self object (or a replica) still holds it */
@@ -783,8 +784,8 @@ PyObject *pyhost__hostfn_replica(pyhost_module *m, const char *name) {
   r->callee.who = r->qualname;
   r->fn = o->fn;
   r->ffn = o->ffn;
+  r->tfn = o->tfn;
   r->userdata = o->userdata;
-  r->ffn_data = o->ffn_data;
   r->sig = o->sig;
   r->def = o->def;
   r->def.ml_name = r->name;

@@ -18,6 +18,7 @@
  */
 #include "bridge.h"
 #include "plugin_level.h"
+#include "callf.h"
 
 #include <string.h>
 
@@ -292,28 +293,16 @@ static int level_out(pyhost_plugin *p, int rc) {
     }                                                                                      \
   } while (0)
 
-int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_options *o,
-                            pyhost_plugin **out) {
-  static const char fn[] = "pyhost_plugin_load_with";
-  if (out) *out = NULL;
-  if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
-    int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
-    return rc ? rc : pyhost_plugin_load(h, path, out);
-  }
-  if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
-  int rc = pyhost__plugin_options_check(h, o, fn);
-  if (rc) return rc;
-  if (!path || !out)
-    return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, path ? "out" : "path");
+int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plugin_level *level,
+                           const pyhost_plugin_options *o, pyhost_plugin **out) {
   pyhost_plugin *p = pyhost__calloc(1, sizeof *p);
   if (!p || !(p->name = name_of(path))) {
     pyhost__free(p);
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
   }
   p->h = h;
-  p->level = o->isolation == PYHOST_ISOLATION_PROCESS ? &pyhost__plugin_process
-                                                      : &pyhost__plugin_interpreter;
-  rc = p->level->load(h, p, p->name, path, o, &p->impl);
+  p->level = level;
+  int rc = level->load(h, p, p->name, path, o, &p->impl);
   if (rc) {
     plugin_free(p);
     return rc;
@@ -535,7 +524,20 @@ int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const ch
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
     pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
     /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
-    rc = pyhost__callf(h, fn, named, fmt, ap, NULL, &p->kept, raised);
+    struct pyhost__callf_borrowed borrowed;
+    borrowed.holder = NULL;
+    rc = pyhost__callf(h, fn, named, fmt, ap, NULL, &borrowed, raised);
+    if (borrowed.holder) { /* written on success only, then kept */
+      if (rc == PYHOST_OK && !p->doomed) {
+        pyhost__callf_commit(&borrowed, &p->kept);
+      } else {
+        PY.Py_DecRef(borrowed.holder);
+        if (rc == PYHOST_OK) /* as a prepared callable freed during its call */
+          rc = pyhost__set_error(h, PYHOST_MISUSE,
+                                 "pyhost_plugin_callf: plugin %s was unloaded during the call; "
+                                 "its borrowed result went with it", p->name);
+      }
+    }
     PY.Py_DecRef(fn);
   }
   if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */

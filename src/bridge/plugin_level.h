@@ -1,7 +1,7 @@
 /* plugin_level.h: the seam between the plugin API (plugin.c, which is the shared level
  * itself) and the isolation levels that run a plugin elsewhere: the process level
  * (plugin_proc.c) and the interpreter level (plugin_interp.c).  plugin.c keeps the handle, its
- * name and the level; every call on a handle of another level goes to that level's
+ * name and the level (which plugin_options.c's pyhost_plugin_load_with picks); every call on a handle of another level goes to that level's
  * operations with the level's own record (impl).  A level never calls back into
  * plugin.c. */
 #ifndef PYHOST_PLUGIN_LEVEL_H
@@ -58,6 +58,10 @@ extern const struct pyhost__plugin_level pyhost__plugin_process;
  * inside a sub-interpreter of its own. */
 extern const struct pyhost__plugin_level pyhost__plugin_interpreter;
 
+/* A new handle for the plugin at path (a non-NULL path and out: checked by the
+ * caller), loaded at level with o (plugin.c).  PYHOST_OK, or the level's status. */
+int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plugin_level *level,
+                           const pyhost_plugin_options *o, pyhost_plugin **out);
 /* pyhost_plugin_callf with its arguments in ap (plugin.c). */
 int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt,
                          va_list *ap);
