@@ -20,6 +20,13 @@
  *   shared_rss N LIB   (i3) N plugins at the shared level: the host's growth per plugin
  *   interp_rss N LIB   (i3) N plugins at the interpreter level: the host's growth per
  *                      plugin
+ *   shared_deps N LIB  a plugin's dependencies found ready in the cache (issue 35): load
+ *   proc_deps N LIB    + first call + unload of a plugin declaring pyhostdemo==1.0 with
+ *                      PYHOST_DEPS_DECLARED, against the same cycle with dependencies
+ *                      off (the environment on sys.path: pyhostdemo is importable from
+ *                      it both ways), interleaved; the median of each and of their
+ *                      difference.  The first load installs (untimed): run it with
+ *                      PIP_NO_INDEX=1 PIP_FIND_LINKS=<tests/deps_wheelhouse.py's dir>
  */
 #define _GNU_SOURCE
 #include "pyhost.h"
@@ -64,12 +71,17 @@ static void stop(void) {
   if (system(cmd) != 0) bench_die(cmd, NULL);
 }
 
+/* >0: plugin_file's plugins declare pyhostdemo==1.0 and load declares their
+ * dependencies; <0: the same files, loaded with dependencies off */
+static int with_deps;
+
 /* Plugin i's file: f(a, b) returns a + b. */
 static const char *plugin_file(unsigned long i) {
   static char path[256];
   snprintf(path, sizeof path, "%s/p%lu.py", dir, i);
   FILE *f = fopen(path, "w");
   if (!f) bench_die(path, "cannot write");
+  if (with_deps) fputs("# /// script\n# dependencies = ['pyhostdemo==1.0']\n# ///\nimport pyhostdemo\n", f);
   fputs("def f(a, b):\n    return a + b\n", f);
   fclose(f);
   return path;
@@ -81,6 +93,7 @@ static const char *const LEVEL[] = {"shared", "interp", "proc"};
 static pyhost_plugin *load(int level, unsigned long i) {
   pyhost_plugin_options *o = pyhost_plugin_options_new();
   pyhost_plugin_options_set_isolation(o, level);
+  if (with_deps) pyhost_plugin_options_set_deps(o, with_deps > 0 ? PYHOST_DEPS_DECLARED : PYHOST_DEPS_OFF);
   pyhost_plugin *p = NULL;
   check(pyhost_plugin_load_with(h, plugin_file(i), o, &p), "pyhost_plugin_load_with");
   pyhost_plugin_options_free(o);
@@ -195,6 +208,43 @@ static void cycles(int level, unsigned long n) {
   free(t);
 }
 
+/* Load + call + unload with dependencies ready in the cache, and without. */
+static void deps_cycles(int level, unsigned long n) {
+  int process = level == PYHOST_ISOLATION_PROCESS;
+  with_deps = 1;
+  pyhost_plugin *first = load(level, 0); /* installs, or finds it ready */
+  char env[4096];
+  snprintf(env, sizeof env, "%s", pyhost_plugin_deps_env(first));
+  pyhost_plugin_unload(first);
+  if (!process) { /* without dependencies, pyhostdemo comes from the same place */
+    char code[4200];
+    snprintf(code, sizeof code, "import sys; sys.path.insert(0, r'%s')", env);
+    check(pyhost_exec(h, code, NULL), "sys.path");
+  } else {
+    setenv("PYTHONPATH", env, 1); /* the worker's Python reads it */
+  }
+  double *on = calloc(n, sizeof *on), *off = calloc(n, sizeof *off), *diff = calloc(n, sizeof *diff);
+  if (!on || !off || !diff) bench_die("calloc", NULL);
+  for (unsigned long i = 0; i < n; i++) {
+    for (int k = 0; k < 2; k++) {
+      with_deps = (k == 0) == (i % 2 == 0) ? 1 : -1; /* alternate which goes first */
+      double t0 = bench_now();
+      pyhost_plugin *p = load(level, i);
+      int r = 0;
+      check(pyhost_plugin_callf(h, p, "f", "ii>i", 1, 2, &r), "f(1, 2)");
+      pyhost_plugin_unload(p);
+      (with_deps > 0 ? on : off)[i] = (bench_now() - t0) * 1e9;
+    }
+    diff[i] = on[i] - off[i];
+  }
+  printf("RESULT %s_deps_cached %.3f\n", LEVEL[level], median(on, (int)n));
+  printf("RESULT %s_deps_plain %.3f\n", LEVEL[level], median(off, (int)n));
+  printf("RESULT %s_deps_overhead %.3f\n", LEVEL[level], median(diff, (int)n));
+  free(on);
+  free(off);
+  free(diff);
+}
+
 /* VmRSS of process pid in KiB ("self" for this one). */
 static long rss_kib(const char *pid) {
   char path[64], line[128];
@@ -246,11 +296,11 @@ int main(int argc, char **argv) {
   }
   if (argc < 4) bench_die(mode, "needs the Python library");
   start(argv[3]);
-  static void (*const run[])(int, unsigned long) = {calls, cycles, rss};
-  static const char *const what[] = {"call", "cycle", "rss"};
+  static void (*const run[])(int, unsigned long) = {calls, cycles, rss, deps_cycles};
+  static const char *const what[] = {"call", "cycle", "rss", "deps"};
   int done = 0;
   for (int level = 0; level < 3 && !done; level++)
-    for (int k = 0; k < 3 && !done; k++) {
+    for (int k = 0; k < 4 && !done; k++) {
       char name[32];
       snprintf(name, sizeof name, "%s_%s", LEVEL[level], what[k]);
       if (strcmp(mode, name) == 0) {

@@ -127,7 +127,9 @@ PYHOST_API int pyhost_finalize(pyhost *h);
  * from a host callback) the scope ends first.  Call it on the thread that called
  * pyhost_init, or after pyhost_finalize there: on another thread it still finalizes
  * (the handle is given up either way), with the hazards pyhost_finalize refuses to run
- * into.  Since 0.1. */
+ * into.  From inside a pyhost call on this thread (a host callback) it is refused: the
+ * handle stays, its message says why, and a build with asserts aborts naming the
+ * misuse (docs/reliability.md).  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
 /* Runs the configured Python's own `python` program with the command line argv, as
@@ -229,7 +231,9 @@ PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
   X(NOHOOK, 19, "the plugin has no such hook")                                     \
   X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)") \
   X(PROCESS, 21, "the plugin's process ended (it crashed, was killed or exited)")   \
-  X(LIMIT, 22, "the plugin hit a limit (memory, CPU time or wall-clock time)")
+  X(LIMIT, 22, "the plugin hit a limit (memory, CPU time or wall-clock time)")       \
+  X(DEPS, 23, "a plugin's dependencies could not be prepared or disagree")          \
+  X(BUSY, 24, "the memory is exported to Python and cannot change now")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
@@ -949,7 +953,8 @@ typedef enum pyhost_exc {
   PYHOST_EXC_OVERFLOW_ERROR,
   PYHOST_EXC_MEMORY_ERROR,
   PYHOST_EXC_REFERENCE_ERROR,
-  PYHOST_EXC_EXCEPTION
+  PYHOST_EXC_EXCEPTION,
+  PYHOST_EXC_BUFFER_ERROR /* BufferError: exported memory cannot change now */
 } pyhost_exc;
 
 /* Raises a Python exception of the given type with a printf-formatted UTF-8 message
@@ -1280,6 +1285,23 @@ enum pyhost_type_flag {
   PYHOST_TYPE_WEAKREF = 1u << 1
 };
 
+/* What an instance's payload exports through the buffer protocol: filled by a
+ * pyhost_getbuffer callback each time Python asks.  The layout is frozen (docs/abi.md). */
+typedef struct pyhost_buffer_info {
+  void *data;         /* the first byte; may be NULL only when there are no items */
+  const char *format; /* one native struct letter as in pyhost_buffer_spec; NULL: "B" */
+  int ndim;           /* 1 .. PYHOST_BUFFER_MAXDIM */
+  size_t shape[PYHOST_BUFFER_MAXDIM]; /* items per dimension, C order, contiguous */
+  int writable;       /* 0: Python's views are read-only */
+} pyhost_buffer_info;
+
+/* Describes payload's memory in *info (zeroed before the call) when Python asks for the
+ * instance's buffer (memoryview(obj), numpy.asarray(obj)).  Runs with the GIL held and
+ * must not call pyhost.  Returns PYHOST_OK, or any other status to refuse: Python gets
+ * BufferError naming the type and the status.  A description pyhost cannot read (an
+ * unknown format, ndim out of range, NULL data with items) is BufferError saying so. */
+typedef int (*pyhost_getbuffer)(void *payload, void *userdata, pyhost_buffer_info *info);
+
 /* Everything pyhost_type_new needs.  pyhost copies the strings and the arrays: the spec
  * may be temporary.  Set size to sizeof(pyhost_type_spec) (PYHOST_TYPE_SPEC_INIT does):
  * later versions append fields, and a library reads only the fields a caller's size
@@ -1317,6 +1339,14 @@ typedef struct pyhost_type_spec {
    * one of the three); both set or both NULL. */
   pyhost_typed_constructor typed_constructor; /* NULL: see constructor */
   const char *constructor_signature;          /* typed_constructor's: "Counter(...)" */
+  /* Appended with bulk data (issue 37): instances export their payload's memory through the buffer
+   * protocol (memoryview, numpy, bytes(obj) read it in place), described by getbuffer
+   * at each request.  While Python holds such a view the instance counts it
+   * (pyhost_object_exports): the host must not resize or free that memory then, and
+   * pyhost_object_invalidate answers PYHOST_BUSY.  Needs Python 3.11+ (the first stable
+   * ABI with the buffer protocol): before, pyhost_type_new refuses a spec with it
+   * (PYHOST_VERSION).  NULL: no buffer (docs/host-types.md, "Exporting memory"). */
+  pyhost_getbuffer getbuffer;
 } pyhost_type_spec;
 
 /* Starts a pyhost_type_spec initializer with its size: PYHOST_TYPE_SPEC_INIT, .name = "T" */
@@ -1365,8 +1395,26 @@ PYHOST_API int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_
  * destructor does not run (the host destroys the C object itself), and every later
  * method call, property access or pyhost_object_payload on it fails with
  * ReferenceError / PYHOST_MISUSE.  Invalidating twice is PYHOST_OK.  PYHOST_TYPE when
- * obj is not an instance of t.  Since 0.1. */
+ * obj is not an instance of t.  PYHOST_BUSY while Python holds buffer
+ * views of the payload (a type with getbuffer; pyhost_object_exports): nothing changes
+ * then.  Since 0.1. */
 PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t);
+
+/* The number of buffer views Python holds of an instance's payload (t a type whose
+ * spec has getbuffer) into *exports: memoryviews, numpy arrays and the like made from
+ * it and not yet released.  A host resizes or frees the payload's memory only when it is 0; from
+ * a method, refuse with `return pyhost_raise(h, PYHOST_EXC_BUFFER_ERROR, ...)` as
+ * bytearray does.  0 for a type without getbuffer.  PYHOST_TYPE when obj is not an
+ * instance of t, PYHOST_MISUSE for NULL arguments.  Since 0.1. */
+PYHOST_API int pyhost_object_exports(pyhost *h, const pyhost_value *obj, pyhost_type *t,
+                                     size_t *exports);
+
+/* As pyhost_object_exports for a payload, as a method or property callback of t gets
+ * it: the buffer views Python holds of instances of t carrying payload (instances that
+ * share a payload share its count).  0 for a payload nothing exports.  PYHOST_MISUSE
+ * for NULL t or exports.  Since 0.1. */
+PYHOST_API int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload,
+                                      size_t *exports);
 
 /* ======================================================================
  * plugins
@@ -1620,6 +1668,138 @@ PYHOST_API int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p);
 /* The process id of a process-level plugin's worker process, or 0 (another level, or
  * its process ended).  For diagnostics and tests.  Since 0.1. */
 PYHOST_API long pyhost_plugin_process_id(const pyhost_plugin *p);
+
+/* ---- a plugin's own dependencies (docs/plugins.md, "Dependencies") ----
+ *
+ * A plugin may declare the packages it needs where Python people declare them: a .py
+ * file in a PEP 723 block, a package directory in its pyproject.toml
+ * ([project] dependencies and requires-python; without one, a PEP 723 block in its
+ * __init__.py):
+ *
+ *   # /// script
+ *   # requires-python = ">=3.9"
+ *   # dependencies = ["requests>=2.31", "rich"]
+ *   # ///
+ *
+ * With pyhost_plugin_options_set_deps(o, PYHOST_DEPS_DECLARED), pyhost_plugin_load_with
+ * prepares them before the plugin's code runs: an environment directory per distinct
+ * requirement set and Python (version, ABI, platform), in a cache, made once by the
+ * installer (uv when it is on PATH, else the selected Python's own pip, as a child
+ * process, with the user's own pip or uv configuration: pyhost names no index), and
+ * put first on the plugin's sys.path.  A later load of the same set finds it ready.
+ *  - process level: first on sys.path in the plugin's process only;
+ *  - shared level: first on the host interpreter's sys.path, which every shared
+ *    plugin sees; a plugin whose environment holds another version of a package than
+ *    one an earlier shared plugin's does is refused with PYHOST_DEPS naming both
+ *    plugins, the package and both versions (load one of them at another level);
+ *  - requires-python: at the shared level the host's Python must meet it
+ *    (PYHOST_VERSION); at the process level, without pyhost_plugin_options_set_python,
+ *    a Python that meets it is chosen by discovery when the host's does not (with
+ *    one set, that one must meet it).
+ * The load's statuses besides pyhost_plugin_load_with's: PYHOST_DEPS (malformed
+ * metadata, naming file, line and what is wrong; the installer failed, with its own
+ * message; versions that disagree at the shared level), PYHOST_VERSION, PYHOST_NOTFOUND
+ * (no installer: neither uv nor pip for that Python; or no cache directory). */
+
+/* What pyhost_plugin_load_with prepares.  Values are fixed. */
+typedef enum pyhost_deps_mode {
+  PYHOST_DEPS_OFF = 0,      /* nothing (the default): metadata is not even read */
+  PYHOST_DEPS_DECLARED = 1, /* the plugin's declaration, with the host's requirements */
+  PYHOST_DEPS_HOST_ONLY = 2 /* the host's requirements only; the file's are ignored */
+} pyhost_deps_mode;
+
+/* A pyhost_deps_mode.  Default PYHOST_DEPS_OFF.  Applies at every level.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_deps(pyhost_plugin_options *o, int mode);
+
+/* Adds a requirement of the host's (PEP 508, "numpy<2"): one naming a package the
+ * plugin declares replaces the plugin's requirement for it; others are added.  Also
+ * makes PYHOST_DEPS_OFF PYHOST_DEPS_DECLARED.  NULL removes every one added.
+ * PYHOST_MISUSE for text that is not a requirement (an installer option such as
+ * "--index-url=..." included).  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o,
+                                                     const char *requirement);
+
+/* The cache's root directory (copied).  Default (NULL): the PYHOST_DEPS_CACHE
+ * environment variable, else $XDG_CACHE_HOME/pyhost/deps or ~/.cache/pyhost/deps
+ * (macOS ~/Library/Caches/pyhost/deps; Windows %LOCALAPPDATA%/pyhost/cache/deps, with
+ * backslashes).
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *dir);
+
+/* The steps of preparing an environment.  Values are fixed; new ones are appended. */
+typedef enum pyhost_deps_phase {
+  PYHOST_DEPS_WAITING = 1,    /* another host or thread prepares the same one: waiting */
+  PYHOST_DEPS_REBUILDING = 2, /* a damaged entry (its marker missing or wrong) is removed */
+  PYHOST_DEPS_PREPARING = 3,  /* the installer starts (line: which); total: requirements */
+  PYHOST_DEPS_RESOLVING = 4,  /* it looks at package (done: how many so far) */
+  PYHOST_DEPS_DOWNLOADING = 5, /* it fetches package */
+  PYHOST_DEPS_BUILDING = 6,   /* it builds a wheel of package */
+  PYHOST_DEPS_INSTALLING = 7, /* it installs (package: the list); done of total */
+  PYHOST_DEPS_READY = 8       /* the environment is there (done = total = packages in it) */
+} pyhost_deps_phase;
+
+/* One progress event.  Strings are valid during the call only; "" when not known. */
+typedef struct pyhost_deps_progress {
+  int phase;           /* a pyhost_deps_phase */
+  const char *package; /* the package (or packages) concerned */
+  long done, total;    /* -1 when not known */
+  const char *line;    /* the installer's output line the event comes from */
+  const char *env;     /* the environment directory (WAITING, REBUILDING, READY) */
+  const char *who;     /* "plugin NAME" or "script PATH" */
+  int fresh;           /* READY: 1 when this call installed it, 0 when it was cached */
+} pyhost_deps_progress;
+
+/* Called on the loading thread while a load prepares the plugin's dependencies, in
+ * order; never with the GIL held.  It must not call pyhost on the loading handle.
+ * Without one, nothing is reported.  Since 0.1. */
+typedef void (*pyhost_deps_progress_fn)(void *ctx, const pyhost_deps_progress *ev);
+PYHOST_API int pyhost_plugin_options_set_progress(pyhost_plugin_options *o,
+                                                  pyhost_deps_progress_fn fn, void *ctx);
+
+/* The environment directory a plugin's dependencies were prepared in; "" when it has
+ * none (or p is NULL).  Owned by p.  Since 0.1. */
+PYHOST_API const char *pyhost_plugin_deps_env(const pyhost_plugin *p);
+
+/* Prepares the dependencies the file at path declares (as a plugin's; o's deps mode,
+ * requirements, cache and progress apply; o NULL: the file's declaration) for the
+ * Python python selects (as pyhost_init would; NULL: discovery's default choice; a
+ * requires-python the choice does not meet picks one that does, whose library is
+ * then set in python when it names none), without starting it.  On PYHOST_OK env
+ * holds the environment's directory ("" when nothing is declared); otherwise msg says
+ * why.  Statuses as pyhost_plugin_load_with's for dependencies; PYHOST_MISUSE for
+ * NULL path, env or msg.  This is what `pyhost --deps FILE` runs.  Since 0.1. */
+PYHOST_API int pyhost_deps_prepare(const char *path, const pyhost_plugin_options *o,
+                                   pyhost_config *python, char *env, size_t env_cap,
+                                   char *msg, size_t msg_cap);
+
+/* One entry of the cache, for pyhost_deps_list and _prune.  Strings valid during the
+ * call only. */
+typedef struct pyhost_deps_entry {
+  const char *dir;          /* its directory */
+  const char *name;         /* its name in the cache ("cp312-linux-x86_64-<hash>") */
+  const char *python;       /* the Python it is for ("cp312-linux-x86_64") */
+  const char *requirements; /* one per line */
+  const char *installed;    /* "NAME VERSION" per line */
+  int complete;             /* 0: an install left over, or a damaged entry */
+  long long last_used;      /* seconds since 1970 */
+} pyhost_deps_entry;
+
+/* Called once per entry by pyhost_deps_list and pyhost_deps_prune. */
+typedef void (*pyhost_deps_entry_fn)(void *ctx, const pyhost_deps_entry *e);
+
+/* Calls fn for each entry of the cache (cache NULL: the default root, as
+ * pyhost_plugin_options_set_deps_cache says).  PYHOST_OK (also for a cache not made
+ * yet), or PYHOST_NOTFOUND / PYHOST_ERROR with msg (msg_cap bytes).  Since 0.1. */
+PYHOST_API int pyhost_deps_list(const char *cache, pyhost_deps_entry_fn fn, void *ctx, char *msg,
+                                size_t msg_cap);
+
+/* Removes the entries not used for days days (0: every one), installs left over by
+ * a host that ended mid-way, and damaged entries; never one another host is
+ * preparing (its lock is held).  fn (may be NULL) is called for each one removed.
+ * Plugins loaded from an entry keep what they imported; a later load makes it again.
+ * Statuses as pyhost_deps_list's.  Since 0.1. */
+PYHOST_API int pyhost_deps_prune(const char *cache, unsigned days, pyhost_deps_entry_fn fn,
+                                 void *ctx, char *msg, size_t msg_cap);
 
 /* ======================================================================
  * configuration

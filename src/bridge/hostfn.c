@@ -393,6 +393,7 @@ static PyCFunction open_door(const struct hostfn *f) {
 /* CPython reads ml_meth through the function's PyMethodDef on every call (no cache
  * keeps it), so this takes effect at the next call.  GIL held. */
 static void close_door(struct hostfn *f) {
+  PYHOST__ASSERT_GIL();
   f->def.ml_meth = checking_door();
   PYHOST__ASSERT(f->def.ml_meth != open_door(f) || (!f->ffn && !f->tfn)); /* never a fast door again */
 }
@@ -477,6 +478,7 @@ done:
 
 /* Unregisters f (in m's index at *link).  GIL held. */
 static void unregister(pyhost_module *m, struct hostfn **link) {
+  PYHOST__ASSERT_GIL();
   struct hostfn *f = *link;
   *link = f->next;
   m->nfns--;
@@ -546,6 +548,7 @@ static void index_put(struct hostfn **buckets, size_t nbuckets, struct hostfn *f
 
 /* Room for one more record: 0, or -1 when the index cannot grow (no memory). */
 static int index_reserve(pyhost_module *m) {
+  PYHOST__ASSERT_GIL();
   if (m->nfns < m->nbuckets) return 0;
   size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
   struct hostfn **b = pyhost__calloc(n, sizeof *b);

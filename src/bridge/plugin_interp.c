@@ -25,6 +25,7 @@ struct pyhost__pi {
   pyhost *h;
   char *name;
   char *path;               /* absolute, as the first load made it (a restart loads it) */
+  char *deps_env;           /* its dependencies' environment, first on its sys.path; or NULL */
   struct pyhost__sub *sub;  /* NULL once ended */
   pyhost_plugin *inner;     /* the shared-level plugin in it */
   PyObject *mods;           /* the host's modules there (hostmods.c's state), strong */
@@ -156,6 +157,7 @@ static void drop_state(void *data) {
 }
 
 static void pi_free(struct pyhost__pi *pi) {
+  pyhost__free(pi->deps_env);
   pyhost__free(pi->path);
   pyhost__free(pi->name);
   pyhost__free(pi);
@@ -174,6 +176,20 @@ static void end_interp(struct pyhost__pi *pi) {
   pi_free(pi);
 }
 
+/* With the GIL, in the plugin's interpreter: dir first on its sys.path.  0, or -1 with
+ * a Python exception set. */
+static int path_first(const char *dir) {
+  PyObject *sys = PY.PyImport_ImportModule("sys");
+  PyObject *path = sys ? PY.PyObject_GetAttrString(sys, "path") : NULL;
+  PyObject *d = path ? PY.PyUnicode_DecodeUTF8(dir, (Py_ssize_t)strlen(dir), "surrogateescape")
+                     : NULL;
+  int r = d ? PY.PyList_Insert(path, 0, d) : -1;
+  PY.Py_DecRef(d);
+  PY.Py_DecRef(path);
+  PY.Py_DecRef(sys);
+  return r;
+}
+
 /* With the GIL: a new interpreter for pi, the plugin at path loaded there. */
 static int start(pyhost *h, struct pyhost__pi *pi, const char *path) {
   int rc = pyhost__sub_new(h, pi, &pi->sub);
@@ -185,6 +201,8 @@ static int start(pyhost *h, struct pyhost__pi *pi, const char *path) {
     if (!(pi->is.main_dict = main ? PY.PyModule_GetDict(main) : NULL))
       rc = pyhost__take_exception(h, "loading plugin: its interpreter has no __main__");
     PY.Py_IncRef(pi->is.main_dict);
+    if (rc == PYHOST_OK && pi->deps_env && (rc = path_first(pi->deps_env)))
+      rc = pyhost__take_exception(h, "loading a plugin: putting its dependencies on sys.path");
     if (rc == PYHOST_OK && (rc = pyhost_plugin_load(h, path, &pi->inner)))
       rc = load_failed(h, pi, rc);
     if (rc == PYHOST_OK && !pi->path && !(pi->path = pyhost__strdup(pyhost_plugin_path(pi->inner))))
@@ -213,9 +231,10 @@ static void end_all(void) {
 
 static int load(pyhost *h, pyhost_plugin *p, const char *name, const char *path,
                 const pyhost_plugin_options *o, void **impl) {
-  (void)p, (void)o;
+  (void)p;
   struct pyhost__pi *pi = pyhost__calloc(1, sizeof *pi);
-  if (!pi || !(pi->name = pyhost__strdup(name))) {
+  if (!pi || !(pi->name = pyhost__strdup(name)) ||
+      (o->deps_env && o->deps_env[0] && !(pi->deps_env = pyhost__strdup(o->deps_env)))) {
     if (pi) pi_free(pi);
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
   }

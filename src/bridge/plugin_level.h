@@ -8,6 +8,7 @@
 #define PYHOST_PLUGIN_LEVEL_H
 
 #include "internal.h"
+#include "deps.h"
 
 #include <stdarg.h>
 
@@ -23,7 +24,35 @@ struct pyhost_plugin_options {
   unsigned kill_grace_ms;       /* after the interrupt, before the kill */
   pyhost_output_fn output;      /* NULL: the host's own stdout/stderr */
   void *output_ctx;
+  /* every level's: the plugin's dependencies (plugin_deps.c) */
+  int deps_mode;                /* pyhost_deps_mode */
+  char **requirements;          /* the host's, as given */
+  size_t n_requirements;
+  char *deps_cache;             /* NULL: the default root */
+  pyhost_deps_progress_fn progress;
+  void *progress_ctx;
+  /* set by pyhost_plugin_load_with on its own copy, for the level: the prepared
+   * environment, to go first on the plugin's sys.path ("" or NULL: none), and the
+   * Python chosen for the plugin's requires-python (process level; NULL: none) */
+  const char *deps_env;
+  const char *deps_library;
 };
+
+/* A plugin's prepared dependencies (plugin_deps.c): what a load made ready. */
+struct pyhost__plugin_deps {
+  char env[PYHOST__PATH_MAX]; /* "" when none */
+  char *installed;            /* "installed NAME VERSION" lines (own) */
+  char *library;              /* process level: the Python chosen for requires-python (own) */
+};
+
+/* Reads what the plugin at path declares, merges the host's requirements, picks the
+ * Python for the level (the host's; at the process level o's or one meeting
+ * requires-python) and prepares the environment.  Called without the GIL.  PYHOST_OK
+ * with *d filled (d->env "" when there is nothing to prepare), or the status with h's
+ * message naming the plugin. */
+int pyhost__plugin_deps_prepare(pyhost *h, const char *name, const char *path,
+                                const pyhost_plugin_options *o, struct pyhost__plugin_deps *d);
+void pyhost__plugin_deps_clear(struct pyhost__plugin_deps *d);
 
 /* PYHOST_OK when o's options fit its level, else PYHOST_MISUSE naming the one that
  * does not (fn names the caller). */
@@ -62,6 +91,10 @@ extern const struct pyhost__plugin_level pyhost__plugin_interpreter;
  * caller), loaded at level with o (plugin.c).  PYHOST_OK, or the level's status. */
 int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plugin_level *level,
                            const pyhost_plugin_options *o, pyhost_plugin **out);
+/* pyhost_plugin_load at the shared level, with the dependencies o asks for (plugin.c;
+ * o may be NULL). */
+int pyhost__plugin_load_shared(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                               pyhost_plugin **out);
 /* pyhost_plugin_callf with its arguments in ap (plugin.c). */
 int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt,
                          va_list *ap);

@@ -14,6 +14,8 @@ void pyhost_plugin_options_free(pyhost_plugin_options *o) {
   if (!o) return;
   pyhost_config_free(o->python);
   pyhost__free(o->worker);
+  pyhost_plugin_options_add_requirement(o, NULL);
+  pyhost__free(o->deps_cache);
   pyhost__free(o);
 }
 
@@ -75,6 +77,48 @@ int pyhost_plugin_options_set_output(pyhost_plugin_options *o, pyhost_output_fn 
   return PYHOST_OK;
 }
 
+int pyhost_plugin_options_set_deps(pyhost_plugin_options *o, int mode) {
+  if (!o || mode < PYHOST_DEPS_OFF || mode > PYHOST_DEPS_HOST_ONLY) return PYHOST_MISUSE;
+  o->deps_mode = mode;
+  return PYHOST_OK;
+}
+
+int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o, const char *requirement) {
+  if (!o) return PYHOST_MISUSE;
+  if (!requirement) {
+    pyhost__deps_free_list(o->requirements, o->n_requirements);
+    o->requirements = NULL;
+    o->n_requirements = 0;
+    return PYHOST_OK;
+  }
+  char name[256];
+  if (pyhost__req_name(requirement, name, sizeof name) != 0) return PYHOST_MISUSE;
+  char **grown = pyhost__realloc(o->requirements, (o->n_requirements + 1) * sizeof *grown);
+  if (!grown) return PYHOST_NOMEM;
+  o->requirements = grown;
+  if (!(grown[o->n_requirements] = pyhost__strdup(requirement))) return PYHOST_NOMEM;
+  o->n_requirements++;
+  if (o->deps_mode == PYHOST_DEPS_OFF) o->deps_mode = PYHOST_DEPS_DECLARED;
+  return PYHOST_OK;
+}
+
+int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *dir) {
+  if (!o) return PYHOST_MISUSE;
+  char *copy = NULL;
+  if (dir && !(copy = pyhost__strdup(dir))) return PYHOST_NOMEM;
+  pyhost__free(o->deps_cache);
+  o->deps_cache = copy;
+  return PYHOST_OK;
+}
+
+int pyhost_plugin_options_set_progress(pyhost_plugin_options *o, pyhost_deps_progress_fn fn,
+                                       void *ctx) {
+  if (!o) return PYHOST_MISUSE;
+  o->progress = fn;
+  o->progress_ctx = fn ? ctx : NULL;
+  return PYHOST_OK;
+}
+
 int pyhost__plugin_options_check(pyhost *h, const pyhost_plugin_options *o, const char *fn) {
   if (o->isolation == PYHOST_ISOLATION_PROCESS) return PYHOST_OK;
   const char *set = o->python ? "the Python (pyhost_plugin_options_set_python)"
@@ -100,7 +144,7 @@ int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_opt
   if (out) *out = NULL;
   if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
     int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
-    return rc ? rc : pyhost_plugin_load(h, path, out);
+    return rc ? rc : pyhost__plugin_load_shared(h, path, o, out);
   }
   if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
   int rc = pyhost__plugin_options_check(h, o, fn);

@@ -53,6 +53,7 @@ struct pyhost__pp {
   char *path, *module_name; /* as the worker reports them */
   /* the options */
   pyhost_config *python;
+  char *deps_env;              /* its dependencies' environment, first on sys.path; NULL: none */
   char *worker;
   uint64_t memory_limit;
   unsigned cpu_seconds, timeout_ms, grace_ms;
@@ -700,15 +701,44 @@ static void output_to_host(void *ctx, int stream, const char *data, size_t len) 
   pp->output(pp->output_ctx, pp->handle, stream, data, len);
 }
 
-/* The worker's Python: the options' config, or the host's own (its library). */
+/* Puts dir before the config's sys.path entries. */
+static int path_first(pyhost_config *cfg, const char *dir) {
+  char **grown = pyhost__realloc(cfg->sys_path, (cfg->n_sys_path + 1) * sizeof *grown);
+  if (!grown) return PYHOST_NOMEM;
+  cfg->sys_path = grown;
+  if (!(dir = pyhost__strdup(dir))) return PYHOST_NOMEM;
+  memmove(grown + 1, grown, cfg->n_sys_path * sizeof *grown);
+  grown[0] = (char *)dir;
+  cfg->n_sys_path++;
+  return PYHOST_OK;
+}
+
+/* The worker's Python: the options' config, or the host's own (its library); its
+ * dependencies' environment first on its sys.path. */
 static int worker_python(struct pyhost__pp *pp, pyhost_config *cfg) {
-  if (pp->python) return pyhost__config_copy(cfg, pp->python);
-  if (pyhost__config_copy(cfg, &pp->h->cfg) != PYHOST_OK) return PYHOST_NOMEM;
-  if (pyhost_config_set_library(cfg, pp->h->library_path) != PYHOST_OK) {
+  int rc = pp->python ? pyhost__config_copy(cfg, pp->python) : pyhost__config_copy(cfg, &pp->h->cfg);
+  if (rc == PYHOST_OK && !pp->python) rc = pyhost_config_set_library(cfg, pp->h->library_path);
+  if (rc == PYHOST_OK && pp->deps_env) rc = path_first(cfg, pp->deps_env);
+  if (rc != PYHOST_OK) {
     pyhost__config_clear(cfg);
     return PYHOST_NOMEM;
   }
   return PYHOST_OK;
+}
+
+/* The options' Python, or (deps_library) the one chosen for the plugin's
+ * requires-python: a copy for pp, or NULL with *rc for the host's own. */
+static pyhost_config *python_of(pyhost *h, const pyhost_plugin_options *opt, int *rc) {
+  *rc = PYHOST_OK;
+  if (!opt->python && !opt->deps_library) return NULL;
+  pyhost_config *cfg = pyhost_config_new();
+  if (!cfg || pyhost__config_copy(cfg, opt->python ? opt->python : &h->cfg) != PYHOST_OK ||
+      (opt->deps_library && pyhost_config_set_library(cfg, opt->deps_library) != PYHOST_OK)) {
+    pyhost_config_free(cfg);
+    *rc = PYHOST_NOMEM;
+    return NULL;
+  }
+  return cfg;
 }
 
 /* The worker's HELLO: PYHOST_OK, or an error with the message set (the worker is
@@ -844,6 +874,7 @@ static void pp_free(struct pyhost__pp *pp) {
   pyhost__wire_in_free(&pp->in);
   pyhost__wbuf_free(&pp->out);
   pyhost_config_free(pp->python);
+  pyhost__free(pp->deps_env);
   pyhost__free(pp->worker);
   pyhost__free(pp->name);
   pyhost__free(pp->given);
@@ -900,11 +931,12 @@ static int proc_load(pyhost *h, pyhost_plugin *handle, const char *name, const c
   pyhost__leave_nogil();
   if (!procs_make(h)) return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
   struct pyhost__pp *pp = pyhost__calloc(1, sizeof *pp);
+  int copied = PYHOST_OK;
   if (!pp || !(pp->name = pyhost__strdup(name)) || !(pp->given = pyhost__strdup(path)) ||
       !(pp->path = pyhost__strdup("")) || !(pp->module_name = pyhost__strdup("")) ||
       (opt->worker && !(pp->worker = pyhost__strdup(opt->worker))) ||
-      (opt->python && (!(pp->python = pyhost_config_new()) ||
-                       pyhost__config_copy(pp->python, opt->python) != PYHOST_OK))) {
+      (opt->deps_env && opt->deps_env[0] && !(pp->deps_env = pyhost__strdup(opt->deps_env))) ||
+      (!(pp->python = python_of(h, opt, &copied)) && copied != PYHOST_OK)) {
     if (pp) pp_free(pp);
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
   }

@@ -49,6 +49,9 @@ struct pyhost__istate {
   unsigned long eval_clock, eval_hits, eval_misses;
   /* the plugin loader's module, strong (plugin.c) */
   PyObject *plugin_loader;
+  /* the shared-level plugins whose dependencies' environment is on this interpreter's
+   * sys.path, newest first, linked through their handles (plugin.c; under the GIL) */
+  struct pyhost_plugin *shared_deps;
   /* where pyhost_exec, _eval and name look-ups run: the main interpreter's is the
    * handle's (pyhost.c); a sub-interpreter's is its own __main__'s, strong */
   PyObject *main_dict;

@@ -47,6 +47,7 @@ static void after_fork_child(void) {
 }
 
 int pyhost__inflight_open(void) {
+  PYHOST__ASSERT_GIL();
   PyObject *type = PY.PyErr_NewException("pyhost.Interrupted", *PY.PyExc_BaseException, NULL);
   pyhost__process.interrupted_type = type;
   if (!type) return -1;
@@ -94,6 +95,7 @@ refused:
 }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
+  PYHOST__ASSERT_GIL();
   if (gil == PYHOST__GIL_IN_SUB) {
     SELF->depth--;
     atomic_fetch_sub(&pyhost__process.in_flight, 1);
@@ -111,6 +113,7 @@ void pyhost__inflight_end(PyGILState_STATE gil) {
 }
 
 void pyhost__inflight_scoped_end(void) {
+  PYHOST__ASSERT_GIL();
   /* a call below a host callback leaves the interrupt to stop the call around it */
   if (pyhost__thread.frame) return;
   pyhost__thread.interrupted = 0;
@@ -141,6 +144,7 @@ int pyhost__inflight_depth(void) {
 }
 
 void pyhost__inflight_protect(int on) {
+  PYHOST__ASSERT_GIL();
   if (!on) {
     SELF->protected--;
     return;
@@ -156,6 +160,7 @@ void pyhost__inflight_protect(int on) {
  * only the current interpreter's threads.  Those are gathered first, as reaching a
  * sub-interpreter may let other threads run (and change the list). */
 static int interrupt_calls(const struct pyhost__sub *only) {
+  PYHOST__ASSERT_GIL();
   int n = 0;
   size_t nsub = 0, cap = 0;
   struct sub_call { struct pyhost__sub *sub; unsigned long ident; } *subs = NULL;
@@ -186,6 +191,7 @@ int pyhost__inflight_interrupt_sub(const struct pyhost__sub *s) {
 }
 
 int pyhost__inflight_close(void) {
+  PYHOST__ASSERT_GIL();
   atomic_store(&pyhost__process.gate_open, 0);
   return interrupt_all();
 }
@@ -195,6 +201,7 @@ void pyhost__inflight_drain(void) {
 }
 
 void pyhost__inflight_forget(void) {
+  PYHOST__ASSERT_GIL();
   PY.Py_DecRef(pyhost__process.interrupted_type);
   pyhost__process.interrupted_type = NULL;
 }
