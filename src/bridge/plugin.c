@@ -553,9 +553,9 @@ static int enter_plugin(pyhost *h, pyhost_plugin *p, const char *fn, PyGILState_
   pyhost__leave(h, *gil);
   if (p && !p->doomed) /* its modules are another interpreter's objects */
     return pyhost__set_error(h, PYHOST_MISUSE,
-                             "%s: plugin %s was loaded in %s interpreter and is called from %s; "
+                             "%s: plugin %s was loaded in %s and is called from %s; "
                              "call it where it was loaded",
-                             fn, p->name, p->sub ? "a plugin's sub-" : "the main",
+                             fn, p->name, p->sub ? "a plugin's sub-interpreter" : "the main interpreter",
                              pyhost__thread.sub ? "a plugin's sub-interpreter" : "the main one");
   if (p) /* unloaded from inside one of its hooks, which is still running */
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin %s was unloaded", fn, p->name);

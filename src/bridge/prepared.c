@@ -223,9 +223,9 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the callable belongs to another pyhost", fn);
   if (c->sub != pyhost__thread.sub)
     return pyhost__set_error(h, PYHOST_MISUSE,
-                             "%s: the callable was prepared in %s interpreter and is called "
-                             "from %s; call it where it was prepared",
-                             fn, c->sub ? "a plugin's sub-" : "the main",
+                             "%s: the callable was prepared in %s and is called from %s; "
+                             "call it where it was prepared",
+                             fn, c->sub ? "a plugin's sub-interpreter" : "the main interpreter",
                              pyhost__thread.sub ? "a plugin's sub-interpreter" : "the main one");
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: argv is NULL", fn);
 }
