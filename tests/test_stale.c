@@ -413,3 +413,19 @@ TEST_CASE(buffer_and_options) {
   pyhost_plugin_options_free(o);
   pyhost_plugin_options_free(o);
 }
+
+/* A view of a Python buffer held across its pyhost's free: released after, and twice. */
+TEST_CASE(view) {
+  pyhost *h = check_start(NULL);
+  pyhost_value *obj = NULL;
+  CHECK_RC(pyhost_eval(h, "bytearray(b'abcdef')", &obj), PYHOST_OK);
+  pyhost_view v, again;
+  CHECK_RC(pyhost_view_get(h, obj, 0, &v), PYHOST_OK);
+  CHECK(v.len == 6);
+  pyhost_free(h);
+  CHECK_RC(pyhost_view_get(h, obj, 0, &again), PYHOST_MISUSE);
+  pyhost_view_release(h, &v); /* Python is gone: only pyhost's memory */
+  pyhost_view_release(h, &v); /* a second release: the view was emptied by the first */
+  CHECK(v.len == 0 && v.data == NULL);
+  pyhost_value_free(obj);
+}
