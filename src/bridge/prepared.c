@@ -252,11 +252,17 @@ static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
   return r;
 }
 
+/* 1 when c is a live callable made in the interpreter this thread runs in.  Where h is
+ * known to run (pyhost__entry_is_free, the hot paths) c is h's too: only one pyhost
+ * ever runs in a process, and c was made while it ran. */
+static PYHOST__HOT_INLINE int callable_here(const pyhost_callable *c) {
+  return pyhost__tagged(c, PYHOST__TAG_CALLABLE) && c->sub == pyhost__thread.sub;
+}
+
 /* 1 when invoke takes c, argv, n (else refuse says why). */
 static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
                                   const pyhost_arg *argv, size_t n) {
-  return pyhost__tagged(c, PYHOST__TAG_CALLABLE) && c->h == h &&
-         c->sub == pyhost__thread.sub && (!n || argv);
+  return callable_here(c) && c->h == h && (!n || argv);
 }
 
 /* A call of c (usable): a new reference, or NULL with the exception set (or MISUSE in
@@ -315,8 +321,7 @@ static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
 /* The hot loop's case (no arguments, inside a scope, no message to reset) costs its
  * checks and a jump; everything else goes the general way. */
 int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
-  if (nargs || !pyhost__entry_is_free(h) || !callable_usable(h, c, argv, 0))
-    return call_any(h, c, argv, nargs);
+  if (nargs || !pyhost__entry_is_free(h) || !callable_here(c)) return call_any(h, c, argv, nargs);
   return call0_discard(c);
 }
 
@@ -365,7 +370,7 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
   }                                                                                     \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out) {                                                                \
-    if (!pyhost__entry_is_free(h) || !out || !callable_usable(h, c, argv, nargs))       \
+    if (!pyhost__entry_is_free(h) || !out || !callable_here(c) || (nargs && !argv))     \
       return NAME##_any(h, c, argv, nargs, out);                                        \
     return pyhost__inline_refcounts() ? NAME##_counted(h, c, argv, nargs, out)          \
                                       : NAME##_vector(h, c, argv, nargs, out);          \
@@ -412,7 +417,7 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
   PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
   int rc = PYHOST_OK;
   if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
-  if (!callable_usable(h, c, NULL, 0)) {
+  if (!callable_here(c)) { /* h runs (entered): c is h's if live */
     rc = refuse(h, c, "pyhost_prepared_callf");
   } else {
     va_list ap;
