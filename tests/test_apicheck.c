@@ -4,8 +4,6 @@
 #include "death.h"
 #include "pyhost.h"
 
-#include <pthread.h>
-
 static pyhost *h;
 
 /* A host function that frees its own pyhost: the call it runs in would go on with
@@ -38,45 +36,5 @@ TEST_CASE(free_inside_a_call_is_misuse) {
   h = check_start(NULL);
   death_expect(free_inside_a_callback, "pyhost: API misuse in pyhost_free",
                "while a pyhost call runs on this thread");
-  pyhost_free(h);
-}
-
-/* A fast host function that hands its args to another thread, which reads them while
- * the callback waits: that thread runs no callback and holds no GIL. */
-static const pyhost_args *lent;
-static void *read_lent(void *unused) {
-  (void)unused;
-  int64_t i = 0;
-  pyhost_args_int(h, lent, 0, &i);
-  return NULL;
-}
-static int lend_args(pyhost *hh, void *ud, const pyhost_args *args, pyhost_ret *ret) {
-  (void)hh, (void)ud;
-  lent = args;
-  pthread_t t;
-  if (PYHOST_TEST_ASSERTS) { /* a release build does not check: the read would race */
-    pthread_create(&t, NULL, read_lent, NULL);
-    pthread_join(t, NULL);
-  }
-  return pyhost_ret_int(hh, ret, 1);
-}
-
-static void args_on_another_thread(void) {
-  pyhost_module *m = NULL;
-  if (pyhost_module_new(h, "apicheck2", NULL, &m) ||
-      pyhost_module_add_fast_function(h, m, "lend", lend_args, NULL, NULL))
-    _exit(3);
-  if (pyhost_exec(h, "import apicheck2; apicheck2.lend(5)", NULL) != PYHOST_OK) _exit(4);
-  /* and after the callback returned, on its own thread */
-  int64_t i = 0;
-  if (PYHOST_TEST_ASSERTS) pyhost_args_int(h, lent, 0, &i);
-  pyhost_module_free(h, m);
-  pyhost_free(h);
-}
-
-TEST_CASE(args_outside_their_callback_is_misuse) {
-  h = check_start(NULL);
-  death_expect(args_on_another_thread, "pyhost: API misuse in pyhost_args_int",
-               "called outside a host callback on this thread");
   pyhost_free(h);
 }

@@ -7,7 +7,9 @@
 #include "pyhost.h"
 #include "check.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -428,4 +430,50 @@ TEST_CASE(view) {
   pyhost_view_release(h, &v); /* a second release: the view was emptied by the first */
   CHECK(v.len == 0 && v.data == NULL);
   pyhost_value_free(obj);
+}
+
+/* A fast host function's args and ret used outside it: on another thread while the
+ * callback waits (that thread runs no callback and holds no GIL), and after it
+ * returned.  Refused with PYHOST_MISUSE, nothing read. */
+static pyhost *lent_h;
+static const pyhost_args *lent_args;
+static pyhost_ret *lent_ret;
+static int other_rc[3];
+static void *use_lent(void *unused) {
+  (void)unused;
+  int64_t i = -1;
+  other_rc[0] = pyhost_args_int(lent_h, lent_args, 0, &i);
+  other_rc[1] = pyhost_ret_int(lent_h, lent_ret, 2);
+  other_rc[2] = i == -1 && strstr(pyhost_errmsg(lent_h), "called outside a host callback") != NULL;
+  return NULL;
+}
+static int lend(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud;
+  lent_h = h, lent_args = args, lent_ret = ret;
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, use_lent, NULL) == 0);
+  CHECK(pthread_join(t, NULL) == 0);
+  return pyhost_ret_int(h, ret, 1);
+}
+
+TEST_CASE(args_outside_their_callback) {
+  pyhost *h = check_start(NULL);
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "stale_lend", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "lend", lend, NULL, NULL), PYHOST_OK);
+  pyhost_value *r = NULL;
+  CHECK_RC(pyhost_eval(h, "__import__('stale_lend').lend(5)", &r), PYHOST_OK);
+  int64_t n = 0;
+  CHECK_RC(pyhost_value_to_int(h, r, &n), PYHOST_OK);
+  CHECK(n == 1); /* the other thread's ret_int did not land */
+  pyhost_value_free(r);
+  CHECK_RC(other_rc[0], PYHOST_MISUSE);
+  CHECK_RC(other_rc[1], PYHOST_MISUSE);
+  CHECK(other_rc[2] == 1);
+  /* after the callback returned, on its own thread */
+  CHECK_RC(pyhost_args_int(h, lent_args, 0, &n), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_args_int: called outside a host callback");
+  CHECK_RC(pyhost_ret_none(h, lent_ret), PYHOST_MISUSE);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
 }

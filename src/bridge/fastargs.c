@@ -44,18 +44,26 @@ static int type_error(const struct pyhost_args *a, size_t i, PyObject *o, const 
                       "%s() argument %zu: expected %s, got %s", a->callee->who, i, want, got);
 }
 
-/* args and ret belong to the callback running on this thread (pyhost.h): a getter or a
- * setter called anywhere else (after its callback returned, on another thread) would
- * touch Python objects without the GIL.  An API check (core.h): in builds with asserts
- * it stops the host there; release builds leave the per-argument path alone. */
-#define IN_CALLBACK(FN)                                                                  \
-  PYHOST__API_CHECK(pyhost__thread.frame != NULL, FN,                                    \
-                    "called outside a host callback on this thread (args and ret live "  \
-                    "on the callback's thread until it returns)")
-
 static int bad_call(pyhost *h, const char *fn, const char *what) {
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, what);
 }
+
+static PYHOST__COLD int outside(pyhost *h, const char *fn) {
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           "%s: called outside a host callback on this thread (args and ret "
+                           "live on their callback's thread until it returns)",
+                           fn);
+}
+
+/* args (or ret) checked: not NULL, and used on a thread running a host callback.  They
+ * belong to the callback running on their thread (pyhost.h): a getter or a setter
+ * called anywhere else (after its callback returned, on another thread) would touch
+ * Python objects without the GIL.  A load of this thread's state: every build. */
+#define IN_CALLBACK(H, FN, P, WHAT)                         \
+  do {                                                      \
+    if (!(P)) return bad_call(H, FN, WHAT);                 \
+    if (!pyhost__thread.frame) return outside(H, FN);       \
+  } while (0)
 
 /* Keeps a temporary alive until the callback returns (steals o). */
 static int keep(struct pyhost_args *a, PyObject *o) {
@@ -102,8 +110,7 @@ size_t pyhost_args_kwcount(const pyhost_args *args) { return args ? kwcount(args
 
 int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k, const char **name,
                        size_t *len) {
-  IN_CALLBACK("pyhost_args_kwname");
-  if (!args) return bad_call(h, "pyhost_args_kwname", "args");
+  IN_CALLBACK(h, "pyhost_args_kwname", args, "args");
   if (!name) return bad_call(h, "pyhost_args_kwname", "name");
   if (k >= kwcount(args))
     return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_args_kwname: keyword %zu of %zu", k,
@@ -176,8 +183,7 @@ static int get(pyhost *h, const pyhost_args *args, size_t i, int kind, const cha
 
 /* The shape of every typed getter: args and out checked, argument i read. */
 #define GETTER(FN, KIND, WANT)                                   \
-  IN_CALLBACK(FN);                                               \
-  if (!args) return bad_call(h, FN, "args");                     \
+  IN_CALLBACK(h, FN, args, "args");                              \
   if (!out) return bad_call(h, FN, "out");                       \
   pyhost_arg x;                                                  \
   int rc = get(h, args, i, KIND, WANT, &x);                      \
@@ -218,8 +224,7 @@ int pyhost_args_bytes(pyhost *h, const pyhost_args *args, size_t i, const void *
 }
 
 int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value **out) {
-  IN_CALLBACK("pyhost_args_value");
-  if (!args) return bad_call(h, "pyhost_args_value", "args");
+  IN_CALLBACK(h, "pyhost_args_value", args, "args");
   if (!out) return bad_call(h, "pyhost_args_value", "out");
   PyObject *o = item(args, i);
   if (!o) return type_error(args, i, NULL, NULL);
@@ -251,8 +256,7 @@ PyObject *pyhost__none_new_out_of_line(void) { return pyhost__none_new(); }
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
 static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
-  IN_CALLBACK(fn);
-  if (!ret) return bad_call(h, fn, "ret");
+  IN_CALLBACK(h, fn, ret, "ret");
   PyObject *o = pyhost__arg_to_python(h, &a, 0, fn);
   if (!o) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
   if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj); /* else pending */
@@ -270,8 +274,7 @@ static inline int set_pending(pyhost_ret *ret, pyhost_arg a) {
 }
 
 int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
-  IN_CALLBACK("pyhost_ret_none");
-  if (!ret) return bad_call(h, "pyhost_ret_none", "ret");
+  IN_CALLBACK(h, "pyhost_ret_none", ret, "ret");
   if (ret->pending.kind != PYHOST__RET_MADE) return set_pending(ret, pyhost_arg_none());
   pyhost__drop(ret->obj);
   ret->obj = pyhost__none_new();
@@ -297,14 +300,12 @@ static PYHOST__NOINLINE int ret_float_made(pyhost *h, pyhost_ret *ret, double d)
   return set_made(h, ret, PY.PyFloat_FromDouble(d));
 }
 int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
-  IN_CALLBACK("pyhost_ret_int");
-  if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
+  IN_CALLBACK(h, "pyhost_ret_int", ret, "ret");
   return ret->pending.kind != PYHOST__RET_MADE ? set_pending(ret, pyhost_arg_int(i))
                                               : ret_int_made(h, ret, i);
 }
 int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
-  IN_CALLBACK("pyhost_ret_float");
-  if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
+  IN_CALLBACK(h, "pyhost_ret_float", ret, "ret");
   return ret->pending.kind != PYHOST__RET_MADE ? set_pending(ret, pyhost_arg_float(d))
                                               : ret_float_made(h, ret, d);
 }
