@@ -187,7 +187,7 @@ enum {
 static inline int pyhost__tagged(const void *p, uint32_t tag) {
   return p && *(const uint32_t *)p == tag;
 }
-/* Why p is refused as a handle of kind tag (named what, e.g. "plugin"): MISUSE with
+/* Why p is refused as a handle of kind tag (named what, e.g. "plugin"; msg.c): MISUSE with
  * h's message "<fn>: <what> is NULL" or "<fn>: <what> is not a live pyhost_<what>
  * handle (freed already, or a handle of another kind)". */
 PYHOST__COLD int pyhost__tag_refused(const pyhost *h, const void *p, const char *fn,
@@ -294,6 +294,10 @@ struct pyhost__process {
   char library[PYHOST__PATH_MAX];  /* the library it was started from (pyhost.c) */
   const char *fail_symbol;         /* test seam: the look-up answers NULL for it */
   _Atomic(struct pyhost__live *) live; /* the live handles (handles.c) */
+  /* the last freed handles, held back from the allocator (handles.c; read and written
+   * without the GIL, by atomic operations only) */
+  _Atomic(void *) quarantine[PYHOST__QUARANTINE];
+  _Atomic unsigned long quarantine_next;
   /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
   struct pyhost__teardown *teardown, **teardown_end;
   /* calls in flight (runtime/inflight.c) */

@@ -40,25 +40,15 @@ int pyhost__handle_live_slow(const pyhost *h) {
 }
 
 /* ---- the quarantine of freed handles (core.h) ----
- * A ring of the last PYHOST__QUARANTINE freed handle blocks.  A free takes the next
- * slot with one atomic add and swaps its block in, freeing the one it displaces: no
- * lock (frees come from any thread, with or without the GIL, after finalize too), and
- * a block is freed by exactly the free that displaced it.  What the ring holds at exit
- * stays reachable through it (valgrind and LeakSanitizer report no leak). */
-static _Atomic(void *) quarantine[PYHOST__QUARANTINE];
-static _Atomic unsigned long quarantine_next;
-
+ * A ring of the last PYHOST__QUARANTINE freed handle blocks (pyhost__process).  A free
+ * takes the next slot with one atomic add and swaps its block in, freeing the one it
+ * displaces: no lock (frees come from any thread, with or without the GIL, after
+ * finalize too), and a block is freed by exactly the free that displaced it.  What the
+ * ring holds at exit stays reachable through it (valgrind and LeakSanitizer report no
+ * leak). */
 void pyhost__handle_retire(void *p) {
   if (!p) return;
   *(uint32_t *)p = PYHOST__TAG_FREED;
-  unsigned long i = atomic_fetch_add(&quarantine_next, 1) % PYHOST__QUARANTINE;
-  pyhost__free(atomic_exchange(&quarantine[i], p));
-}
-
-int pyhost__tag_refused(const pyhost *h, const void *p, const char *fn, const char *what) {
-  if (!p) return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, what);
-  return pyhost__set_error(h, PYHOST_MISUSE,
-                           "%s: %s is not a live pyhost_%s handle (freed already, or a handle "
-                           "of another kind)",
-                           fn, what, what);
+  unsigned long i = atomic_fetch_add(&pyhost__process.quarantine_next, 1) % PYHOST__QUARANTINE;
+  pyhost__free(atomic_exchange(&pyhost__process.quarantine[i], p));
 }
