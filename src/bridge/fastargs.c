@@ -246,7 +246,7 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 
 int pyhost_args_view(pyhost *h, const pyhost_args *args, size_t i, unsigned flags,
                      const pyhost_view **view) {
-  if (!args) return bad_call(h, "pyhost_args_view", "args");
+  IN_CALLBACK(h, "pyhost_args_view", args, "args");
   if (!view) return bad_call(h, "pyhost_args_view", "view");
   PyObject *o = item(args, i);
   if (!o) return type_error(args, i, NULL, NULL);
