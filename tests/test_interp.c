@@ -767,3 +767,61 @@ TEST_CASE(interp_unload_frees_everything) {
   pyhost_module_free(h, m);
   iso_stop(h);
 }
+
+/* Handles stay in the interpreter that made them (issue 33): a callable prepared in a
+ * plugin's sub-interpreter (by a host function its hook called) is refused in the main
+ * one, and a main one's inside the sub, instead of calling an object of another
+ * interpreter; each is called and freed where it was made. */
+static pyhost_callable *sub_made, *main_made;
+static pyhost_plugin *main_plugin;
+static int ctx_grab(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args;
+  pyhost_arg a = pyhost_arg_str("[1, 2]", PYHOST_STRLEN);
+  int64_t n = 0;
+  CHECK_RC(pyhost_prepare_name(h, "json.loads", &sub_made), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_call(h, sub_made, &a, 1), PYHOST_OK); /* at home: works */
+  CHECK_RC(pyhost_prepared_call_int(h, main_made, &a, 1, &n), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "prepared in the main interpreter and is called from a "
+                                   "plugin's sub-interpreter");
+  CHECK_RC(pyhost_plugin_call(h, main_plugin, "grab", NULL, NULL, NULL), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_plugin_call: plugin ctx_user was loaded in the main "
+                                   "interpreter and is called from a plugin's sub-interpreter");
+  return pyhost_ret_int(h, ret, 1);
+}
+static int ctx_drop(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args;
+  pyhost_callable_free(sub_made);
+  return pyhost_ret_int(h, ret, 1);
+}
+
+TEST_CASE(interp_handles_stay_home) {
+  pyhost *h = iso_start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "ctx", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "grab", ctx_grab, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "drop", ctx_drop, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "len", &main_made), PYHOST_OK);
+  iso_put("ctx_user.py", "import ctx\ndef grab():\n    return ctx.grab()\n"
+                         "def drop():\n    return ctx.drop()\n");
+  pyhost_plugin *p = load_interp(h, "ctx_user.py");
+  main_plugin = iso_load_shared(h, "ctx_user.py");
+  CHECK(p != NULL && main_plugin != NULL);
+  int64_t n = 0;
+  CHECK_RC(pyhost_plugin_callf(h, p, "grab", ">L", &n), PYHOST_OK);
+  CHECK(n == 1);
+  pyhost_arg a = pyhost_arg_str("[]", PYHOST_STRLEN);
+  pyhost_value *r = NULL;
+  CHECK_RC(pyhost_prepared_call_value(h, sub_made, &a, 1, &r), PYHOST_MISUSE);
+  CHECK(r == NULL);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_prepared_call_value: the callable was prepared in a "
+                                   "plugin's sub-interpreter and is called from the main one");
+  CHECK_RC(pyhost_prepared_call(h, sub_made, NULL, 0), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_call_int(h, main_made, &a, 1, &n), PYHOST_OK); /* at home: works */
+  CHECK(n == 2);
+  CHECK_RC(pyhost_plugin_callf(h, p, "drop", ">L", &n), PYHOST_OK);
+  pyhost_plugin_unload(p);
+  pyhost_plugin_unload(main_plugin);
+  pyhost_callable_free(main_made);
+  pyhost_module_free(h, m);
+  iso_stop(h);
+}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 struct pyhost_buffer {
+  uint32_t tag;         /* PYHOST__TAG_BUFFER (core.h) */
   void *data;
   struct pyhost__layout l;
   int readonly;
@@ -62,7 +63,13 @@ static void unlink_record(struct pyhost_buffer *b) {
 static void record_unref(struct pyhost_buffer *b) {
   if (--b->refs) return;
   unlink_record(b);
-  pyhost__free(b);
+  pyhost__handle_retire(b);
+}
+
+/* 1 when b is a buffer handle the host has not released (its record may outlive the
+ * release while Python still holds views of it). */
+static int host_live(const struct pyhost_buffer *b) {
+  return pyhost__tagged(b, PYHOST__TAG_BUFFER) && !b->host_done;
 }
 
 /* ---- the exporter (3.11+) ---- */
@@ -202,7 +209,7 @@ static void after_finalize(void) {
     b->refs = 1;
     if (b->host_done) {
       run_free(b);
-      pyhost__free(b);
+      pyhost__handle_retire(b);
     }
   }
 }
@@ -234,6 +241,7 @@ int pyhost_buffer_new(pyhost *h, const pyhost_buffer_spec *spec, pyhost_buffer *
   if (!b) {
     rc = pyhost__set_error(h, PYHOST_NOMEM, "pyhost_buffer_new: out of memory");
   } else if (!(rc = check_spec(h, spec, b))) {
+    b->tag = PYHOST__TAG_BUFFER;
     b->refs = 1;
     pyhost__teardown_add(&pyhost__bridge.buffers_drop_hook, drop_all, PYHOST__AT_DROP);
     pyhost__teardown_add(&pyhost__bridge.buffers_after_hook, after_finalize,
@@ -272,9 +280,8 @@ PyObject *pyhost__buffer_object(const pyhost_buffer *b) {
 }
 
 int pyhost_buffer_value(pyhost *h, pyhost_buffer *b, pyhost_value **view) {
-  if (!view || !b)
-    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_buffer_value: %s is NULL",
-                             view ? "b" : "view");
+  if (!view) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_buffer_value: view is NULL");
+  if (!host_live(b)) return pyhost__tag_refused(h, b, "pyhost_buffer_value", "buffer");
   *view = NULL;
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
@@ -285,19 +292,20 @@ int pyhost_buffer_value(pyhost *h, pyhost_buffer *b, pyhost_value **view) {
 }
 
 int pyhost_buffer_in_place(const pyhost_buffer *b) {
-  return b && b->exporter != NULL;
+  return host_live(b) && b->exporter != NULL;
 }
 
 int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports) {
   if (exports) *exports = 0;
-  if (!b) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_buffer_release: b is NULL");
+  /* NULL, or released already (a second release) */
+  if (!host_live(b)) return pyhost__tag_refused(h, b, "pyhost_buffer_release", "buffer");
   PyGILState_STATE g;
   if (!pyhost__free_begin(h, &g)) {
     /* Python is finalized (or finalizing): its views died with it */
     b->host_done = 1;
     if (b->detached) {
       run_free(b);
-      pyhost__free(b);
+      pyhost__handle_retire(b);
     } /* else the finalize hook frees it, after Py_FinalizeEx */
     return PYHOST_OK;
   }

@@ -49,6 +49,23 @@ static int bad_call(pyhost *h, const char *fn, const char *what) {
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, what);
 }
 
+static PYHOST__COLD int outside(pyhost *h, const char *fn) {
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           "%s: called outside a host callback on this thread (args and ret "
+                           "live on their callback's thread until it returns)",
+                           fn);
+}
+
+/* args (or ret) checked: not NULL, and used on a thread running a host callback.  They
+ * belong to the callback running on their thread (pyhost.h): a getter or a setter
+ * called anywhere else (after its callback returned, on another thread) would touch
+ * Python objects without the GIL.  A load of this thread's state: every build. */
+#define IN_CALLBACK(H, FN, P, WHAT)                         \
+  do {                                                      \
+    if (!(P)) return bad_call(H, FN, WHAT);                 \
+    if (!pyhost__thread.frame) return outside(H, FN);       \
+  } while (0)
+
 /* Keeps a temporary alive until the callback returns (steals o). */
 static int keep(struct pyhost_args *a, PyObject *o) {
   if (!a->keep && !(a->keep = PY.PyList_New(0))) {
@@ -94,7 +111,7 @@ size_t pyhost_args_kwcount(const pyhost_args *args) { return args ? kwcount(args
 
 int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k, const char **name,
                        size_t *len) {
-  if (!args) return bad_call(h, "pyhost_args_kwname", "args");
+  IN_CALLBACK(h, "pyhost_args_kwname", args, "args");
   if (!name) return bad_call(h, "pyhost_args_kwname", "name");
   if (k >= kwcount(args))
     return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_args_kwname: keyword %zu of %zu", k,
@@ -176,7 +193,7 @@ static int get(pyhost *h, const pyhost_args *args, size_t i, int kind, const cha
 
 /* The shape of every typed getter: args and out checked, argument i read. */
 #define GETTER(FN, KIND, WANT)                                   \
-  if (!args) return bad_call(h, FN, "args");                     \
+  IN_CALLBACK(h, FN, args, "args");                              \
   if (!out) return bad_call(h, FN, "out");                       \
   pyhost_arg x;                                                  \
   int rc = get(h, args, i, KIND, WANT, &x);                      \
@@ -217,7 +234,7 @@ int pyhost_args_bytes(pyhost *h, const pyhost_args *args, size_t i, const void *
 }
 
 int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value **out) {
-  if (!args) return bad_call(h, "pyhost_args_value", "args");
+  IN_CALLBACK(h, "pyhost_args_value", args, "args");
   if (!out) return bad_call(h, "pyhost_args_value", "out");
   PyObject *o = item(args, i);
   if (!o) return type_error(args, i, NULL, NULL);
@@ -229,7 +246,7 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
 
 int pyhost_args_view(pyhost *h, const pyhost_args *args, size_t i, unsigned flags,
                      const pyhost_view **view) {
-  if (!args) return bad_call(h, "pyhost_args_view", "args");
+  IN_CALLBACK(h, "pyhost_args_view", args, "args");
   if (!view) return bad_call(h, "pyhost_args_view", "view");
   PyObject *o = item(args, i);
   if (!o) return type_error(args, i, NULL, NULL);
@@ -263,7 +280,7 @@ PyObject *pyhost__none_new_out_of_line(void) { return pyhost__none_new(); }
 
 /* Sets ret to the conversion of a (a pyhost_arg, as for prepared calls). */
 static int set(pyhost *h, pyhost_ret *ret, pyhost_arg a, const char *fn) {
-  if (!ret) return bad_call(h, fn, "ret");
+  IN_CALLBACK(h, fn, ret, "ret");
   PyObject *o = pyhost__arg_to_python(h, &a, 0, fn);
   if (!o) return PY.PyErr_Occurred() ? pyhost__take_exception(h, NULL) : PYHOST_MISUSE;
   if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj); /* else pending */
@@ -281,7 +298,7 @@ static inline int set_pending(pyhost_ret *ret, pyhost_arg a) {
 }
 
 int pyhost_ret_none(pyhost *h, pyhost_ret *ret) {
-  if (!ret) return bad_call(h, "pyhost_ret_none", "ret");
+  IN_CALLBACK(h, "pyhost_ret_none", ret, "ret");
   if (ret->pending.kind != PYHOST__RET_MADE) return set_pending(ret, pyhost_arg_none());
   pyhost__drop(ret->obj);
   ret->obj = pyhost__none_new();
@@ -307,12 +324,12 @@ static PYHOST__NOINLINE int ret_float_made(pyhost *h, pyhost_ret *ret, double d)
   return set_made(h, ret, PY.PyFloat_FromDouble(d));
 }
 int pyhost_ret_int(pyhost *h, pyhost_ret *ret, int64_t i) {
-  if (!ret) return bad_call(h, "pyhost_ret_int", "ret");
+  IN_CALLBACK(h, "pyhost_ret_int", ret, "ret");
   return ret->pending.kind != PYHOST__RET_MADE ? set_pending(ret, pyhost_arg_int(i))
                                               : ret_int_made(h, ret, i);
 }
 int pyhost_ret_float(pyhost *h, pyhost_ret *ret, double d) {
-  if (!ret) return bad_call(h, "pyhost_ret_float", "ret");
+  IN_CALLBACK(h, "pyhost_ret_float", ret, "ret");
   return ret->pending.kind != PYHOST__RET_MADE ? set_pending(ret, pyhost_arg_float(d))
                                               : ret_float_made(h, ret, d);
 }

@@ -57,6 +57,7 @@ struct hostfn {
  * registering n functions stays linear, and a name is found whatever Python code did
  * to the module's attributes meanwhile. */
 struct pyhost_module {
+  uint32_t tag;            /* PYHOST__TAG_MODULE (core.h) */
   pyhost *h;
   char *name;
   PyObject *mod;           /* strong */
@@ -401,7 +402,7 @@ static void close_door(struct hostfn *f) {
 /* ---- the module handle ---- */
 
 static int check_module(pyhost *h, pyhost_module *m, const char *fn) {
-  if (!m) return pyhost__set_error(h, PYHOST_MISUSE, "%s: module is NULL", fn);
+  if (!pyhost__tagged(m, PYHOST__TAG_MODULE)) return pyhost__tag_refused(h, m, fn, "module");
   if (m->h != h) return pyhost__set_error(h, PYHOST_MISUSE, "%s: the module belongs to another pyhost", fn);
   return PYHOST_OK;
 }
@@ -447,6 +448,7 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
     PY.Py_DecRef(parent);
     goto done;
   }
+  m->tag = PYHOST__TAG_MODULE;
   m->h = h;
   PyObject *d = doc ? PY.PyUnicode_FromString(doc) : NULL;
   if (!(m->mod = PY.PyModule_New(name)) || (doc && !d) ||
@@ -824,7 +826,10 @@ PyObject *pyhost__hostfn_find(const char *module, const char *name) {
 }
 
 void pyhost_module_free(pyhost *h, pyhost_module *m) {
-  if (!m) return;
+  if (!pyhost__tagged(m, PYHOST__TAG_MODULE)) { /* NULL, or freed already */
+    if (m) pyhost__tag_refused(h, m, "pyhost_module_free", "module");
+    return;
+  }
   PyGILState_STATE gil;
   if (m->h != h) {
     pyhost__set_error(h, PYHOST_MISUSE, "pyhost_module_free: the module belongs to another pyhost");
@@ -855,5 +860,5 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
   changed();
   pyhost__free(m->buckets);
   pyhost__free(m->name);
-  pyhost__free(m);
+  pyhost__handle_retire(m);
 }

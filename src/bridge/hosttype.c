@@ -123,8 +123,11 @@ struct typerec {
 };
 
 struct pyhost_type {
+  uint32_t tag; /* PYHOST__TAG_TYPE (core.h) */
   struct typerec *rec;
 };
+/* 1 when t is a live type handle. */
+static int type_live(const pyhost_type *t) { return pyhost__tagged(t, PYHOST__TAG_TYPE); }
 
 typedef struct {
   PyObject_HEAD
@@ -1377,8 +1380,12 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
   if (out) *out = NULL;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  if (!m || !out) {
-    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_new: %s is NULL", m ? "out" : "module");
+  if (!out) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_new: out is NULL");
+    goto done;
+  }
+  if (!pyhost__tagged(m, PYHOST__TAG_MODULE)) {
+    rc = pyhost__tag_refused(h, m, "pyhost_type_new", "module");
     goto done;
   }
   pyhost_type_spec copy;
@@ -1428,6 +1435,7 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     pyhost__free(handle);
     goto done;
   }
+  handle->tag = PYHOST__TAG_TYPE;
   handle->rec = t;
   *out = handle;
   atomic_fetch_add(&pyhost__bridge.modules_gen, 1); /* a worker process shows it */
@@ -1437,7 +1445,7 @@ done:
 }
 
 int pyhost_type_has_weakrefs(const pyhost_type *t) {
-  return t && t->rec ? t->rec->weakrefs : 0;
+  return type_live(t) ? t->rec->weakrefs : 0;
 }
 
 int pyhost_type_value(pyhost *h, pyhost_type *t, pyhost_value **cls) {
@@ -1445,15 +1453,17 @@ int pyhost_type_value(pyhost *h, pyhost_type *t, pyhost_value **cls) {
   if (cls) *cls = NULL;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  if (!t || !cls) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_value: %s is NULL", t ? "cls" : "type");
+  if (!cls) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_value: cls is NULL");
+  else if (!type_live(t)) rc = pyhost__tag_refused(h, t, "pyhost_type_value", "type");
   else if (!(*cls = pyhost__from_python(h, (PyObject *)t->rec->type))) rc = pyhost__take_exception(h, NULL);
   pyhost__leave(h, gil);
   return rc;
 }
 
 void pyhost_type_free(pyhost *h, pyhost_type *t) {
-  (void)h; /* the record stays: the class may outlive the handle */
-  pyhost__free(t);
+  /* the record stays: the class may outlive the handle */
+  if (type_live(t)) pyhost__handle_retire(t);
+  else if (t) pyhost__tag_refused(h, t, "pyhost_type_free", "type"); /* a second free */
 }
 
 int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhost_value **obj) {
@@ -1461,8 +1471,12 @@ int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhost_value **o
   if (obj) *obj = NULL;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  if (!t || !obj) {
-    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_object_new: %s is NULL", t ? "obj" : "type");
+  if (!obj) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_object_new: obj is NULL");
+    goto done;
+  }
+  if (!type_live(t)) {
+    rc = pyhost__tag_refused(h, t, "pyhost_object_new", "type");
     goto done;
   }
   struct typerec *r = t->rec;
@@ -1490,8 +1504,12 @@ done:
 
 /* The instance behind obj when it is one of t; NULL with the message set. */
 static hostobj *instance_of(pyhost *h, const pyhost_value *obj, pyhost_type *t, const char *fn, int *rc) {
-  if (!obj || !t) {
-    *rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, obj ? "type" : "obj");
+  if (!obj) {
+    *rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: obj is NULL", fn);
+    return NULL;
+  }
+  if (!type_live(t)) {
+    *rc = pyhost__tag_refused(h, t, fn, "type");
     return NULL;
   }
   if (obj->kind != PYHOST_KIND_OBJECT || !obj->u.obj || !is_instance(obj->u.obj, t->rec)) {
@@ -1559,9 +1577,8 @@ int pyhost_object_exports(pyhost *h, const pyhost_value *obj, pyhost_type *t, si
 
 int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload, size_t *exports) {
   if (exports) *exports = 0;
-  if (!t || !exports)
-    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_payload_exports: %s is NULL",
-                             t ? "exports" : "type");
+  if (!exports) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_payload_exports: exports is NULL");
+  if (!type_live(t)) return pyhost__tag_refused(h, t, "pyhost_payload_exports", "type");
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;

@@ -106,7 +106,11 @@ static const char LOADER[] =
     "    return out\n";
 
 struct pyhost_plugin {
+  uint32_t tag;      /* PYHOST__TAG_PLUGIN (core.h) */
   pyhost *h;
+  /* at the shared level, the sub-interpreter it was loaded in (pyhost__thread.sub then;
+   * NULL: the main one), where its modules live and its hooks are called */
+  const struct pyhost__sub *sub;
   char *name;        /* file stem or directory name */
   char *path;        /* absolute */
   char *top;         /* "_pyhost_plugin_<name>_<n>": everything under it is the plugin's */
@@ -283,7 +287,7 @@ static void plugin_free(pyhost_plugin *p) {
   pyhost__free(p->path);
   pyhost__free(p->top);
   pyhost__free(p->module_name);
-  pyhost__free(p);
+  pyhost__handle_retire(p);
 }
 
 /* ---- the shared level's dependencies: one sys.path for every shared plugin ---- */
@@ -413,8 +417,12 @@ static int load_shared_deps(pyhost *h, const char *path, const pyhost_plugin_opt
   return rc;
 }
 
+/* 1 when p is a live plugin handle: the getters that take no pyhost answer "" or 0
+ * for anything else. */
+static int live(const pyhost_plugin *p) { return pyhost__tagged(p, PYHOST__TAG_PLUGIN); }
+
 const char *pyhost_plugin_deps_env(const pyhost_plugin *p) {
-  return p && p->deps_env ? p->deps_env : "";
+  return live(p) && p->deps_env ? p->deps_env : "";
 }
 
 /* ---- plugins of another isolation level: each call goes to its level ---- */
@@ -433,9 +441,12 @@ static int level_out(pyhost_plugin *p, int rc) {
   return rc;
 }
 
+/* Every entry on a loaded plugin starts here: a NULL, freed or foreign p is refused
+ * (core.h's tags) before anything of it is read. */
 #define LEVEL_CALL(h, p, fn, call)                                                          \
   do {                                                                                     \
-    if ((p) && (p)->level) {                                                               \
+    if (!live(p)) return pyhost__tag_refused(h, p, fn, "plugin");                           \
+    if ((p)->level) {                                                               \
       int level_rc_ = level_in(h, p, fn);                                                  \
       return level_rc_ ? level_rc_ : level_out(p, (p)->level->call);                       \
     }                                                                                      \
@@ -454,6 +465,7 @@ int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plu
     pyhost__free(p);
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
   }
+  p->tag = PYHOST__TAG_PLUGIN;
   p->h = h;
   p->level = level;
   /* the level puts the environment first on the plugin's sys.path where it runs */
@@ -475,11 +487,11 @@ int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plu
 }
 
 int pyhost_plugin_isolation(const pyhost_plugin *p) {
-  return p && p->level ? p->level->isolation : PYHOST_ISOLATION_SHARED;
+  return live(p) && p->level ? p->level->isolation : PYHOST_ISOLATION_SHARED;
 }
 
 long pyhost_plugin_process_id(const pyhost_plugin *p) {
-  return p && p->level && p->level->process_id ? p->level->process_id(p->impl) : 0;
+  return live(p) && p->level && p->level->process_id ? p->level->process_id(p->impl) : 0;
 }
 
 int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p) {
@@ -512,7 +524,9 @@ int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out) {
     rc = pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
     goto done;
   }
+  p->tag = PYHOST__TAG_PLUGIN;
   p->h = h;
+  p->sub = pyhost__thread.sub;
   PyObject *given = path_object(path);
   abs = given ? abspath(given) : NULL;
   PY.Py_DecRef(given);
@@ -535,8 +549,14 @@ done:
  * another handle cannot be passed: only one pyhost runs per process.) */
 static int enter_plugin(pyhost *h, pyhost_plugin *p, const char *fn, PyGILState_STATE *gil) {
   int rc = pyhost__enter(h, gil);
-  if (rc || (p && !p->doomed)) return rc;
+  if (rc || (p && !p->doomed && p->sub == pyhost__thread.sub)) return rc;
   pyhost__leave(h, *gil);
+  if (p && !p->doomed) /* its modules are another interpreter's objects */
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "%s: plugin %s was loaded in %s and is called from %s; "
+                             "call it where it was loaded",
+                             fn, p->name, p->sub ? "a plugin's sub-interpreter" : "the main interpreter",
+                             pyhost__thread.sub ? "a plugin's sub-interpreter" : "the main one");
   if (p) /* unloaded from inside one of its hooks, which is still running */
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin %s was unloaded", fn, p->name);
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin is NULL", fn);
@@ -674,7 +694,8 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
 
 int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt,
                          va_list *ap) {
-  if (p && p->level) {
+  if (!live(p)) return pyhost__tag_refused(h, p, "pyhost_plugin_callf", "plugin");
+  if (p->level) {
     int rc = level_in(h, p, "pyhost_plugin_callf");
     return rc ? rc : level_out(p, p->level->callf(h, p->impl, hook, fmt, ap));
   }
@@ -747,16 +768,16 @@ int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p) {
   return rc;
 }
 
-const char *pyhost_plugin_name(const pyhost_plugin *p) { return p ? p->name : ""; }
+const char *pyhost_plugin_name(const pyhost_plugin *p) { return live(p) ? p->name : ""; }
 const char *pyhost_plugin_path(const pyhost_plugin *p) {
-  return !p ? "" : p->level ? p->level->path(p->impl) : p->path;
+  return !live(p) ? "" : p->level ? p->level->path(p->impl) : p->path;
 }
 const char *pyhost_plugin_module_name(const pyhost_plugin *p) {
-  return !p ? "" : p->level ? p->level->module_name(p->impl) : p->module_name;
+  return !live(p) ? "" : p->level ? p->level->module_name(p->impl) : p->module_name;
 }
 
 void pyhost_plugin_unload(pyhost_plugin *p) {
-  if (!p) return;
+  if (!live(p)) return; /* NULL, or unloaded already (a second unload) */
   if (p->level) {
     if (p->doomed) return;
     atomic_fetch_add(&p->lbusy, 1); /* this unload: the handle lives until it is done */

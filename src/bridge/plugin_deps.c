@@ -117,7 +117,8 @@ int pyhost__plugin_deps_prepare(pyhost *h, const char *name, const char *path,
 
 int pyhost_deps_prepare(const char *path, const pyhost_plugin_options *o, pyhost_config *python,
                         char *env, size_t env_cap, char *msg, size_t msg_cap) {
-  if (!path || !env || !msg || !env_cap || !msg_cap) return PYHOST_MISUSE;
+  if (!path || !env || !msg || !env_cap || !msg_cap || (o && !pyhost__options_live(o)))
+    return PYHOST_MISUSE;
   env[0] = msg[0] = '\0';
   char who[PYHOST__PATH_MAX + 16];
   pyhost__fmt(who, sizeof who, "script %s", path);

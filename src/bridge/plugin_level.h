@@ -10,10 +10,16 @@
 #include "internal.h"
 #include "deps.h"
 
+/* 1 when o is a live options handle (pyhost_plugin_options_new, not freed). */
+static inline int pyhost__options_live(const pyhost_plugin_options *o) {
+  return pyhost__tagged(o, PYHOST__TAG_OPTIONS);
+}
+
 #include <stdarg.h>
 
 /* What pyhost_plugin_options holds (plugin_options.c). */
 struct pyhost_plugin_options {
+  uint32_t tag;                 /* PYHOST__TAG_OPTIONS (core.h) */
   int isolation;                /* pyhost_isolation */
   /* the process level's */
   pyhost_config *python;        /* the worker's Python; NULL: the host's */

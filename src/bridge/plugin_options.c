@@ -7,27 +7,29 @@
 #include <string.h>
 
 pyhost_plugin_options *pyhost_plugin_options_new(void) {
-  return pyhost__calloc(1, sizeof(pyhost_plugin_options));
+  pyhost_plugin_options *o = pyhost__calloc(1, sizeof(pyhost_plugin_options));
+  if (o) o->tag = PYHOST__TAG_OPTIONS;
+  return o;
 }
 
 void pyhost_plugin_options_free(pyhost_plugin_options *o) {
-  if (!o) return;
+  if (!pyhost__options_live(o)) return; /* NULL, or freed already (a second free) */
   pyhost_config_free(o->python);
   pyhost__free(o->worker);
   pyhost_plugin_options_add_requirement(o, NULL);
   pyhost__free(o->deps_cache);
-  pyhost__free(o);
+  pyhost__handle_retire(o);
 }
 
 int pyhost_plugin_options_set_isolation(pyhost_plugin_options *o, int isolation) {
-  if (!o || isolation < PYHOST_ISOLATION_SHARED || isolation > PYHOST_ISOLATION_PROCESS)
+  if (!pyhost__options_live(o) || isolation < PYHOST_ISOLATION_SHARED || isolation > PYHOST_ISOLATION_PROCESS)
     return PYHOST_MISUSE;
   o->isolation = isolation;
   return PYHOST_OK;
 }
 
 int pyhost_plugin_options_set_python(pyhost_plugin_options *o, const pyhost_config *cfg) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   pyhost_config *copy = NULL;
   if (cfg) {
     if (!(copy = pyhost_config_new())) return PYHOST_NOMEM;
@@ -42,7 +44,7 @@ int pyhost_plugin_options_set_python(pyhost_plugin_options *o, const pyhost_conf
 }
 
 int pyhost_plugin_options_set_worker(pyhost_plugin_options *o, const char *path) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   char *copy = NULL;
   if (path && !(copy = pyhost__strdup(path))) return PYHOST_NOMEM;
   pyhost__free(o->worker);
@@ -51,40 +53,40 @@ int pyhost_plugin_options_set_worker(pyhost_plugin_options *o, const char *path)
 }
 
 int pyhost_plugin_options_set_memory_limit(pyhost_plugin_options *o, uint64_t bytes) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   o->memory_limit = bytes;
   return PYHOST_OK;
 }
 
 int pyhost_plugin_options_set_cpu_limit(pyhost_plugin_options *o, unsigned seconds) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   o->cpu_seconds = seconds;
   return PYHOST_OK;
 }
 
 int pyhost_plugin_options_set_call_timeout(pyhost_plugin_options *o, unsigned timeout_ms,
                                            unsigned grace_ms) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   o->call_timeout_ms = timeout_ms;
   o->kill_grace_ms = grace_ms;
   return PYHOST_OK;
 }
 
 int pyhost_plugin_options_set_output(pyhost_plugin_options *o, pyhost_output_fn fn, void *ctx) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   o->output = fn;
   o->output_ctx = fn ? ctx : NULL;
   return PYHOST_OK;
 }
 
 int pyhost_plugin_options_set_deps(pyhost_plugin_options *o, int mode) {
-  if (!o || mode < PYHOST_DEPS_OFF || mode > PYHOST_DEPS_HOST_ONLY) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o) || mode < PYHOST_DEPS_OFF || mode > PYHOST_DEPS_HOST_ONLY) return PYHOST_MISUSE;
   o->deps_mode = mode;
   return PYHOST_OK;
 }
 
 int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o, const char *requirement) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   if (!requirement) {
     pyhost__deps_free_list(o->requirements, o->n_requirements);
     o->requirements = NULL;
@@ -103,7 +105,7 @@ int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o, const char *
 }
 
 int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *dir) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   char *copy = NULL;
   if (dir && !(copy = pyhost__strdup(dir))) return PYHOST_NOMEM;
   pyhost__free(o->deps_cache);
@@ -113,7 +115,7 @@ int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *d
 
 int pyhost_plugin_options_set_progress(pyhost_plugin_options *o, pyhost_deps_progress_fn fn,
                                        void *ctx) {
-  if (!o) return PYHOST_MISUSE;
+  if (!pyhost__options_live(o)) return PYHOST_MISUSE;
   o->progress = fn;
   o->progress_ctx = fn ? ctx : NULL;
   return PYHOST_OK;
@@ -142,7 +144,8 @@ int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_opt
                             pyhost_plugin **out) {
   static const char fn[] = "pyhost_plugin_load_with";
   if (out) *out = NULL;
-  if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
+  if (o && !pyhost__options_live(o)) return pyhost__tag_refused(h, o, fn, "plugin_options");
+  if (!pyhost__options_live(o) || o->isolation == PYHOST_ISOLATION_SHARED) {
     int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
     return rc ? rc : pyhost__plugin_load_shared(h, path, o, out);
   }

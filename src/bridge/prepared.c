@@ -18,7 +18,11 @@
 #define DOOMED INT_MIN /* the sign bit: a call's way out tests it with the decrement */
 
 struct pyhost_callable {
+  uint32_t tag;     /* PYHOST__TAG_CALLABLE (core.h) */
   pyhost *h;
+  /* the sub-interpreter it was prepared in (pyhost__thread.sub then; NULL: the main
+   * one): its object lives there and is called only there */
+  const struct pyhost__sub *sub;
   PyObject *fn;     /* strong */
   PyObject *(*call0)(PyObject *fn); /* the runtime's cheapest call without arguments */
   /* calls of it on the C stack (GIL held), plus DOOMED once freed while running: the
@@ -34,7 +38,7 @@ static void destroy(pyhost_callable *c) {
   pyhost__callf_plan_clear(&c->plan);
   if (c->kept) PY.Py_DecRef(c->kept);
   PY.Py_DecRef(c->fn);
-  pyhost__free(c);
+  pyhost__handle_retire(c);
 }
 
 /* ---- preparing ---- */
@@ -72,7 +76,9 @@ static int prepare(pyhost *h, enum source from, const pyhost_value *callable, co
     } else if (!f) {
       pyhost__free(c);
     } else {
+      c->tag = PYHOST__TAG_CALLABLE;
       c->h = h;
+      c->sub = pyhost__thread.sub;
       c->fn = f;
       /* 3.10+: the table's PyObject_CallNoArgs itself (on 3.12+ it is the same
        * vectorcall as PyObject_Vectorcall with no arguments) */
@@ -98,15 +104,19 @@ int pyhost_prepare_expression(pyhost *h, const char *inputs, const char *expr,
 }
 
 void pyhost_callable_free(pyhost_callable *c) {
-  if (!c) return;
+  /* NULL, or freed already (a second free): nothing to do */
+  if (!pyhost__tagged(c, PYHOST__TAG_CALLABLE)) return;
   PyGILState_STATE g;
   /* Once finalize has begun the object dies with the interpreter: free only our memory,
    * after the calls of c still running have returned (free_begin waits for them). */
   if (!pyhost__inflight_free_begin(&g)) {
-    pyhost__free(c);
+    pyhost__handle_retire(c);
     return;
   }
-  if (c->busy) c->busy |= DOOMED;
+  if (c->busy) {
+    c->busy |= DOOMED;
+    c->tag = PYHOST__TAG_FREED; /* no new call, no second free; the last call out frees */
+  }
   else destroy(c);
   pyhost__inflight_free_end(g);
 }
@@ -208,9 +218,15 @@ static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable
 
 /* Why invoke refuses c, argv, n: the status with h's message set. */
 static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *fn) {
-  if (!c) return pyhost__set_error(h, PYHOST_MISUSE, "%s: callable is NULL", fn);
+  if (!pyhost__tagged(c, PYHOST__TAG_CALLABLE)) return pyhost__tag_refused(h, c, fn, "callable");
   if (c->h != h)
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the callable belongs to another pyhost", fn);
+  if (c->sub != pyhost__thread.sub)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "%s: the callable was prepared in %s and is called from %s; "
+                             "call it where it was prepared",
+                             fn, c->sub ? "a plugin's sub-interpreter" : "the main interpreter",
+                             pyhost__thread.sub ? "a plugin's sub-interpreter" : "the main one");
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: argv is NULL", fn);
 }
 
@@ -236,10 +252,17 @@ static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
   return r;
 }
 
+/* 1 when c is a live callable made in the interpreter this thread runs in.  Where h is
+ * known to run (pyhost__entry_is_free, the hot paths) c is h's too: only one pyhost
+ * ever runs in a process, and c was made while it ran. */
+static PYHOST__HOT_INLINE int callable_here(const pyhost_callable *c) {
+  return pyhost__tagged(c, PYHOST__TAG_CALLABLE) && c->sub == pyhost__thread.sub;
+}
+
 /* 1 when invoke takes c, argv, n (else refuse says why). */
 static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
                                   const pyhost_arg *argv, size_t n) {
-  return c && c->h == h && (!n || argv);
+  return callable_here(c) && c->h == h && (!n || argv);
 }
 
 /* A call of c (usable): a new reference, or NULL with the exception set (or MISUSE in
@@ -298,7 +321,7 @@ static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
 /* The hot loop's case (no arguments, inside a scope, no message to reset) costs its
  * checks and a jump; everything else goes the general way. */
 int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
-  if (nargs || !pyhost__entry_is_free(h) || !c || c->h != h) return call_any(h, c, argv, nargs);
+  if (nargs || !pyhost__entry_is_free(h) || !callable_here(c)) return call_any(h, c, argv, nargs);
   return call0_discard(c);
 }
 
@@ -347,7 +370,7 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
   }                                                                                     \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out) {                                                                \
-    if (!pyhost__entry_is_free(h) || !out || !callable_usable(h, c, argv, nargs))       \
+    if (!pyhost__entry_is_free(h) || !out || !callable_here(c) || (nargs && !argv))     \
       return NAME##_any(h, c, argv, nargs, out);                                        \
     return pyhost__inline_refcounts() ? NAME##_counted(h, c, argv, nargs, out)          \
                                       : NAME##_vector(h, c, argv, nargs, out);          \
@@ -394,7 +417,7 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
   PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
   int rc = PYHOST_OK;
   if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
-  if (!c || c->h != h) {
+  if (!callable_here(c)) { /* h runs (entered): c is h's if live */
     rc = refuse(h, c, "pyhost_prepared_callf");
   } else {
     va_list ap;

@@ -162,6 +162,40 @@ void pyhost__handle_remove(const pyhost *h);
 /* pyhost__handle_live past the first slot. */
 PYHOST__COLD int pyhost__handle_live_slow(const pyhost *h);
 
+/* ---- the kind of a handle, and a freed handle's quarantine (handles.c) ----
+ * Every handle the bridge hands out (a callable, a plugin, a module, a type, a buffer,
+ * plugin options) starts with a tag word naming its kind, set when it is made.  Its
+ * free writes PYHOST__TAG_FREED there and gives the block to the quarantine instead of
+ * the allocator: the last PYHOST__QUARANTINE freed handles stay pyhost's memory, so a
+ * second free or a call on one of them reads a FREED tag from memory that is still
+ * ours (valgrind- and ASan-clean) and is refused, and no new handle of any kind can be
+ * given that address meanwhile (a stale handle never names a new one).  A pyhost
+ * handle goes there too (its liveness is the live list's).  Checking a tag is a load
+ * and a compare of a word the entry reads anyway: every build does it. */
+enum {
+  PYHOST__TAG_FREED = 0x46524545u, /* "FREE" */
+  PYHOST__TAG_CALLABLE = 0x70794301u,
+  PYHOST__TAG_PLUGIN,
+  PYHOST__TAG_MODULE,
+  PYHOST__TAG_TYPE,
+  PYHOST__TAG_BUFFER,
+  PYHOST__TAG_OPTIONS
+};
+#define PYHOST__QUARANTINE 64
+/* 1 when p is a live handle of the kind tag names (reads p's first word: p must be
+ * NULL or a handle pyhost made, live or quarantined). */
+static inline int pyhost__tagged(const void *p, uint32_t tag) {
+  return p && *(const uint32_t *)p == tag;
+}
+/* Why p is refused as a handle of kind tag (named what, e.g. "plugin"; msg.c): MISUSE with
+ * h's message "<fn>: <what> is NULL" or "<fn>: <what> is not a live pyhost_<what>
+ * handle (freed already, or a handle of another kind)". */
+PYHOST__COLD int pyhost__tag_refused(const pyhost *h, const void *p, const char *fn,
+                                     const char *what);
+/* Frees the handle block p (its tag first) through the quarantine: its tag becomes
+ * FREED now, its memory goes back to the allocator PYHOST__QUARANTINE frees later. */
+void pyhost__handle_retire(void *p);
+
 /* ---- messages (msg.c) ---- */
 /* Sets this thread's message on h (printf-style); returns status for tail calls.
  * Nothing is set on a NULL or freed handle (pyhost__handle_live). */
@@ -260,6 +294,10 @@ struct pyhost__process {
   char library[PYHOST__PATH_MAX];  /* the library it was started from (pyhost.c) */
   const char *fail_symbol;         /* test seam: the look-up answers NULL for it */
   _Atomic(struct pyhost__live *) live; /* the live handles (handles.c) */
+  /* the last freed handles, held back from the allocator (handles.c; read and written
+   * without the GIL, by atomic operations only) */
+  _Atomic(void *) quarantine[PYHOST__QUARANTINE];
+  _Atomic unsigned long quarantine_next;
   /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
   struct pyhost__teardown *teardown, **teardown_end;
   /* calls in flight (runtime/inflight.c) */

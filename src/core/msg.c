@@ -158,3 +158,12 @@ int pyhost_errframe(const pyhost *h, size_t i, const char **file, int *line,
   if (function) *function = f->function;
   return PYHOST_OK;
 }
+
+/* Why p is refused as a handle of kind what (core.h's tags). */
+int pyhost__tag_refused(const pyhost *h, const void *p, const char *fn, const char *what) {
+  if (!p) return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, what);
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           "%s: %s is not a live pyhost_%s handle (freed already, or a handle "
+                           "of another kind)",
+                           fn, what, what);
+}

@@ -451,7 +451,7 @@ void pyhost_free(pyhost *h) {
   pyhost__free(h->w_home);
   pyhost__free(h->w_program);
   pyhost__free_messages(h);
-  pyhost__free(h);
+  pyhost__handle_retire(h); /* its address is not a new handle's while quarantined */
 }
 
 /* ---- information ---- */
