@@ -298,8 +298,8 @@ static PyObject *to_python(pyhost *h, const pyhost_value *v, int depth) {
   case PYHOST_KIND_TUPLE: return seq_to_python(h, v, depth);
   case PYHOST_KIND_DICT: return dict_to_python(h, v, depth);
   case PYHOST_KIND_OBJECT:
-    if (pyhost__process.subs) { /* an instance lives in the interpreter that made it */
-      const char *elsewhere = pyhost__hostobj_elsewhere(v->u.obj);
+    if (pyhost__bridge.hostobj_elsewhere) { /* an instance lives where it was made */
+      const char *elsewhere = pyhost__bridge.hostobj_elsewhere(v->u.obj);
       if (elsewhere) {
         PY.PyErr_Format(*PY.PyExc_TypeError,
                         "a %s object made in another interpreter cannot enter this one "

@@ -38,7 +38,8 @@
  * interpreter's pyhost__istate and released as it ends; the table of types maps each
  * to the one record, so every callback serves every interpreter's instances alike.
  * An instance is only ever made of the current interpreter's type, and never enters
- * another interpreter (pyhost__hostobj_elsewhere, checked as a value becomes Python).
+ * another interpreter (hostobj_elsewhere, which convert.c asks through
+ * pyhost__bridge as a value becomes Python).
  */
 #include "bridge.h"
 #include "hosttype_buffer.h"
@@ -1653,6 +1654,8 @@ int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload, size_
 
 /* ---- host types in a plugin's sub-interpreter ---- */
 
+static const char *hostobj_elsewhere(PyObject *o);
+
 /* The record of the host type named modname.name, or NULL. */
 static struct typerec *named_record(const char *modname, const char *name) {
   size_t ml = strlen(modname);
@@ -1689,6 +1692,7 @@ PyObject *pyhost__hosttype_here(PyObject *module, const char *modname, const cha
   }
   index_put(pyhost__bridge.by_type, pyhost__bridge.by_type_cap, type, t);
   pyhost__bridge.by_type_n++;
+  pyhost__bridge.hostobj_elsewhere = hostobj_elsewhere; /* instances may stray now */
   x->rec = t;
   x->type = type;
   x->next = is->types;
@@ -1716,7 +1720,7 @@ void pyhost__hosttypes_drop(struct pyhost__istate *is) {
   PY.Py_DecRef((PyObject *)b);
 }
 
-const char *pyhost__hostobj_elsewhere(PyObject *o) {
+static const char *hostobj_elsewhere(PyObject *o) {
   struct typerec *t = record_of(Py_TYPE(o));
   if (!t) return NULL; /* no host type's */
   PyTypeObject *here = type_here(t);

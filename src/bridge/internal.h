@@ -15,10 +15,6 @@ void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
 void pyhost__eval_cache_clear(struct pyhost__istate *is);
 
 /* ---- conversions (convert.c) ---- */
-/* With the GIL: the type's name when o is an instance of a host type made in another
- * interpreter than the current one (it must not enter this one), else NULL
- * (hosttype.c). */
-const char *pyhost__hostobj_elsewhere(PyObject *o);
 /* new reference, or NULL with a Python exception set */
 PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
 /* own result, or NULL with a Python exception set */

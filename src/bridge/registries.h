@@ -83,6 +83,10 @@ struct pyhost__bridge {
   struct pyhost__type_slot *by_type;
   size_t by_type_cap, by_type_n;
   struct pyhost__type_slot by_type_none[1]; /* by_type before the first type: one free slot */
+  /* With the GIL: the type's name when o is an instance of a host type made in another
+   * interpreter than the current one (it must not enter this one), else NULL; set by
+   * hosttype.c once a sub-interpreter has host types (convert.c asks it then) */
+  const char *(*hostobj_elsewhere)(PyObject *o);
   const PyTypeObject *fast_type;   /* the last type `T()` made fast */
   struct typerec *fast_rec;        /* and its record */
   /* the typed method behind each trampoline in use, and how many are; never reused:
