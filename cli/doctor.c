@@ -1,5 +1,6 @@
-/* doctor.c: `pyhost --list [--json]` and `pyhost --check LIB`, built only on the public
- * API (pyhost_discover, pyhost_inspect_library), so a host can do the same. */
+/* doctor.c: `pyhost --list [--json] [--requires-python SPEC]` and `pyhost --check LIB`,
+ * built only on the public API (pyhost_discover, pyhost_python_for,
+ * pyhost_inspect_library), so a host can do the same. */
 #include "doctor.h"
 
 #include <stdio.h>
@@ -14,7 +15,7 @@ static char *dup_str(const char *s) {
 }
 
 struct row {
-  char *num, *status, *version, *kind, *source, *path, *reason;
+  char *num, *status, *version, *kind, *source, *path, *reason, *meets;
 };
 
 struct table {
@@ -23,6 +24,9 @@ struct table {
   int json, first, oom;
   int binding;              /* the first binding candidate's index, 0 when none */
   char binding_text[2400];  /* its source, path and reason */
+  const char *spec;         /* --requires-python, or NULL */
+  char chosen[4096];        /* the library the process level would run for spec, or "" */
+  int chosen_index;         /* its row, 0 when not listed */
 };
 
 /* The sources only one of which can be taken (docs/discovery.md, "binding"). */
@@ -72,10 +76,26 @@ static const char *path_of(const pyhost_candidate *c) {
   return c->interpreter[0] ? c->interpreter : c->library;
 }
 
+/* Whether c meets --requires-python, in words ("" without a spec or a version); *yes
+ * 1 when it does, 0 when not, -1 when not known. */
+static void meets_text(const struct table *t, const pyhost_candidate *c, char *out, size_t cap,
+                       int *yes) {
+  char why[512];
+  out[0] = '\0';
+  *yes = -1;
+  if (!t->spec || !c->hexversion) return;
+  *yes = pyhost_python_meets(t->spec, c->hexversion, why, sizeof why) == PYHOST_OK;
+  int chosen = t->chosen[0] && !strcmp(c->library, t->chosen);
+  snprintf(out, cap, "%s%s", *yes ? "meets" : "no: ", *yes ? (chosen ? ", chosen" : "") : why);
+}
+
 static void on_candidate(void *ctx, const pyhost_candidate *c) {
   struct table *t = ctx;
-  char ver[32];
+  char ver[32], meets[600];
+  int yes;
   version_text(c->hexversion, c->free_threaded, c->debug, ver, sizeof ver);
+  meets_text(t, c, meets, sizeof meets, &yes);
+  if (t->chosen[0] && !t->chosen_index && !strcmp(c->library, t->chosen)) t->chosen_index = c->index;
   if (!t->binding && is_binding(c->source)) {
     t->binding = c->index;
     snprintf(t->binding_text, sizeof t->binding_text, "%s %s: %s", c->source, path_of(c), c->reason);
@@ -98,6 +118,7 @@ static void on_candidate(void *ctx, const pyhost_candidate *c) {
       printf(", \"%s\": ", keys[i]);
       json_str(vals[i]);
     }
+    if (t->spec) printf(", \"meets_requires_python\": %s", yes < 0 ? "null" : yes ? "true" : "false");
     printf("}");
     return;
   }
@@ -118,7 +139,8 @@ static void on_candidate(void *ctx, const pyhost_candidate *c) {
   if (c->interpreter[0] && c->library[0]) snprintf(path, sizeof path, "%s -> %s", c->interpreter, c->library);
   else snprintf(path, sizeof path, "%s", path_of(c));
   struct row r = {dup_str(num), dup_str(c->taken ? "taken" : "passed over"), dup_str(ver),
-                  dup_str(c->kind), dup_str(c->source), dup_str(path), dup_str(reason)};
+                  dup_str(c->kind), dup_str(c->source), dup_str(path), dup_str(reason),
+                  dup_str(meets)};
   t->rows[t->n++] = r;
 }
 
@@ -131,34 +153,74 @@ static size_t width(const struct table *t, size_t off, const char *head) {
   return w;
 }
 
-static void cell(int column, size_t w, const char *s) {
-  if (column < 6) printf("%-*s  ", (int)w, s);
+static void cell(int column, int last, size_t w, const char *s) {
+  if (column < last) printf("%-*s  ", (int)w, s);
   else printf("%s\n", s);
 }
 
 static void print_table(const struct table *t) {
-  static const char *const heads[] = {"#", "STATUS", "VERSION", "KIND", "SOURCE", "PATH", "REASON"};
+  static const char *const heads[] = {"#", "STATUS", "VERSION", "KIND", "SOURCE",
+                                      "REQUIRES-PYTHON", "PATH", "REASON"};
   static const size_t offs[] = {offsetof(struct row, num), offsetof(struct row, status),
                                 offsetof(struct row, version), offsetof(struct row, kind),
-                                offsetof(struct row, source), offsetof(struct row, path),
-                                offsetof(struct row, reason)};
-  size_t w[7];
-  for (int c = 0; c < 7; c++) w[c] = width(t, offs[c], heads[c]);
-  for (int c = 0; c < 7; c++) cell(c, w[c], heads[c]);
+                                offsetof(struct row, source), offsetof(struct row, meets),
+                                offsetof(struct row, path), offsetof(struct row, reason)};
+  size_t w[8];
+  int last = 7;
+  for (int c = 0; c <= last; c++) w[c] = width(t, offs[c], heads[c]);
+  for (int c = 0; c <= last; c++)
+    if (t->spec || c != 5) cell(c, last, w[c], heads[c]); /* the column of --requires-python */
   for (size_t i = 0; i < t->n; i++)
-    for (int c = 0; c < 7; c++) {
+    for (int c = 0; c <= last; c++) {
       const char *s = *(char *const *)((const char *)&t->rows[i] + offs[c]);
-      cell(c, w[c], s ? s : "");
+      if (t->spec || c != 5) cell(c, last, w[c], s ? s : "");
     }
 }
 
-int pyhost_cli_list(const pyhost_config *cfg, int json) {
-  struct table t = {NULL, 0, 0, json, 1, 0, 0, ""};
+/* The closing line of --requires-python: which Python and why; 0, or 1 when none. */
+static int print_choice(const struct table *t, int rc, const char *why) {
+  if (t->json) {
+    printf(", \"requires_python\": {\"spec\": ");
+    json_str(t->spec);
+    printf(", \"status\": ");
+    json_str(pyhost_status_name(rc));
+    printf(", \"index\": %d, \"library\": ", t->chosen_index);
+    json_str(t->chosen);
+    printf(", \"reason\": ");
+    json_str(why);
+    printf("}");
+  } else if (rc == PYHOST_OK) {
+    char num[16] = "";
+    if (t->chosen_index) snprintf(num, sizeof num, "#%d ", t->chosen_index);
+    printf("requires-python \"%s\": the process level runs a plugin on %s%s: %s\n", t->spec, num,
+           t->chosen, why);
+  } else {
+    printf("requires-python \"%s\": no Python for it: %s\n", t->spec, why);
+  }
+  return rc == PYHOST_OK ? 0 : 1;
+}
+
+int pyhost_cli_list(const pyhost_config *cfg, int json, const char *requires_python) {
+  static struct table t; /* chosen and binding_text: too big for the stack's comfort */
+  memset(&t, 0, sizeof t);
+  t.json = json;
+  t.first = 1;
+  t.spec = requires_python;
+  char why[4096] = "";
+  int for_rc = PYHOST_OK, choice = 0;
+  if (t.spec) {
+    for_rc = pyhost_python_for(cfg, t.spec, t.chosen, sizeof t.chosen, why, sizeof why);
+    if (for_rc == PYHOST_MISUSE) { /* a malformed specifier: nothing to list against */
+      fprintf(stderr, "pyhost: --requires-python \"%s\": %s\n", t.spec, why);
+      return 1;
+    }
+  }
   if (json) printf("{\"candidates\": [");
   int rc = pyhost_discover(cfg, on_candidate, &t);
   if (json) {
     printf("%s], \"status\": ", t.first ? "" : "\n");
     json_str(pyhost_status_name(rc));
+    if (t.spec) choice = print_choice(&t, for_rc, why);
     printf("}\n");
   } else {
     print_table(&t);
@@ -168,18 +230,19 @@ int pyhost_cli_list(const pyhost_config *cfg, int json) {
              "unset it to let discovery choose\n",
              t.binding, t.binding_text);
     else if (rc == PYHOST_NOTFOUND) printf("no candidate is acceptable\n");
+    if (t.spec) choice = print_choice(&t, for_rc, why);
   }
   for (size_t i = 0; i < t.n; i++) {
     struct row *r = &t.rows[i];
     free(r->num), free(r->status), free(r->version), free(r->kind), free(r->source), free(r->path),
-        free(r->reason);
+        free(r->reason), free(r->meets);
   }
   free(t.rows);
   if (t.oom || rc == PYHOST_NOMEM) {
     fprintf(stderr, "pyhost: out of memory\n");
     return 1;
   }
-  return rc == PYHOST_OK ? 0 : 1;
+  return rc == PYHOST_OK && !choice ? 0 : 1;
 }
 
 /* A str from Python, or "?" (the handle's error is then not needed: --info goes on). */

@@ -6,9 +6,11 @@
 
 #include <stddef.h>
 
-/* Prints every discovery candidate as an aligned table, or JSON.  Exit status: 0 when
- * one would be taken, 1 otherwise. */
-int pyhost_cli_list(const pyhost_config *cfg, int json);
+/* Prints every discovery candidate as an aligned table, or JSON; with requires_python
+ * (may be NULL) also whether each meets it and which one the process level would run
+ * a plugin declaring it on, and why.  Exit status: 0 when one would be taken (and one
+ * meets requires_python), 1 otherwise. */
+int pyhost_cli_list(const pyhost_config *cfg, int json, const char *requires_python);
 
 /* Prints what pyhost knows about lib, then whether it initializes.  0 when it does. */
 int pyhost_cli_check(const char *lib);

@@ -1,7 +1,7 @@
 /* pyhost_cli.c: the `pyhost` command: `python` on any libpython3.x.
  *
  *   pyhost [pyhost options] [python's options and arguments]
- *   pyhost [pyhost options] -e EXPR | --info | --list [--json] | --check LIB
+ *   pyhost [pyhost options] -e EXPR | --info | --list [--json] [--requires-python SPEC] | --check LIB
  *   pyhost [pyhost options] --deps FILE [ARGS...] | --deps-list | --deps-prune[=DAYS]
  *
  * pyhost's own options come first; the first argument that is not one of them starts
@@ -21,7 +21,7 @@
 
 static void usage(FILE *to) {
   fputs("usage: pyhost [pyhost options] [python's options and arguments]\n"
-        "       pyhost [pyhost options] -e EXPR | --info | --list [--json] | --check LIB\n"
+        "       pyhost [pyhost options] -e EXPR | --info | --list [--json] [--requires-python SPEC] | --check LIB\n"
         "       pyhost [pyhost options] --deps FILE [ARGS...] | --deps-list | --deps-prune[=DAYS]\n"
         "\n"
         "pyhost's options come first; everything from the first other argument on is\n"
@@ -44,7 +44,9 @@ static void usage(FILE *to) {
         "  -e EXPR              evaluate an expression (sys is imported) and print its repr()\n"
         "  --info               print the runtime's version, library path and build\n"
         "  --list               every Python discovery examines, taken or passed over and\n"
-        "                       why (docs/discovery.md); --json for tools\n"
+        "                       why (docs/discovery.md); --json for tools;\n"
+        "                       --requires-python SPEC: which one the process level runs a\n"
+        "                       plugin declaring SPEC on, and why\n"
         "  --check LIB          what pyhost knows about a library, then whether it starts\n"
         "  --deps FILE [ARGS]   run the script FILE with the dependencies its PEP 723 block\n"
         "                       declares, prepared once in a cache (docs/plugins.md)\n"
@@ -76,7 +78,7 @@ static int bad_usage(const char *what, const char *arg) {
 }
 
 struct own {
-  const char *lib, *expr, *executable;
+  const char *lib, *expr, *executable, *requires_python;
   int info, list, json, wrapper, first; /* first: python's first argument */
   int deps, deps_list, deps_prune;      /* deps_prune: days + 1, 0 when not asked */
 };
@@ -88,7 +90,7 @@ static int parse_own(int argc, char **argv, struct own *o, int *status) {
   for (; i < argc; i++) {
     const char *a = argv[i];
     int valued = !strcmp(a, "--python") || !strcmp(a, "--check") || !strcmp(a, "-e") ||
-                 !strcmp(a, "--executable");
+                 !strcmp(a, "--executable") || !strcmp(a, "--requires-python");
     if (valued && i + 1 >= argc) return bad_usage("this option needs a value: ", a);
     if (!strcmp(a, "--pyhost-version")) {
       unsigned long abi = pyhost_abi_version();
@@ -117,6 +119,8 @@ static int parse_own(int argc, char **argv, struct own *o, int *status) {
       o->list = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--requires-python")) {
+      o->requires_python = argv[++i];
     } else if (!strcmp(a, "--deps")) {
       o->deps = 1;
     } else if (!strcmp(a, "--deps-list")) {
@@ -135,6 +139,8 @@ static int parse_own(int argc, char **argv, struct own *o, int *status) {
   }
   o->first = i;
   if (o->json && !o->list) return bad_usage("--json goes with --list", " (pyhost --list --json)");
+  if (o->requires_python && !o->list)
+    return bad_usage("--requires-python goes with --list", " (pyhost --list --requires-python SPEC)");
   if (o->executable && o->wrapper) return bad_usage("--executable and --executable-wrapper", " exclude each other");
   const char *mode = o->list ? "--list" : o->info ? "--info" : o->expr ? "-e"
                      : o->deps_list ? "--deps-list" : o->deps_prune ? "--deps-prune" : NULL;
@@ -242,7 +248,7 @@ int main(int argc, char **argv) {
   }
   if (o.lib) pyhost_config_set_library(cfg, o.lib);
   pyhost_cli_policy_apply(cfg);
-  if (o.list) status = pyhost_cli_list(cfg, o.json);
+  if (o.list) status = pyhost_cli_list(cfg, o.json, o.requires_python);
   else if (o.deps_list) status = pyhost_cli_deps_list();
   else if (o.deps_prune) status = pyhost_cli_deps_prune((unsigned)o.deps_prune - 1);
   else if (o.deps && pyhost_cli_deps_prepare(cfg, argv[o.first]) != 0) status = 1;

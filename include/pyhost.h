@@ -1997,6 +1997,26 @@ typedef void (*pyhost_candidate_fn)(void *ctx, const pyhost_candidate *c);
  * thread-safe against a concurrent pyhost_init.  Since 0.1. */
 PYHOST_API int pyhost_discover(const pyhost_config *cfg, pyhost_candidate_fn fn, void *ctx);
 
+/* Whether Python version hexversion (PY_VERSION_HEX) meets requires_python, a
+ * requires-python specifier set as a PEP 723 block or pyproject.toml has it (">=3.8,
+ * <3.10", "==3.12.*"): PYHOST_OK when it does, PYHOST_VERSION when it does not,
+ * PYHOST_MISUSE when requires_python is NULL or malformed; why (may be NULL) then says
+ * which clause fails or what is malformed.  Since 0.1. */
+PYHOST_API int pyhost_python_meets(const char *requires_python, unsigned long hexversion,
+                                   char *why, size_t cap);
+
+/* The Python a plugin declaring requires_python runs on at the process level when its
+ * options name none (pyhost_plugin_options_set_python), for a host started with cfg
+ * (NULL: defaults): the one discovery takes when it meets requires_python, else the
+ * first acceptable one discovery finds that does (cfg's library left out).  Runs
+ * discovery, starts no Python.  PYHOST_OK with its library path in library and in why
+ * the reason, in words (`pyhost --list --requires-python SPEC` prints both);
+ * PYHOST_VERSION when no acceptable Python meets it, PYHOST_NOTFOUND when cfg's own
+ * choice fails, PYHOST_MISUSE for a NULL argument or a malformed specifier, each with
+ * why saying so.  Since 0.1. */
+PYHOST_API int pyhost_python_for(const pyhost_config *cfg, const char *requires_python,
+                                 char *library, size_t cap, char *why, size_t why_cap);
+
 /* What pyhost can tell about one library before starting it (`pyhost --check`). */
 typedef struct pyhost_library_info {
   int status;               /* PYHOST_OK when pyhost_init would accept it, else why not */

@@ -11,6 +11,7 @@
 #include "isolation.h"
 #include "reliab.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +45,96 @@ TEST_CASE(process_two_versions) {
   pyhost_plugin_unload(a);
   pyhost_plugin_unload(b);
   pyhost_plugin_unload(c);
+  iso_stop(h);
+}
+
+/* The same at the interpreter level: each environment is first on its own plugin's
+ * sub-interpreter's sys.path and nowhere else (not the host's interpreter, not a
+ * shared plugin's, not the other plugin's). */
+TEST_CASE(interp_two_versions) {
+  need_wheelhouse();
+  pyhost *h = iso_start();
+  use_cache();
+  iso_put("a.py", script("\"pyhostdemo==1.0\"", NULL));
+  iso_put("b.py", script("\"pyhostdemo==2.0\"", NULL));
+  iso_put("c.py", script("", NULL));
+  pyhost_plugin *a = NULL, *b = NULL, *c = NULL;
+  CHECK_RC(load(h, "a.py", PYHOST_ISOLATION_INTERPRETER, NULL, &a), PYHOST_OK);
+  CHECK_RC(load(h, "b.py", PYHOST_ISOLATION_INTERPRETER, NULL, &b), PYHOST_OK);
+  CHECK_RC(load(h, "c.py", PYHOST_ISOLATION_SHARED, NULL, &c), PYHOST_OK);
+  CHECK(a && b && c);
+  if (a && b && c) {
+    CHECK_STREQ(str_of(h, a, "version"), "1.0");
+    CHECK_STREQ(str_of(h, b, "version"), "2.0");
+    CHECK_STREQ(str_of(h, a, "version"), "1.0");
+    CHECK_CONTAINS(str_of(h, a, "demo_file"), pyhost_plugin_deps_env(a));
+    CHECK_CONTAINS(str_of(h, b, "demo_file"), pyhost_plugin_deps_env(b));
+    CHECK(strcmp(pyhost_plugin_deps_env(a), pyhost_plugin_deps_env(b)) != 0);
+    CHECK_CONTAINS(str_of(h, c, "version"), "No module named");
+  }
+  reliab_expect_int(h, "sum(1 for p in __import__('sys').path if 'cache' in p) + "
+                       "('pyhostdemo' in __import__('sys').modules)", 0);
+  pyhost_plugin_unload(a);
+  pyhost_plugin_unload(b);
+  pyhost_plugin_unload(c);
+  iso_stop(h);
+}
+
+/* uv is not on this machine (nor in Debian bookworm, sid or experimental, nor on
+ * npm): a stand-in named uv, first on PATH, records its arguments and does what
+ * `uv pip install --python PY --target DIR REQ...` does with PY's own pip, answering
+ * in uv's words.  With uv on PATH and no PYHOST_DEPS_INSTALLER, pyhost runs it (never
+ * pip itself), with the selected Python, the environment's temporary directory and
+ * the requirements; its progress is read in uv's form; its failure is reported as
+ * uv's with its own message. */
+TEST_CASE(uv_on_path_is_used) {
+  need_wheelhouse();
+  pyhost *h = iso_start();
+  use_cache();
+  char text[2048], path[4096];
+  snprintf(text, sizeof text,
+           "#!/bin/sh\n"
+           "printf '%%s\\n' \"$@\" >> '%s'\n"
+           "[ \"$1 $2 $3\" = 'pip install --python' ] || { echo 'stand-in: not uv pip install' >&2; exit 2; }\n"
+           "py=$4; shift 4\n"
+           "out=$(\"$py\" -m pip install \"$@\" 2>&1) || { printf '%%s\\n' \"$out\" >&2; exit 1; }\n"
+           "pkgs=$(printf '%%s\\n' \"$out\" | sed -n 's/^Successfully installed //p')\n"
+           "n=$(echo $pkgs | wc -w)\n"
+           "echo \"Resolved $n packages in 1ms\"\n"
+           "echo \"Prepared $n packages in 1ms\"\n"
+           "for p in $pkgs; do echo \" + ${p%%-*}==${p##*-}\"; done\n",
+           iso_at("uv-argv.txt"));
+  iso_put("bin/uv", text);
+  CHECK(chmod(iso_at("bin/uv"), 0755) == 0);
+  snprintf(path, sizeof path, "%s:%s", iso_at("bin"), getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+  setenv("PATH", path, 1);
+  unsetenv("PYHOST_DEPS_INSTALLER");
+  iso_put("a.py", script("\"pyhostuser\"", NULL));
+  pyhost_plugin *p = NULL;
+  struct events e;
+  CHECK_RC(load(h, "a.py", PYHOST_ISOLATION_PROCESS, &e, &p), PYHOST_OK);
+  if (p) CHECK_STREQ(str_of(h, p, "version"), "2.0");
+  pyhost_plugin_unload(p);
+  /* its arguments: pip install --python PY --target <the entry's temporary> REQ */
+  FILE *f = fopen(iso_at("uv-argv.txt"), "r");
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  text[n] = '\0';
+  if (f) fclose(f);
+  CHECK(!strncmp(text, "pip\ninstall\n--python\n/", 22));
+  CHECK_CONTAINS(text, "\n--target\n");
+  CHECK_CONTAINS(text, iso_at("cache"));
+  CHECK_CONTAINS(text, "\npyhostuser\n");
+  /* uv's progress: two resolved, then + pyhostdemo and + pyhostuser of 2 */
+  int installing = 0;
+  for (int i = 0; i < e.n; i++)
+    if (e.phase[i] == PYHOST_DEPS_INSTALLING && e.total[i] == 2) installing++;
+  CHECK(saw(&e, PYHOST_DEPS_RESOLVING) && installing == 2);
+  CHECK(e.fresh == 1);
+  /* a failure is uv's */
+  iso_put("m.py", script("\"pyhost-no-such-package>=1\"", NULL));
+  CHECK_RC(load(h, "m.py", PYHOST_ISOLATION_PROCESS, NULL, &p), PYHOST_DEPS);
+  CHECK_CONTAINS(pyhost_errmsg(h), "uv pip install exited with status 1");
+  CHECK_CONTAINS(pyhost_errmsg(h), "No matching distribution");
   iso_stop(h);
 }
 
@@ -292,4 +383,38 @@ TEST_CASE(cli_deps_two_scripts) {
   CHECK(cli("--deps", out, sizeof out) == 1);
   CHECK_CONTAINS(out, "--deps runs a script");
   iso_stop(h);
+}
+
+/* `pyhost --list --requires-python SPEC`: each Python's answer to SPEC, the one the
+ * process level would run a plugin declaring it on (another Python than the host's
+ * when the host's does not meet it) and why, in the table and in JSON; no Python for
+ * it, a malformed SPEC and the option without --list are clear errors. */
+TEST_CASE(cli_list_requires_python) {
+  unsigned other = check_minor() == 12 ? 8 : 12;
+  char args[256], want[256], out[65536];
+  snprintf(args, sizeof args, "--list --requires-python '==3.%u.*'", other);
+  CHECK(cli(args, out, sizeof out) == 0);
+  CHECK_CONTAINS(out, "REQUIRES-PYTHON");
+  CHECK_CONTAINS(out, "meets, chosen");
+  snprintf(want, sizeof want, "requires-python \"==3.%u.*\": the process level runs a plugin on #", other);
+  CHECK_CONTAINS(out, want);
+  snprintf(want, sizeof want, "libpython3.%u", other);
+  CHECK_CONTAINS(strstr(out, "the process level runs") ? strstr(out, "the process level runs") : "", want);
+  CHECK_CONTAINS(out, "does not meet it; this is the first acceptable one discovery finds that does");
+  snprintf(want, sizeof want, "no: Python 3.%u.", check_minor());
+  CHECK_CONTAINS(out, want);
+  CHECK(cli("--list --requires-python '>=3.6'", out, sizeof out) == 0);
+  CHECK_CONTAINS(out, "the host's Python (the one discovery takes) meets it");
+  CHECK(cli("--list --requires-python '>=3.99'", out, sizeof out) == 1);
+  CHECK_CONTAINS(out, "requires-python \">=3.99\": no Python for it: no Python that discovery finds meets");
+  CHECK(cli("--list --requires-python '>>3'", out, sizeof out) == 1);
+  CHECK_CONTAINS(out, "pyhost: --requires-python \">>3\": ");
+  CHECK(cli("--requires-python '>=3.8'", out, sizeof out) == 1);
+  CHECK_CONTAINS(out, "--requires-python goes with --list");
+  snprintf(args, sizeof args, "--list --json --requires-python '==3.%u.*'", other);
+  CHECK(cli(args, out, sizeof out) == 0);
+  snprintf(want, sizeof want, "\"requires_python\": {\"spec\": \"==3.%u.*\", \"status\": \"PYHOST_OK\", \"index\": ", other);
+  CHECK_CONTAINS(out, want);
+  CHECK_CONTAINS(out, "\"meets_requires_python\": true");
+  CHECK_CONTAINS(out, "\"meets_requires_python\": false");
 }

@@ -287,6 +287,15 @@ PyObject *pyhost__hostfn_find(const char *module, const char *name);
  * function name of host module m (a replica record: hostfn.c), or NULL with a Python
  * exception set. */
 PyObject *pyhost__hostfn_replica(pyhost_module *m, const char *name);
+/* With the GIL, in a sub-interpreter: host type modname.name's type object there,
+ * made from its record on the first call (in that interpreter, for its module
+ * object module) and the same one after: a new reference, or NULL with a Python
+ * exception set.  Kept in the interpreter's pyhost__istate until
+ * pyhost__hosttypes_drop (hosttype.c). */
+PyObject *pyhost__hosttype_here(PyObject *module, const char *modname, const char *name);
+/* With the GIL, in the interpreter whose state is is, as it ends: its host type
+ * objects, leave the table of types and are released. */
+void pyhost__hosttypes_drop(struct pyhost__istate *is);
 
 /* 1 when the handle still runs Python (callbacks refuse to run during finalize). */
 static inline int pyhost__handle_running(const pyhost *h) {

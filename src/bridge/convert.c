@@ -298,6 +298,16 @@ static PyObject *to_python(pyhost *h, const pyhost_value *v, int depth) {
   case PYHOST_KIND_TUPLE: return seq_to_python(h, v, depth);
   case PYHOST_KIND_DICT: return dict_to_python(h, v, depth);
   case PYHOST_KIND_OBJECT:
+    if (pyhost__bridge.hostobj_elsewhere) { /* an instance lives where it was made */
+      const char *elsewhere = pyhost__bridge.hostobj_elsewhere(v->u.obj);
+      if (elsewhere) {
+        PY.PyErr_Format(*PY.PyExc_TypeError,
+                        "a %s object made in another interpreter cannot enter this one "
+                        "(each plugin's sub-interpreter has its own host types)",
+                        elsewhere);
+        return NULL;
+      }
+    }
     PY.Py_IncRef(v->u.obj);
     return v->u.obj;
   }

@@ -304,36 +304,10 @@ int pyhost__hostmods_apply(pyhost *h, struct pyhost__mirror **state, struct pyho
 /* ---- a sub-interpreter's side (the interpreter level) ----
  * There the host's modules are modules of that interpreter: each host function a
  * replica calling the host's own (pyhost__hostfn_replica: the same C function, at full
- * speed), the values converted, the exception classes made there, and for each host
- * type a stand-in that refuses.  *state, a dict of that interpreter, maps each module
- * made to (module, names set); what the host no longer has is removed again. */
-
-static const char STANDIN[] =
-    "def standin(qual):\n"
-    "    def refuse(*args, **kwargs):\n"
-    "        raise TypeError(qual + ' is a host type, and host types are not available '\n"
-    "                        'in a plugin\\'s sub-interpreter in this pyhost')\n"
-    "    refuse.__name__ = refuse.__qualname__ = qual.rpartition('.')[2]\n"
-    "    return refuse\n";
-
-/* The stand-in for host type modname.name: a new reference, or NULL with an exception. */
-static PyObject *standin(const char *modname, const char *name) {
-  PyObject *ns = PY.PyDict_New();
-  PyObject *code = ns && PY.PyDict_SetItemString(ns, "__builtins__", PY.PyEval_GetBuiltins()) == 0
-                       ? PY.Py_CompileString(STANDIN, "<pyhost host type>", Py_file_input)
-                       : NULL;
-  PyObject *r = code ? PY.PyEval_EvalCode(code, ns, ns) : NULL;
-  PyObject *fn = r ? PY.PyDict_GetItemString(ns, "standin") : NULL; /* borrowed */
-  char qual[512];
-  pyhost__fmt(qual, sizeof qual, "%s.%s", modname, name);
-  PyObject *q = fn ? PY.PyUnicode_FromString(qual) : NULL;
-  PyObject *out = q ? PY.PyObject_CallFunctionObjArgs(fn, q, NULL) : NULL;
-  PY.Py_DecRef(q);
-  PY.Py_DecRef(r);
-  PY.Py_DecRef(code);
-  PY.Py_DecRef(ns);
-  return out;
-}
+ * speed), the values converted, the exception classes made there, and each host type
+ * a type object of that interpreter's, made there from the host's record (hosttype.c).
+ * *state, a dict of that interpreter, maps each module made to (module, names set);
+ * what the host no longer has is removed again. */
 
 static pyhost_module *host_module(const char *name) {
   pyhost_module *m = pyhost__modules_next(NULL);
@@ -390,7 +364,7 @@ static PyObject *sub_entry(pyhost *h, struct pyhost__rbuf *r, unsigned kind, PyO
     if (!r->bad) mirror_exception(h, mod, modname, ename, base);
     x = PY.PyObject_GetAttrString(mod, ename);
   } else if (kind == E_TYPE) {
-    x = standin(modname, ename);
+    x = pyhost__hosttype_here(mod, modname, ename);
   } else {
     r->bad = 1;
   }

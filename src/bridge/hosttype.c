@@ -31,6 +31,15 @@
  * A type's C record (names, the getset and member arrays the type points at) lives
  * until the process ends: the type object keeps pointers into it and may outlive the
  * host's handle.  The record also keeps a reference to the type while Python runs.
+ *
+ * Per interpreter: the record's type is the main interpreter's.  A plugin's
+ * sub-interpreter (the interpreter level) gets a type object of its own made there
+ * from the same record, with method descriptor types of its own, all kept in that
+ * interpreter's pyhost__istate and released as it ends; the table of types maps each
+ * to the one record, so every callback serves every interpreter's instances alike.
+ * An instance is only ever made of the current interpreter's type, and never enters
+ * another interpreter (hostobj_elsewhere, which convert.c asks through
+ * pyhost__bridge as a value becomes Python).
  */
 #include "bridge.h"
 #include "hosttype_buffer.h"
@@ -115,7 +124,8 @@ struct typerec {
   PyMethodDef *methdefs;     /* the typed methods CPython calls itself (see
                               * "trampolines"), NULL-terminated, referenced by the type */
   PyMemberDef members[2];    /* referenced by the type */
-  PyTypeObject *type;        /* strong while Python runs */
+  PyTypeObject *type;        /* the main interpreter's, strong while Python runs */
+  unsigned flags;            /* the spec's (PYHOST_TYPE_*) */
   int weakrefs;
   /* The view of a call with no arguments: the same for every `T()`, so it is made once
    * (a view of nothing is never written: only a str argument keeps a temporary). */
@@ -143,20 +153,53 @@ typedef struct {
 #define INLINE_AT ((sizeof(hostobj) + INLINE_ALIGN - 1) / INLINE_ALIGN * INLINE_ALIGN)
 
 /* ---- the record of a type: a hash table keyed by the type object ----
- * Every record ever made, read and written with the GIL held.  Open addressing, at
- * most half full; records (and their types, while Python runs) are never removed, so
- * an entry never goes stale. */
+ * Every host type object with its record, read and written with the GIL held.  Open
+ * addressing, at most half full.  A record and its main interpreter's type are never
+ * removed; a sub-interpreter's type of a record is removed as that interpreter ends
+ * (pyhost__hosttypes_drop), before its type object can be freed, so an entry never
+ * goes stale. */
 /* (pyhost__bridge.by_type: before the first type, a table of one free slot) */
+
+/* A host type in one sub-interpreter (pyhost__istate's types). */
+struct pyhost__type_here {
+  struct typerec *rec;
+  PyTypeObject *type; /* strong */
+  struct pyhost__type_here *next;
+};
 
 static size_t slot_of(const PyTypeObject *tp, size_t cap) {
   uint64_t x = (uint64_t)(uintptr_t)tp * UINT64_C(0x9E3779B97F4A7C15);
   return (size_t)(x >> 32) & (cap - 1);
 }
 
-static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
-  size_t i = slot_of(t->type, cap);
-  while (tab[i]) i = (i + 1) & (cap - 1);
-  tab[i] = t;
+static void index_put(struct pyhost__type_slot *tab, size_t cap, PyTypeObject *type,
+                      struct typerec *t) {
+  size_t i = slot_of(type, cap);
+  while (tab[i].type) i = (i + 1) & (cap - 1);
+  tab[i].type = type;
+  tab[i].rec = t;
+}
+
+/* Removes type's entry; the entries after it in its run move up to where a look-up
+ * starting at their own slot still finds them (linear probing's deletion). */
+static void index_remove(const PyTypeObject *type) {
+  struct pyhost__type_slot *tab = pyhost__bridge.by_type;
+  size_t mask = pyhost__bridge.by_type_cap - 1, i = slot_of(type, mask + 1);
+  while (tab[i].type != type) {
+    if (!tab[i].type) return;
+    i = (i + 1) & mask;
+  }
+  tab[i].type = NULL;
+  pyhost__bridge.by_type_n--;
+  for (size_t j = (i + 1) & mask; tab[j].type; j = (j + 1) & mask) {
+    size_t home = slot_of(tab[j].type, mask + 1);
+    /* j's entry stays when its home lies cyclically in (i, j] */
+    int stays = i < j ? (home > i && home <= j) : (home > i || home <= j);
+    if (stays) continue;
+    tab[i] = tab[j];
+    tab[j].type = NULL;
+    i = j;
+  }
 }
 
 /* Room for one more type; -1 when out of memory. */
@@ -164,10 +207,11 @@ static int index_reserve(void) {
   PYHOST__ASSERT_GIL();
   if (2 * (pyhost__bridge.by_type_n + 1) <= pyhost__bridge.by_type_cap) return 0;
   size_t cap = pyhost__bridge.by_type_cap < 16 ? 16 : 2 * pyhost__bridge.by_type_cap;
-  struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
+  struct pyhost__type_slot *tab = pyhost__calloc(cap, sizeof *tab);
   if (!tab) return -1;
   for (size_t i = 0; i < pyhost__bridge.by_type_cap; i++)
-    if (pyhost__bridge.by_type[i]) index_put(tab, cap, pyhost__bridge.by_type[i]);
+    if (pyhost__bridge.by_type[i].type)
+      index_put(tab, cap, pyhost__bridge.by_type[i].type, pyhost__bridge.by_type[i].rec);
   if (pyhost__bridge.by_type != pyhost__bridge.by_type_none)
     pyhost__free(pyhost__bridge.by_type);
   pyhost__bridge.by_type = tab;
@@ -178,8 +222,8 @@ static int index_reserve(void) {
 static struct typerec *exact_record(const PyTypeObject *tp) {
   size_t mask = pyhost__bridge.by_type_cap - 1;
   for (size_t i = slot_of(tp, pyhost__bridge.by_type_cap);; i = (i + 1) & mask) {
-    struct typerec *r = pyhost__bridge.by_type[i];
-    if (!r || r->type == tp) return r;
+    const struct pyhost__type_slot *e = &pyhost__bridge.by_type[i];
+    if (!e->type || e->type == tp) return e->rec;
   }
 }
 
@@ -220,8 +264,20 @@ static void run_destructor(struct typerec *t, void *payload) {
   PY.PyErr_Restore(et, ev, etb);
 }
 
+/* t's type in the current interpreter: its own in the main one, the one made for a
+ * plugin's sub-interpreter there (NULL when that interpreter has none, or no longer). */
+static PyTypeObject *type_here(struct typerec *t) {
+  struct pyhost__istate *is = pyhost__istate();
+  if (is == &pyhost__bridge.main) return t->type;
+  for (struct pyhost__type_here *x = is->types; x; x = x->next)
+    if (x->rec == t) return x->type;
+  return NULL;
+}
+
 static int is_instance(PyObject *o, struct typerec *t) {
-  return Py_TYPE(o) == t->type || PY.PyType_IsSubtype(Py_TYPE(o), t->type);
+  if (Py_TYPE(o) == t->type) return 1;
+  PyTypeObject *here = pyhost__process.subs ? type_here(t) : t->type;
+  return here && (Py_TYPE(o) == here || PY.PyType_IsSubtype(Py_TYPE(o), here));
 }
 
 /* ---- instances ---- */
@@ -555,7 +611,7 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
     return NULL;
   }
   if (t->payload_size) { /* the object first: the constructor fills its payload */
-    if ((t->fctor || t->tctor) && type == t->type) {
+    if ((t->fctor || t->tctor) && exact_record(type) == t) { /* this interpreter's own */
       pyhost__bridge.fast_type = type;
       pyhost__bridge.fast_rec = t;
     }
@@ -675,7 +731,7 @@ typedef struct {
   ht_vectorcallfunc vectorcall;
 } boundmeth;
 
-/* (pyhost__bridge.descr_type and bound_type: the two types below) */
+/* (pyhost__istate's descr_type and bound_type: the two types below, per interpreter) */
 
 /* A fast method in the form of a fast function, for pyhost__run_fast. */
 struct method_call {
@@ -975,7 +1031,13 @@ static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
                     m->t->tp_name, name);
     return NULL;
   }
-  boundmeth *b = (boundmeth *)pyhost__heap_alloc(pyhost__bridge.bound_type);
+  PyTypeObject *bound_type = pyhost__istate()->bound_type; /* made with the descriptor's */
+  if (!bound_type) { /* an instance that came from another interpreter */
+    PY.PyErr_Format(*PY.PyExc_TypeError, "%s: the object belongs to another interpreter",
+                    m->qualname);
+    return NULL;
+  }
+  boundmeth *b = (boundmeth *)pyhost__heap_alloc(bound_type);
   if (!b) return NULL;
   b->m = ((methdescr *)self)->m;
   PY.Py_IncRef(obj);
@@ -1076,13 +1138,14 @@ static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) 
   return (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
 }
 
-/* The two internal types, made once per process (Python starts only once). */
-static int internal_types(void) {
-  if (!pyhost__bridge.descr_type &&
-      !(pyhost__bridge.descr_type = make_internal("pyhost.method", sizeof(methdescr), 1)))
+/* The two internal types of interpreter is, made once: the main interpreter's live as
+ * long as the process (Python starts only once), a sub-interpreter's until it ends. */
+static int internal_types(struct pyhost__istate *is) {
+  if (!is->descr_type &&
+      !(is->descr_type = make_internal("pyhost.method", sizeof(methdescr), 1)))
     return -1;
-  if (!pyhost__bridge.bound_type &&
-      !(pyhost__bridge.bound_type =
+  if (!is->bound_type &&
+      !(is->bound_type =
             make_internal("pyhost.bound_method", sizeof(boundmeth), 0)))
     return -1;
   return 0;
@@ -1317,7 +1380,10 @@ fail:
   return NULL;
 }
 
-static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
+/* A type object of t's, in the current interpreter, made from the record: a new
+ * reference, or NULL with the exception set. */
+static PyTypeObject *make_type(struct typerec *t, PyObject *module) {
+  unsigned flags = t->flags;
   PyType_Slot slots[12];
   int n = 0;
   slots[n++] = (PyType_Slot){
@@ -1353,22 +1419,19 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
     type = (PyTypeObject *)PY.PyType_FromModuleAndSpec(module, &spec, NULL);
   else
     type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
-  if (type) {
-    t->plain = !t->traverse && !t->dtor && !t->weakrefs ? type : NULL;
-    t->alloc = (allocfunc)PY.PyType_GetSlot(type, Py_tp_alloc);
-    t->free = (freefunc)PY.PyType_GetSlot(type, Py_tp_free);
-  }
   return type;
 }
 
-static int add_methods(struct typerec *t) {
+/* t's methods in type's dict (t's type in interpreter is), each a descriptor of that
+ * interpreter's. */
+static int add_methods(struct typerec *t, PyTypeObject *type, struct pyhost__istate *is) {
   for (size_t i = 0; i < t->n_methods; i++) {
     if (t->methods[i].native) continue; /* in the type's dict already */
-    methdescr *d = (methdescr *)pyhost__heap_alloc(pyhost__bridge.descr_type);
+    methdescr *d = (methdescr *)pyhost__heap_alloc(is->descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
     if (pyhost__runtime_at_least(3, 12)) d->vectorcall = descr_vectorcall;
-    int rc = PY.PyObject_SetAttrString((PyObject *)t->type, t->methods[i].name, (PyObject *)d);
+    int rc = PY.PyObject_SetAttrString((PyObject *)type, t->methods[i].name, (PyObject *)d);
     PY.Py_DecRef((PyObject *)d);
     if (rc < 0) return -1;
   }
@@ -1420,7 +1483,8 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating type %s", spec->name);
     goto done;
   }
-  if (internal_types() < 0 || !(t->type = make_type(t, module, spec->flags))) {
+  t->flags = spec->flags;
+  if (internal_types(&pyhost__bridge.main) < 0 || !(t->type = make_type(t, module))) {
     rc = pyhost__take_exception(h, "creating the type failed");
     native_methods_undo(t);
     rec_free(t);
@@ -1428,9 +1492,13 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   /* From here the type points into t: t is kept even when the rest fails. */
-  index_put(pyhost__bridge.by_type, pyhost__bridge.by_type_cap, t);
+  t->plain = !t->traverse && !t->dtor && !t->weakrefs ? t->type : NULL;
+  t->alloc = (allocfunc)PY.PyType_GetSlot(t->type, Py_tp_alloc);
+  t->free = (freefunc)PY.PyType_GetSlot(t->type, Py_tp_free);
+  index_put(pyhost__bridge.by_type, pyhost__bridge.by_type_cap, t->type, t);
   pyhost__bridge.by_type_n++;
-  if (add_methods(t) < 0 || PY.PyObject_SetAttrString(module, spec->name, (PyObject *)t->type) < 0) {
+  if (add_methods(t, t->type, &pyhost__bridge.main) < 0 ||
+      PY.PyObject_SetAttrString(module, spec->name, (PyObject *)t->type) < 0) {
     rc = pyhost__take_exception(h, "creating the type failed");
     pyhost__free(handle);
     goto done;
@@ -1444,6 +1512,13 @@ done:
   return rc;
 }
 
+/* A type's refusal where the current interpreter has no type object of it. */
+static int not_here(pyhost *h, const char *fn, const struct typerec *t) {
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           "%s: %s is not in this plugin's sub-interpreter (its host module "
+                           "is not there)", fn, t->tp_name);
+}
+
 int pyhost_type_has_weakrefs(const pyhost_type *t) {
   return type_live(t) ? t->rec->weakrefs : 0;
 }
@@ -1453,9 +1528,11 @@ int pyhost_type_value(pyhost *h, pyhost_type *t, pyhost_value **cls) {
   if (cls) *cls = NULL;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
+  PyTypeObject *type = NULL;
   if (!cls) rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_type_value: cls is NULL");
   else if (!type_live(t)) rc = pyhost__tag_refused(h, t, "pyhost_type_value", "type");
-  else if (!(*cls = pyhost__from_python(h, (PyObject *)t->rec->type))) rc = pyhost__take_exception(h, NULL);
+  else if (!(type = type_here(t->rec))) rc = not_here(h, "pyhost_type_value", t->rec);
+  else if (!(*cls = pyhost__from_python(h, (PyObject *)type))) rc = pyhost__take_exception(h, NULL);
   pyhost__leave(h, gil);
   return rc;
 }
@@ -1480,13 +1557,18 @@ int pyhost_object_new(pyhost *h, pyhost_type *t, void *payload, pyhost_value **o
     goto done;
   }
   struct typerec *r = t->rec;
+  PyTypeObject *type = type_here(r); /* made where it is made: never handed elsewhere */
+  if (!type) {
+    rc = not_here(h, "pyhost_object_new", r);
+    goto done;
+  }
   pyhost_value *v = pyhost__value_new(PYHOST_KIND_OBJECT);
   if (!v || !(v->type_name = pyhost__strdup(r->tp_name))) {
     pyhost_value_free(v);
     rc = pyhost__set_error(h, PYHOST_NOMEM, "out of memory creating a %s", r->tp_name);
     goto done;
   }
-  hostobj *o = new_instance(r, r->type);
+  hostobj *o = new_instance(r, type);
   if (!o) {
     pyhost_value_free(v);
     rc = pyhost__take_exception(h, "creating the instance failed");
@@ -1585,4 +1667,80 @@ int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload, size_
   *exports = pyhost__type_exporter_views(&t->rec->exporter, payload);
   pyhost__leave(h, gil);
   return rc;
+}
+
+/* ---- host types in a plugin's sub-interpreter ---- */
+
+static const char *hostobj_elsewhere(PyObject *o);
+
+/* The record of the host type named modname.name, or NULL. */
+static struct typerec *named_record(const char *modname, const char *name) {
+  size_t ml = strlen(modname);
+  for (size_t i = 0; i < pyhost__bridge.by_type_cap; i++) {
+    const struct pyhost__type_slot *e = &pyhost__bridge.by_type[i];
+    if (e->type && e->type == e->rec->type && !strncmp(e->rec->tp_name, modname, ml) &&
+        e->rec->tp_name[ml] == '.' && !strcmp(e->rec->tp_name + ml + 1, name))
+      return e->rec;
+  }
+  return NULL;
+}
+
+PyObject *pyhost__hosttype_here(PyObject *module, const char *modname, const char *name) {
+  struct pyhost__istate *is = pyhost__istate();
+  struct typerec *t = named_record(modname, name);
+  if (!t) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s.%s is not a host type of the host's", modname,
+                    name);
+    return NULL;
+  }
+  PyTypeObject *type = type_here(t);
+  if (type) { /* made by an earlier sync: its instances live on */
+    PY.Py_IncRef((PyObject *)type);
+    return (PyObject *)type;
+  }
+  struct pyhost__type_here *x = pyhost__calloc(1, sizeof *x);
+  if (!x || index_reserve() < 0) {
+    pyhost__free(x);
+    return PY.PyErr_NoMemory();
+  }
+  if (internal_types(is) < 0 || !(type = make_type(t, module))) {
+    pyhost__free(x);
+    return NULL;
+  }
+  index_put(pyhost__bridge.by_type, pyhost__bridge.by_type_cap, type, t);
+  pyhost__bridge.by_type_n++;
+  pyhost__bridge.hostobj_elsewhere = hostobj_elsewhere; /* instances may stray now */
+  x->rec = t;
+  x->type = type;
+  x->next = is->types;
+  is->types = x;
+  if (add_methods(t, type, is) < 0) return NULL; /* x keeps it: dropped as the rest */
+  PY.Py_IncRef((PyObject *)type);
+  return (PyObject *)type;
+}
+
+void pyhost__hosttypes_drop(struct pyhost__istate *is) {
+  while (is->types) {
+    struct pyhost__type_here *x = is->types;
+    is->types = x->next;
+    index_remove(x->type);
+    if (pyhost__bridge.fast_type == x->type) {
+      pyhost__bridge.fast_type = NULL;
+      pyhost__bridge.fast_rec = NULL;
+    }
+    PY.Py_DecRef((PyObject *)x->type);
+    pyhost__free(x);
+  }
+  PyTypeObject *d = is->descr_type, *b = is->bound_type;
+  is->descr_type = is->bound_type = NULL;
+  PY.Py_DecRef((PyObject *)d);
+  PY.Py_DecRef((PyObject *)b);
+}
+
+static const char *hostobj_elsewhere(PyObject *o) {
+  struct typerec *t = record_of(Py_TYPE(o));
+  if (!t) return NULL; /* no host type's */
+  PyTypeObject *here = type_here(t);
+  if (here && (Py_TYPE(o) == here || PY.PyType_IsSubtype(Py_TYPE(o), here))) return NULL;
+  return t->tp_name;
 }

@@ -14,7 +14,6 @@ void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
 /* Empties is's cache (with the GIL, in its interpreter). */
 void pyhost__eval_cache_clear(struct pyhost__istate *is);
 
-
 /* ---- conversions (convert.c) ---- */
 /* new reference, or NULL with a Python exception set */
 PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);

@@ -29,6 +29,22 @@ static void want_of(const pyhost_plugin_options *o, struct pyhost__deps_want *w)
   w->progress_ctx = o->progress_ctx;
 }
 
+/* The process level's choice when the host's Python does not meet spec: the first
+ * acceptable Python discovery finds under base's policy (its library left out) that
+ * does.  PYHOST_OK, or PYHOST_VERSION / PYHOST_NOMEM with err. */
+static int another_python(const pyhost_config *base, const char *spec, struct pyhost__deps_python *py,
+                          char **chosen, char *err, size_t cap) {
+  pyhost_config *cfg = pyhost_config_new();
+  int rc = !cfg || pyhost__config_copy(cfg, base) != PYHOST_OK ||
+                   pyhost_config_set_library(cfg, NULL) != PYHOST_OK
+               ? PYHOST_NOMEM
+               : pyhost__deps_python_of_config(cfg, spec, py, chosen, err, cap) != 0 ? PYHOST_VERSION
+                                                                                     : PYHOST_OK;
+  pyhost_config_free(cfg);
+  if (rc == PYHOST_NOMEM) pyhost__fmt(err, cap, "out of memory");
+  return rc;
+}
+
 /* The Python a level runs the plugin on: the host's at the shared and interpreter
  * levels; at the process level o's, or the host's, or (when the host's does not meet
  * requires-python and o names none) the first one discovery finds that does. */
@@ -43,17 +59,7 @@ static int pick_python(pyhost *h, const pyhost_plugin_options *o, const struct p
     return PYHOST_NOTFOUND;
   }
   if (!spec || pyhost__python_spec_match(spec, py->hexversion, why, sizeof why) == 1) return PYHOST_OK;
-  if (process && !o->python) {
-    pyhost_config *cfg = pyhost_config_new();
-    int rc = !cfg || pyhost__config_copy(cfg, &h->cfg) != PYHOST_OK ||
-                     pyhost_config_set_library(cfg, NULL) != PYHOST_OK
-                 ? PYHOST_NOMEM
-                 : pyhost__deps_python_of_config(cfg, spec, py, chosen, err, cap) != 0 ? PYHOST_VERSION
-                                                                                       : PYHOST_OK;
-    pyhost_config_free(cfg);
-    if (rc == PYHOST_NOMEM) pyhost__fmt(err, cap, "out of memory");
-    return rc;
-  }
+  if (process && !o->python) return another_python(&h->cfg, spec, py, chosen, err, cap);
   pyhost__fmt(err, cap, "%s (%s:%d)%s", why, decl->source, decl->requires_python_line,
               process ? ": the Python set with pyhost_plugin_options_set_python must meet it"
                       : "; at the process level (PYHOST_ISOLATION_PROCESS) pyhost picks a Python that meets it");
@@ -130,5 +136,54 @@ int pyhost_deps_prepare(const char *path, const pyhost_plugin_options *o, pyhost
       rc = PYHOST_NOMEM;
   }
   pyhost__plugin_deps_clear(&d);
+  return rc;
+}
+
+int pyhost_python_meets(const char *requires_python, unsigned long hexversion, char *why,
+                        size_t cap) {
+  char text[512];
+  if (!requires_python) {
+    pyhost__fmt(why && cap ? why : text, why && cap ? cap : sizeof text, "requires_python is NULL");
+    return PYHOST_MISUSE;
+  }
+  int m = pyhost__python_spec_match(requires_python, hexversion, why && cap ? why : text,
+                                    why && cap ? cap : sizeof text);
+  return m == 1 ? PYHOST_OK : m == 0 ? PYHOST_VERSION : PYHOST_MISUSE;
+}
+
+int pyhost_python_for(const pyhost_config *cfg, const char *requires_python, char *library,
+                      size_t cap, char *why, size_t why_cap) {
+  if (!requires_python || !library || !cap || !why || !why_cap) return PYHOST_MISUSE;
+  library[0] = why[0] = '\0';
+  pyhost_config *defaults = cfg ? NULL : pyhost_config_new();
+  if (!cfg && !(cfg = defaults)) return PYHOST_NOMEM;
+  char meets[512]; /* what pyhost_python_meets says, unused beyond its status */
+  struct pyhost__deps_python py;
+  char *chosen = NULL;
+  int rc = pyhost_python_meets(requires_python, 0x03000000UL, meets, sizeof meets);
+  if (rc == PYHOST_MISUSE) {
+    pyhost__fmt(why, why_cap, "%s", meets);
+  } else if (pyhost__deps_python_of_config(cfg, NULL, &py, &chosen, why, why_cap) != 0) {
+    rc = PYHOST_NOTFOUND; /* the host's own: what a host with cfg would run */
+  } else if ((rc = pyhost_python_meets(requires_python, py.hexversion, meets, sizeof meets)) == PYHOST_OK) {
+    pyhost__fmt(library, cap, "%s", py.library);
+    pyhost__fmt(why, why_cap, "the host's Python (the one discovery takes) meets it");
+  } else {
+    char host[64];
+    pyhost__fmt(host, sizeof host, "%lu.%lu.%lu", py.hexversion >> 24, (py.hexversion >> 16) & 0xFF,
+                (py.hexversion >> 8) & 0xFF);
+    pyhost__free(chosen);
+    chosen = NULL;
+    rc = another_python(cfg, requires_python, &py, &chosen, why, why_cap);
+    if (rc == PYHOST_OK) {
+      pyhost__fmt(library, cap, "%s", chosen ? chosen : py.library);
+      pyhost__fmt(why, why_cap,
+                  "the host's Python, %s (the one discovery takes), does not meet it; this is the "
+                  "first acceptable one discovery finds that does",
+                  host);
+    }
+  }
+  pyhost__free(chosen);
+  pyhost_config_free(defaults);
   return rc;
 }

@@ -23,6 +23,13 @@ struct typerec;
 struct methrec;
 struct pyhost_buffer;
 struct pyhost__lent_slot;
+struct pyhost__type_here;
+
+/* One entry of the host types' table (hosttype.c): a type object and its record. */
+struct pyhost__type_slot {
+  PyTypeObject *type; /* NULL: a free slot */
+  struct typerec *rec;
+};
 
 #define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
 #define PYHOST__EVAL_CACHE_SIZE 64 /* code objects pyhost_eval keeps (eval.c) */
@@ -44,6 +51,11 @@ struct pyhost__eval_entry {
 struct pyhost__istate {
   PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
   PyTypeObject *hostmem_type;      /* pyhost.HostMemory, 3.11+ (buffer_host.c) */
+  /* the host types made in this interpreter (hosttype.c): the method descriptor and
+   * bound method types, and in a sub-interpreter each host type's own type object there
+   * (the main interpreter's are their records' own), strong */
+  PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
+  struct pyhost__type_here *types;
   /* pyhost_eval's cache of the last distinct expressions, least recently used out
    * (eval.c) */
   struct pyhost__eval_entry eval_cache[PYHOST__EVAL_CACHE_SIZE];
@@ -67,12 +79,17 @@ struct pyhost__bridge {
    * (plugin_proc.c).  Atomic: read without the GIL. */
   _Atomic unsigned long modules_gen;
   /* host types (hosttype.c) */
-  struct typerec **by_type;        /* every host type's record by type */
+  /* every host type object's record, the main interpreter's and each sub-interpreter's
+   * (one record serves a type in every interpreter) */
+  struct pyhost__type_slot *by_type;
   size_t by_type_cap, by_type_n;
-  struct typerec *by_type_none[1]; /* by_type before the first type: one free slot */
+  struct pyhost__type_slot by_type_none[1]; /* by_type before the first type: one free slot */
+  /* With the GIL: the type's name when o is an instance of a host type made in another
+   * interpreter than the current one (it must not enter this one), else NULL; set by
+   * hosttype.c once a sub-interpreter has host types (convert.c asks it then) */
+  const char *(*hostobj_elsewhere)(PyObject *o);
   const PyTypeObject *fast_type;   /* the last type `T()` made fast */
   struct typerec *fast_rec;        /* and its record */
-  PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
   /* the typed method behind each trampoline in use, and how many are; never reused:
    * a type's record lives until exit */
   struct methrec *tramp_rec[PYHOST__TRAMPOLINES];
