@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -490,5 +491,46 @@ TEST_CASE(data_is_per_thread) {
   CHECK_STREQ(rb, "PYHOST_PYEXC KeyError 'key'");
   CHECK_STREQ(pyhost_errtype(shared_h), ""); /* this thread made no call */
   pthread_barrier_destroy(&failed_both);
+  pyhost_free(shared_h);
+}
+
+/* A thread that failed a call and ended leaves nothing to the threads after it: a new
+ * thread, which often gets the ended one's stack and thread-local storage back, has no
+ * message and no exception data before its first call, and none after a call that
+ * succeeded.  50 threads one after the other, each failing then ending, each followed
+ * by one that reads. */
+static void *fail_then_end(void *arg) {
+  (void)arg;
+  pyhost_value *v = NULL;
+  return (void *)(intptr_t)pyhost_eval(shared_h, "1 / 0", &v);
+}
+
+static void *read_fresh(void *arg) {
+  (void)arg;
+  static char out[256];
+  int stale = strcmp(pyhost_errmsg(shared_h), "not an error") != 0 || pyhost_errtype(shared_h)[0];
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(shared_h, "2", &v);
+  pyhost_value_free(v);
+  stale |= rc != PYHOST_OK || strcmp(pyhost_errmsg(shared_h), "not an error") != 0 ||
+           pyhost_errtype(shared_h)[0] || pyhost_errframe_count(shared_h) != 0;
+  snprintf(out, sizeof out, "%s %s", pyhost_status_name(rc), pyhost_errtype(shared_h));
+  return stale ? out : NULL;
+}
+
+TEST_CASE(ended_threads_leave_no_data) {
+  shared_h = start();
+  int stale = 0;
+  for (int i = 0; i < 50; i++) {
+    pthread_t t;
+    void *r;
+    pthread_create(&t, NULL, fail_then_end, NULL);
+    pthread_join(t, &r);
+    CHECK((intptr_t)r == PYHOST_PYEXC);
+    pthread_create(&t, NULL, read_fresh, NULL);
+    pthread_join(t, &r);
+    if (r && !stale++) fprintf(stderr, "a new thread read another's data: %s\n", (char *)r);
+  }
+  CHECK(stale == 0);
   pyhost_free(shared_h);
 }

@@ -112,6 +112,7 @@ void pyhost__excdata_free(struct pyhost__excdata *d);
  * or removed until the handle is freed, so readers need no lock. */
 struct pyhost__msg {
   const void *thread;        /* address of a _Thread_local: unique per live thread */
+  unsigned long number;      /* which thread of all that had that address (msg.c) */
   struct pyhost__msg *next;
   char *text;
   size_t cap;
