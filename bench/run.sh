@@ -8,5 +8,5 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${PYHOST_BENCH_BUILD:-$root/build-bench}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPYHOST_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" -j2 --target bench_pyhost $(cd "$build" && make help 2>/dev/null | grep -o 'bench_direct_[a-z0-9_-]*\|bench_pybind11' | sort -u) >/dev/null
+cmake --build "$build" -j2 --target bench_pyhost $(cd "$build" && make help 2>/dev/null | grep -o 'bench_direct_[a-z0-9_-]*\|bench_abi3_[a-z0-9_-]*\|bench_pybind11' | sort -u) >/dev/null
 exec python3 "$root/bench/run.py" "$build" --out "$root/docs" "$@"

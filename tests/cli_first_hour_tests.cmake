@@ -24,7 +24,7 @@ pyhost_cli_test(list_broken_env_library 1 ARGS --list ENVS "PYHOST_PYTHON_LIBRAR
                 STDOUT "#1 \\(PYHOST_PYTHON_LIBRARY\\) is binding.*no candidate is acceptable: #1, PYHOST_PYTHON_LIBRARY [^\n]*nope.so: no such file; it is binding")
 if(PYHOST_PY2_LIB)
   pyhost_cli_test(python2_env_library_tagged 1 ARGS -e 1 ENVS "PYHOST_PYTHON_LIBRARY=${PYHOST_PY2_LIB}"
-                  STDERR "\\(from PYHOST_PYTHON_LIBRARY\\) is Python 2\\.7")
+                  STDERR "\\(from PYHOST_PYTHON_LIBRARY\\): it is Python 2\\.7")
 endif()
 
 # a relative interpreter path with a directory is still refused

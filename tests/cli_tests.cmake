@@ -41,7 +41,7 @@ pyhost_cli_test(directory 1 ARGS --python ${FIX}/libpython3.99.so -e 1 STDERR "i
 pyhost_cli_test(text_file 1 ARGS --python ${FIX}/textfile.so -e 1 STDERR "invalid ELF header")
 pyhost_cli_test(not_python 1 ARGS --python ${FIX}/libnotpython.so -e 1 STDERR "not a CPython library")
 pyhost_cli_test(missing_symbols 1 ARGS --python ${FIX}/libfake_missing.so -e 1 STDERR "stable-ABI symbols are missing")
-pyhost_cli_test(free_threaded 1 ARGS --python ${FIX}/ft/libpython3.13t.so -e 1 STDERR "free-threaded")
+pyhost_cli_test(free_threaded 1 ARGS --python ${FIX}/libfake_ftsymbol.so -e 1 STDERR "free-threaded")
 pyhost_cli_test(too_old 1 ARGS --python ${FIX}/libfake_old.so -e 1 STDERR "Python 3.5, older than 3.6")
 if(PYHOST_PY2_LIB)
   pyhost_cli_test(python2 1 ARGS --python ${PYHOST_PY2_LIB} -e 1 STDERR "is Python 2.7")
@@ -85,7 +85,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E tar cf ${CMAKE_CURRENT_BINARY_DIR}/z
                 WORKING_DIRECTORY ${RUN_DATA}/zipsrc)
 
 add_executable(locale_host locale_host.c)
-target_link_libraries(locale_host PRIVATE pyhost_static ${CMAKE_DL_LIBS})
+target_link_libraries(locale_host PRIVATE pyhost ${CMAKE_DL_LIBS})
 target_compile_options(locale_host PRIVATE ${PYHOST_WARNINGS})
 
 function(pyhost_like_python name)

@@ -69,6 +69,18 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND PYHOST_TEST_PYTHON_EXE)
     COMMAND_EXPAND_LISTS)
   set_tests_properties(consistency.layers PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "no circle, no upward call or include")
+  # Process state in the places docs/design.md names: no other writable data
+  add_test(NAME consistency.state COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_state.py ${PYHOST_NM} $<TARGET_OBJECTS:pyhost_objects>
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(consistency.state PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "the process's state is where docs/design.md says")
+  # ... and it fails on a file static: the layers fixture's low.c keeps a counter
+  add_test(NAME consistency.state_check_fails_on_file_static COMMAND ${PYHOST_TEST_PYTHON_EXE}
+    ${CMAKE_CURRENT_SOURCE_DIR}/check_state.py ${PYHOST_NM} $<TARGET_OBJECTS:layers_fixture>
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(consistency.state_check_fails_on_file_static PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "low/low.c: calls \\(.bss\\) is state outside")
   add_library(layers_fixture OBJECT fixtures/layers/low/low.c fixtures/layers/high/high.c)
   add_test(NAME consistency.layers_check_fails_on_upward_call COMMAND ${PYHOST_TEST_PYTHON_EXE}
     ${CMAKE_CURRENT_SOURCE_DIR}/check_layers.py ${PYHOST_NM}

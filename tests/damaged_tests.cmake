@@ -9,7 +9,7 @@ pyhost_unit_tests(libcheck test_libcheck test_libcheck.c)
 if(NOT PYHOST_BUILD_CLI)
   return()
 endif()
-pyhost_test_binary(test_damaged test_damaged.c)
+pyhost_api_test_binary(test_damaged test_damaged.c)
 add_dependencies(test_damaged pyhost_cli)
 pyhost_python_tests(damaged test_damaged test_damaged.c $<TARGET_FILE:pyhost_cli>)
 # every case is bounded: a hang (the FIFO) must fail within the minute, not at 300 s

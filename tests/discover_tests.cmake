@@ -2,7 +2,8 @@
 # venvs and wrapper scripts at test time; tests/test_isolated.c runs on the matrix.
 add_executable(static_python_fixture fixtures/static_python.c)
 set_target_properties(static_python_fixture PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${FIX}")
-pyhost_fake_python(fake_debug_name VERSION "3.12.0 (main) [GCC]" OUTPUT_DIR dbg OUTPUT_NAME libpython3.12d)
+# a debug build by its exports (a Py_REF_DEBUG symbol), named as one too
+pyhost_fake_python(fake_debug_name VERSION "3.12.0 (main) [GCC]" MARKER _Py_NegativeRefcount OUTPUT_DIR dbg OUTPUT_NAME libpython3.12d)
 
 set(_discover_pyenv "$ENV{PYENV_ROOT}")
 if(NOT _discover_pyenv)
@@ -82,16 +83,39 @@ if(PYHOST_BUILD_CLI)
                       STDOUT "tool +uv \\(managed Python cpython-${fre}-linux-x86_64-gnu, a python-build-standalone build\\).*initializes +yes"
                       ENVS "UV_PYTHON_INSTALL_DIR=${_uvdir}")
       pyhost_cli_test(check_tool_pyenv 0 ARGS --check "${lib}" STDOUT "tool +pyenv \\(version ${fre}\\)")
+      # The same library under a free-threaded build's name (libpython3.Xt): --check,
+      # --list and --python all take it for the GIL build it is (src/loader/verdict.h)
+      set(_tname "${FIX}/tname/lib/libpython${ver}t.so.1.0")
+      file(MAKE_DIRECTORY "${FIX}/tname/lib")
+      file(CREATE_LINK "${lib}" "${_tname}" COPY_ON_ERROR)
+      file(CREATE_LINK "${_prefix}/python${ver}" "${FIX}/tname/lib/python${ver}" SYMBOLIC)
+      pyhost_cli_test(check_t_name_gil_build 0 ARGS --check "${_tname}"
+                      STDOUT "build +release \\(GIL\\).*verdict +usable\n.*initializes +yes")
+      pyhost_cli_test(list_t_name_gil_build 0 ARGS --list
+                      STDOUT "\n1 +taken +${fre} [^\n]*libpython${ver}t\\.so\\.1\\.0"
+                      ENVS "PYHOST_PYTHON_LIBRARY=${_tname}")
+      string(REGEX REPLACE "^3\\." "" _minor "${ver}")
+      pyhost_cli_test(python_t_name_gil_build 0 ARGS --python "${_tname}" -e "__import__('sys').version_info[1]"
+                      STDOUT "^${_minor}\n$")
       break()
     endforeach()
   endif()
 endif()
 
-pyhost_test_binary(test_discover_py test_discover_py.c)
+pyhost_api_test_binary(test_discover_py test_discover_py.c)
 pyhost_python_tests(discoverpy test_discover_py test_discover_py.c)
 
 # The Pythons today's tools install (issue 27): uv, python-build-standalone, conda,
 # pixi, mise and asdf layouts built from each matrix Python in the case's own folder.
-pyhost_test_binary(test_discover_tools test_discover_tools.c discover_util.c)
+pyhost_api_test_binary(test_discover_tools test_discover_tools.c discover_util.c)
 add_dependencies(test_discover_tools static_python_fixture)
 pyhost_python_tests(discovertools test_discover_tools test_discover_tools.c "$<TARGET_FILE:static_python_fixture>")
+
+# One verdict on a library (src/loader/verdict.h): the same odd files put before
+# pyhost_inspect_library, pyhost_discover and pyhost_init, which must agree.
+pyhost_api_test_binary(test_verdict_files test_verdict_files.c verdict_judges.c)
+add_dependencies(test_verdict_files ${PYHOST_FIXTURE_TARGETS} fake_debug_name)
+pyhost_unit_tests(verdict test_verdict_files test_verdict_files.c "${FIX}" "${PYHOST_PY2_LIB}"
+                  "${PYHOST_PY_EXECUTABLE}")
+pyhost_api_test_binary(test_verdict test_verdict.c verdict_judges.c)
+pyhost_python_tests(verdict test_verdict test_verdict.c)

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "alloc.h"
 #include "discover_sys.h"
-#include "elf.h"
+#include "libcheck.h"
 #include "discover_util.h"
 
 #include <glob.h>
@@ -515,7 +515,7 @@ TEST_CASE(policy_configured_library_max) {
 TEST_CASE(rejections_have_reasons) {
   const char *t = setup();
   char path[PATHBUF], ld[PATHBUF];
-  sh("mkdir -p %s/arch && cp %s/ft/libpython3.13t.so %s/arch/ && cp %s/dbg/libpython3.12d.so %s/arch/ && "
+  sh("mkdir -p %s/arch && cp %s/libfake_ftsymbol.so %s/arch/libpython3.13t.so && cp %s/dbg/libpython3.12d.so %s/arch/ && "
      "cp %s/libfake_missing.so %s/arch/libpython3.11.so && cp %s/libnotpython.so %s/arch/libpython3.10.so",
      t, fix_dir(), t, fix_dir(), t, fix_dir(), t, fix_dir(), t);
   /* the ELF header of this test binary with another e_machine is all the check reads */

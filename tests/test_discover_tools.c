@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include "pyhost.h"
 #include "check.h"
-#include "discover_sys.h"
 #include "discover_util.h"
 
 #include <sys/stat.h>

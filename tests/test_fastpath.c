@@ -781,21 +781,23 @@ TEST_CASE(ml_meth_read_on_every_call) {
   pyhost_free(h);
 }
 
-/* The process's state is one object (core.h, pyhost__process): what init, the bridge's
- * registries and finalize do shows there, and finalize's teardown hooks empty what the
- * bridge kept. */
+/* The process's state is two objects: the runtime's (core.h, pyhost__process) and the
+ * bridge's registries (registries.h, pyhost__bridge), which finalize empties through
+ * the bridge's teardown hooks alone.  What init, the registries and finalize do shows
+ * there. */
 TEST_CASE(process_state_in_one_struct) {
   CHECK(atomic_load(&pyhost__process.state) == PYHOST__PROCESS_IDLE);
   pyhost *h = start();
   CHECK(atomic_load(&pyhost__process.state) == PYHOST__PROCESS_RUNNING);
   CHECK(PY.runtime >= PYHOST__V(3, 6) && PY.Py_GetVersion != NULL);
   CHECK_STREQ(pyhost__process.library, pyhost_library_path(h));
-  CHECK(pyhost__process.hostfns == NULL && pyhost__process.teardown == NULL);
+  CHECK(atomic_load(&pyhost__process.gate_open) && pyhost__process.interrupted_type != NULL);
+  CHECK(pyhost__bridge.hostfns == NULL && pyhost__process.teardown == NULL);
   pyhost_module *m = NULL;
   CHECK_RC(pyhost_module_new(h, "procmod", NULL, &m), PYHOST_OK);
   CHECK_RC(pyhost_module_add_fast_function(h, m, "door", fast_door, NULL, NULL), PYHOST_OK);
-  CHECK(pyhost__process.hostfns != NULL && pyhost__process.fnself_type != NULL);
-  expect_py(h, "1 + 1", "2"); /* fills the eval cache: its hook is added */
+  CHECK(pyhost__bridge.hostfns != NULL && pyhost__bridge.fnself_type != NULL);
+  expect_py(h, "1 + 1", "2"); /* fills the eval cache */
   unsigned long hits, misses;
   pyhost__eval_cache_stats(&hits, &misses);
   CHECK(misses >= 1);
@@ -804,8 +806,9 @@ TEST_CASE(process_state_in_one_struct) {
   CHECK(hooks == 3); /* host functions: close and orphans; the eval cache */
   CHECK_RC(pyhost_finalize(h), PYHOST_OK);
   CHECK(atomic_load(&pyhost__process.state) == PYHOST__PROCESS_DONE);
+  CHECK(!atomic_load(&pyhost__process.gate_open) && pyhost__process.interrupted_type == NULL);
   pyhost__eval_cache_stats(&hits, &misses);
-  CHECK(hits == 0 && misses == 0); /* the cache's hook ran */
+  CHECK(hits == 0 && misses == 0); /* the drop hook ran */
   pyhost_module_free(h, m);
   pyhost_free(h);
 }

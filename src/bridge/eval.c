@@ -16,18 +16,8 @@
  * recently used.  The GIL guards the cache; compiling may run Python code (warnings),
  * so no slot is held across Py_CompileString, and a running code object holds its
  * own reference in case another thread evicts it meanwhile. */
-#define CACHE_SIZE 64
+#define CACHE_SIZE PYHOST__EVAL_CACHE_SIZE /* the cache is the bridge's (registries.h) */
 #define CACHE_MAX_SOURCE 4096 /* longer sources are compiled each time: bounded memory */
-
-static struct cache_entry {
-  char *src;                 /* pyhost__malloc'd copy; NULL: free slot */
-  size_t len;
-  size_t hash;
-  unsigned long last_use;
-  PyObject *code;            /* strong reference */
-} cache[CACHE_SIZE];
-static unsigned long cache_clock;
-static unsigned long cache_hits, cache_misses;
 
 static size_t hash_source(const char *s, size_t len) {
   size_t x = (size_t)14695981039346656037ull; /* FNV-1a */
@@ -35,22 +25,20 @@ static size_t hash_source(const char *s, size_t len) {
   return x;
 }
 
-static struct cache_entry *cache_find(const char *src, size_t len, size_t hash) {
+static struct pyhost__eval_entry *cache_find(const char *src, size_t len, size_t hash) {
   for (size_t i = 0; i < CACHE_SIZE; i++) {
-    struct cache_entry *e = &cache[i];
+    struct pyhost__eval_entry *e = &pyhost__bridge.eval_cache[i];
     if (e->src && e->hash == hash && e->len == len && memcmp(e->src, src, len) == 0) return e;
   }
   return NULL;
 }
 
-/* Finalize empties the cache (before Py_FinalizeEx) once it was ever filled. */
-static struct pyhost__teardown cache_teardown = {pyhost__eval_cache_clear, PYHOST__AT_DROP,
-                                                 NULL, 0};
+static void cache_clear(void);
 
 /* Stores code (borrowed) for src; on no memory the cache is just not filled. */
 static void cache_store(const char *src, size_t len, size_t hash, PyObject *code) {
   if (cache_find(src, len, hash)) return; /* another thread stored it meanwhile */
-  struct cache_entry *victim = &cache[0];
+  struct pyhost__eval_entry *cache = pyhost__bridge.eval_cache, *victim = &cache[0];
   for (size_t i = 0; i < CACHE_SIZE && victim->src; i++)
     if (!cache[i].src || cache[i].last_use < victim->last_use) victim = &cache[i];
   char *copy = pyhost__memdup(src, len);
@@ -60,10 +48,10 @@ static void cache_store(const char *src, size_t len, size_t hash, PyObject *code
   victim->src = copy;
   victim->len = len;
   victim->hash = hash;
-  victim->last_use = ++cache_clock;
+  victim->last_use = ++pyhost__bridge.eval_clock;
   PY.Py_IncRef(code);
   victim->code = code;
-  pyhost__teardown_add(&cache_teardown);
+  pyhost__teardown_add(&pyhost__bridge.eval_cache_hook, cache_clear, PYHOST__AT_DROP);
   PY.Py_DecRef(old); /* last: the slot is consistent if this runs any code */
 }
 
@@ -74,33 +62,35 @@ static PyObject *compile_expression(const char *expr) {
   size_t hash = 0;
   if (len <= CACHE_MAX_SOURCE) {
     hash = hash_source(expr, len);
-    struct cache_entry *e = cache_find(expr, len, hash);
+    struct pyhost__eval_entry *e = cache_find(expr, len, hash);
     if (e) {
-      cache_hits++;
-      e->last_use = ++cache_clock;
+      pyhost__bridge.eval_hits++;
+      e->last_use = ++pyhost__bridge.eval_clock;
       PY.Py_IncRef(e->code);
       return e->code;
     }
   }
-  cache_misses++;
+  pyhost__bridge.eval_misses++;
   PyObject *code = PY.Py_CompileString(expr, "<eval>", Py_eval_input);
   if (code && len <= CACHE_MAX_SOURCE) cache_store(expr, len, hash, code);
   return code;
 }
 
-void pyhost__eval_cache_clear(void) {
+/* With the GIL, before Py_FinalizeEx (its teardown hook). */
+static void cache_clear(void) {
   for (size_t i = 0; i < CACHE_SIZE; i++) {
-    PyObject *code = cache[i].code;
-    pyhost__free(cache[i].src);
-    memset(&cache[i], 0, sizeof cache[i]);
+    struct pyhost__eval_entry *e = &pyhost__bridge.eval_cache[i];
+    PyObject *code = e->code;
+    pyhost__free(e->src);
+    memset(e, 0, sizeof *e);
     PY.Py_DecRef(code);
   }
-  cache_clock = cache_hits = cache_misses = 0;
+  pyhost__bridge.eval_clock = pyhost__bridge.eval_hits = pyhost__bridge.eval_misses = 0;
 }
 
 void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses) {
-  *hits = cache_hits;
-  *misses = cache_misses;
+  *hits = pyhost__bridge.eval_hits;
+  *misses = pyhost__bridge.eval_misses;
 }
 
 /* Runs code (borrowed) in __main__; *result gets a new reference when not NULL. */

@@ -55,31 +55,28 @@ struct pyhost_module {
   size_t nbuckets, nfns;
 };
 
-/* Every record is on pyhost__process.hostfns (GIL-protected). */
+/* Every record is on pyhost__bridge.hostfns (GIL-protected). */
 
 static void close_all(void);
 static void free_orphans(void);
-/* Finalize closes every host function as it begins and frees the orphans after
- * Py_FinalizeEx: hooks added with the first record. */
-static struct pyhost__teardown close_teardown = {close_all, PYHOST__AT_CLOSE, NULL, 0};
-static struct pyhost__teardown orphans_teardown = {free_orphans, PYHOST__AFTER_FINALIZE, NULL, 0};
 
 /* A zeroed record on the records list, or NULL. */
 static struct hostfn *record_new(void) {
   struct hostfn *f = pyhost__calloc(1, sizeof *f);
   if (f) {
-    pyhost__teardown_add(&close_teardown);
-    pyhost__teardown_add(&orphans_teardown);
-    f->rec_next = pyhost__process.hostfns;
-    if (pyhost__process.hostfns) pyhost__process.hostfns->rec_prev = f;
-    pyhost__process.hostfns = f;
+    /* finalize closes every host function as it begins, frees the orphans after */
+    pyhost__teardown_add(&pyhost__bridge.hostfn_close_hook, close_all, PYHOST__AT_CLOSE);
+    pyhost__teardown_add(&pyhost__bridge.hostfn_orphans_hook, free_orphans, PYHOST__AFTER_FINALIZE);
+    f->rec_next = pyhost__bridge.hostfns;
+    if (pyhost__bridge.hostfns) pyhost__bridge.hostfns->rec_prev = f;
+    pyhost__bridge.hostfns = f;
   }
   return f;
 }
 
 static void record_free(struct hostfn *f) {
   if (f->rec_prev) f->rec_prev->rec_next = f->rec_next;
-  else pyhost__process.hostfns = f->rec_next;
+  else pyhost__bridge.hostfns = f->rec_next;
   if (f->rec_next) f->rec_next->rec_prev = f->rec_prev;
   pyhost__free(f->name);
   pyhost__free(f->qualname);
@@ -101,7 +98,7 @@ struct fnself {
   struct hostfn *f;
 };
 
-/* pyhost__process.fnself_type is made once per process (Python starts only once). */
+/* pyhost__bridge.fnself_type is made once per process (Python starts only once). */
 
 static void fnself_dealloc(PyObject *self) {
   struct hostfn *f = ((struct fnself *)self)->f;
@@ -119,16 +116,16 @@ static PyObject *fnself_refuse_new(PyTypeObject *type, PyObject *args, PyObject 
 /* A new self object for f (which it then counts in crefs), or NULL with the exception
  * set. */
 static PyObject *fnself_new(struct hostfn *f) {
-  if (!pyhost__process.fnself_type) {
+  if (!pyhost__bridge.fnself_type) {
     PyType_Slot slots[] = {{Py_tp_dealloc, (void *)fnself_dealloc},
                            {Py_tp_new, (void *)fnself_refuse_new},
                            {0, NULL}};
     PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
                         (unsigned int)pyhost__tpflags_default(), slots};
-    pyhost__process.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
-    if (!pyhost__process.fnself_type) return NULL;
+    pyhost__bridge.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!pyhost__bridge.fnself_type) return NULL;
   }
-  PyObject *o = pyhost__heap_alloc(pyhost__process.fnself_type);
+  PyObject *o = pyhost__heap_alloc(pyhost__bridge.fnself_type);
   if (o) {
     ((struct fnself *)o)->f = f;
     f->crefs++;
@@ -424,7 +421,7 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
 /* After Py_FinalizeEx: frees the records of unregistered host functions whose function
  * objects Python never freed (no self object will be freed any more). */
 static void free_orphans(void) {
-  for (struct hostfn *f = pyhost__process.hostfns, *next; f; f = next) {
+  for (struct hostfn *f = pyhost__bridge.hostfns, *next; f; f = next) {
     next = f->rec_next;
     if (f->orphan) record_free(f);
   }
@@ -432,7 +429,7 @@ static void free_orphans(void) {
 
 /* With the GIL as finalize begins: every host function refuses from its next call. */
 static void close_all(void) {
-  for (struct hostfn *f = pyhost__process.hostfns; f; f = f->rec_next) {
+  for (struct hostfn *f = pyhost__bridge.hostfns; f; f = f->rec_next) {
     close_door(f);
     pyhost__sig_release(f->sig); /* no call binds it any more */
   }

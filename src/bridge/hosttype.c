@@ -141,7 +141,7 @@ typedef struct {
  * Every record ever made, read and written with the GIL held.  Open addressing, at
  * most half full; records (and their types, while Python runs) are never removed, so
  * an entry never goes stale. */
-/* (pyhost__process.by_type: before the first type, a table of one free slot) */
+/* (pyhost__bridge.by_type: before the first type, a table of one free slot) */
 
 static size_t slot_of(const PyTypeObject *tp, size_t cap) {
   uint64_t x = (uint64_t)(uintptr_t)tp * UINT64_C(0x9E3779B97F4A7C15);
@@ -156,23 +156,23 @@ static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
 
 /* Room for one more type; -1 when out of memory. */
 static int index_reserve(void) {
-  if (2 * (pyhost__process.by_type_n + 1) <= pyhost__process.by_type_cap) return 0;
-  size_t cap = pyhost__process.by_type_cap < 16 ? 16 : 2 * pyhost__process.by_type_cap;
+  if (2 * (pyhost__bridge.by_type_n + 1) <= pyhost__bridge.by_type_cap) return 0;
+  size_t cap = pyhost__bridge.by_type_cap < 16 ? 16 : 2 * pyhost__bridge.by_type_cap;
   struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
   if (!tab) return -1;
-  for (size_t i = 0; i < pyhost__process.by_type_cap; i++)
-    if (pyhost__process.by_type[i]) index_put(tab, cap, pyhost__process.by_type[i]);
-  if (pyhost__process.by_type != pyhost__process.by_type_none)
-    pyhost__free(pyhost__process.by_type);
-  pyhost__process.by_type = tab;
-  pyhost__process.by_type_cap = cap;
+  for (size_t i = 0; i < pyhost__bridge.by_type_cap; i++)
+    if (pyhost__bridge.by_type[i]) index_put(tab, cap, pyhost__bridge.by_type[i]);
+  if (pyhost__bridge.by_type != pyhost__bridge.by_type_none)
+    pyhost__free(pyhost__bridge.by_type);
+  pyhost__bridge.by_type = tab;
+  pyhost__bridge.by_type_cap = cap;
   return 0;
 }
 
 static struct typerec *exact_record(const PyTypeObject *tp) {
-  size_t mask = pyhost__process.by_type_cap - 1;
-  for (size_t i = slot_of(tp, pyhost__process.by_type_cap);; i = (i + 1) & mask) {
-    struct typerec *r = pyhost__process.by_type[i];
+  size_t mask = pyhost__bridge.by_type_cap - 1;
+  for (size_t i = slot_of(tp, pyhost__bridge.by_type_cap);; i = (i + 1) & mask) {
+    struct typerec *r = pyhost__bridge.by_type[i];
     if (!r || r->type == tp) return r;
   }
 }
@@ -422,13 +422,13 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
 /* The last type (not a subclass) with a fast or typed constructor and an inline
  * payload that obj_new_any made an instance of: `T(...)` in a loop finds its record
  * here. */
-/* (pyhost__process.fast_type and fast_rec) */
+/* (pyhost__bridge.fast_type and fast_rec) */
 
 /* tp_new.  `T(...)` of that type, with any arguments, costs the allocation, a frame
  * and the constructor. */
 static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  struct typerec *t = pyhost__process.fast_rec;
-  if (type == pyhost__process.fast_type && pyhost__python_running()) {
+  struct typerec *t = pyhost__bridge.fast_rec;
+  if (type == pyhost__bridge.fast_type && pyhost__python_running()) {
     hostobj *o = (hostobj *)t->alloc(type, 0);
     if (!o) return NULL;
     o->t = t;
@@ -448,8 +448,8 @@ static PyObject *obj_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
  * its parameter's exact type, is bound here straight from the tuple; any other call
  * is bound in the constructor's frame, as obj_new does it. */
 static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  struct typerec *t = pyhost__process.fast_rec;
-  if (type != pyhost__process.fast_type || !pyhost__python_running())
+  struct typerec *t = pyhost__bridge.fast_rec;
+  if (type != pyhost__bridge.fast_type || !pyhost__python_running())
     return obj_new_any(type, args, kwargs);
   pyhost_arg argv[PYHOST__SIG_MAX];
   if (kwargs) return obj_new(type, args, kwargs);
@@ -504,10 +504,10 @@ done:
 static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
                                 PyObject *kwnames) {
   PyTypeObject *type = (PyTypeObject *)callable;
-  struct typerec *t = pyhost__process.fast_rec;
+  struct typerec *t = pyhost__bridge.fast_rec;
   size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
   pyhost_arg argv[PYHOST__SIG_MAX];
-  if (type == pyhost__process.fast_type && !kwnames && pyhost__python_running() &&
+  if (type == pyhost__bridge.fast_type && !kwnames && pyhost__python_running() &&
       (t->tctor ? pyhost__typed_bind_exact(t->ctor_sig, args, NULL, 0, nargs, argv) : !nargs && t->fctor)) {
     return new_bare(t, type, t->tctor ? argv : NULL);
   }
@@ -534,8 +534,8 @@ static HT_COLD PyObject *obj_new_any(PyTypeObject *type, PyObject *args, PyObjec
   }
   if (t->payload_size) { /* the object first: the constructor fills its payload */
     if ((t->fctor || t->tctor) && type == t->type) {
-      pyhost__process.fast_type = type;
-      pyhost__process.fast_rec = t;
+      pyhost__bridge.fast_type = type;
+      pyhost__bridge.fast_rec = t;
     }
     hostobj *o = new_instance(t, type);
     if (!o) return NULL;
@@ -649,7 +649,7 @@ typedef struct {
   ht_vectorcallfunc vectorcall;
 } boundmeth;
 
-/* (pyhost__process.descr_type and bound_type: the two types below) */
+/* (pyhost__bridge.descr_type and bound_type: the two types below) */
 
 /* A fast method in the form of a fast function, for pyhost__run_fast. */
 struct method_call {
@@ -831,7 +831,7 @@ static PyObject *descr_vectorcall(PyObject *self, PyObject *const *args, size_t 
  * that self is an instance of the type (or a subclass) before it calls, on every
  * version: a foreign object gets its TypeError. */
 #define TRAMPOLINES PYHOST__TRAMPOLINES
-#define TRAMP_REC(i) (pyhost__process.tramp_rec[i]) /* the record behind trampoline i */
+#define TRAMP_REC(i) (pyhost__bridge.tramp_rec[i]) /* the record behind trampoline i */
 
 /* What the trampolines jump to, out of line; the record comes last, so that a
  * trampoline leaves the call's own arguments where they are and adds its record. */
@@ -884,7 +884,7 @@ static const PyCFunction tramps_varargs[TRAMPOLINES] = TRAMP_TABLE(trampv_);
  * that get a trampoline (t->methdefs; the others stay pyhost descriptors).  0, or -1
  * when out of memory. */
 static int native_methods(struct typerec *t) {
-  size_t *used = &pyhost__process.tramp_used;
+  size_t *used = &pyhost__bridge.tramp_used;
   size_t n = 0;
   for (size_t i = 0; i < t->n_methods; i++) n += t->methods[i].tfn != NULL;
   if (!n || *used == TRAMPOLINES) return 0;
@@ -907,7 +907,7 @@ static int native_methods(struct typerec *t) {
 /* After the type failed to be made: t's trampolines are free again (the last ones
  * taken; any taken since stay used, pointing at nothing that is ever called). */
 static void native_methods_undo(struct typerec *t) {
-  size_t *used = &pyhost__process.tramp_used;
+  size_t *used = &pyhost__bridge.tramp_used;
   for (size_t i = t->n_methods; i-- > 0;)
     if (t->methods[i].native && *used > 0 && TRAMP_REC(*used - 1) == &t->methods[i])
       TRAMP_REC(--*used) = NULL;
@@ -946,7 +946,7 @@ static PyObject *descr_get(PyObject *self, PyObject *obj, PyObject *type) {
                     m->t->tp_name, name);
     return NULL;
   }
-  boundmeth *b = (boundmeth *)pyhost__heap_alloc(pyhost__process.bound_type);
+  boundmeth *b = (boundmeth *)pyhost__heap_alloc(pyhost__bridge.bound_type);
   if (!b) return NULL;
   b->m = ((methdescr *)self)->m;
   PY.Py_IncRef(obj);
@@ -1049,11 +1049,11 @@ static PyTypeObject *make_internal(const char *name, size_t size, int is_descr) 
 
 /* The two internal types, made once per process (Python starts only once). */
 static int internal_types(void) {
-  if (!pyhost__process.descr_type &&
-      !(pyhost__process.descr_type = make_internal("pyhost.method", sizeof(methdescr), 1)))
+  if (!pyhost__bridge.descr_type &&
+      !(pyhost__bridge.descr_type = make_internal("pyhost.method", sizeof(methdescr), 1)))
     return -1;
-  if (!pyhost__process.bound_type &&
-      !(pyhost__process.bound_type =
+  if (!pyhost__bridge.bound_type &&
+      !(pyhost__bridge.bound_type =
             make_internal("pyhost.bound_method", sizeof(boundmeth), 0)))
     return -1;
   return 0;
@@ -1330,7 +1330,7 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
 static int add_methods(struct typerec *t) {
   for (size_t i = 0; i < t->n_methods; i++) {
     if (t->methods[i].native) continue; /* in the type's dict already */
-    methdescr *d = (methdescr *)pyhost__heap_alloc(pyhost__process.descr_type);
+    methdescr *d = (methdescr *)pyhost__heap_alloc(pyhost__bridge.descr_type);
     if (!d) return -1;
     d->m = &t->methods[i];
     if (pyhost__runtime_at_least(3, 12)) d->vectorcall = descr_vectorcall;
@@ -1388,8 +1388,8 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   /* From here the type points into t: t is kept even when the rest fails. */
-  index_put(pyhost__process.by_type, pyhost__process.by_type_cap, t);
-  pyhost__process.by_type_n++;
+  index_put(pyhost__bridge.by_type, pyhost__bridge.by_type_cap, t);
+  pyhost__bridge.by_type_n++;
   if (add_methods(t) < 0 || PY.PyObject_SetAttrString(module, spec->name, (PyObject *)t->type) < 0) {
     rc = pyhost__take_exception(h, "creating the type failed");
     pyhost__free(handle);

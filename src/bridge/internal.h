@@ -6,16 +6,11 @@
 #define PYHOST_INTERNAL_H
 
 #include "runtime.h" /* first: Python.h must precede system headers */
+#include "registries.h" /* the bridge's process state */
 
 /* ---- the compiled-expression cache (eval.c) ---- */
-/* Drops every cached code object; called with the GIL before Py_FinalizeEx. */
-void pyhost__eval_cache_clear(void);
 /* Cache hits and misses since the last clear (for white-box tests). */
 void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
-
-/* ---- plugins (plugin.c) ---- */
-/* Drops the plugin loader's module; called with the GIL before Py_FinalizeEx. */
-void pyhost__plugin_loader_clear(void);
 
 
 /* ---- conversions (convert.c) ---- */

@@ -108,11 +108,10 @@ struct pyhost_plugin {
   int busy, doomed;
 };
 
-/* The loader's module: made and run once, kept by this strong reference until
- * finalize.  It is also registered as sys.modules["_pyhost_plugins"] for tracebacks
- * and introspection, but never looked up there: Python code may remove or replace
- * that entry, and plugins must keep loading. */
-static PyObject *loader;
+/* The loader's module (pyhost__bridge.plugin_loader): made and run once, kept by a
+ * strong reference until finalize.  It is also registered as
+ * sys.modules["_pyhost_plugins"] for tracebacks and introspection, but never looked up
+ * there: Python code may remove or replace that entry, and plugins must keep loading. */
 
 /* Makes the loader's module and runs LOADER in it: new reference or NULL with a
  * Python exception set. */
@@ -133,24 +132,22 @@ static PyObject *loader_make(void) {
   return mod;
 }
 
-void pyhost__plugin_loader_clear(void) {
-  PyObject *old = loader;
-  loader = NULL;
+/* With the GIL, before Py_FinalizeEx (its teardown hook). */
+static void loader_clear(void) {
+  PyObject *old = pyhost__bridge.plugin_loader;
+  pyhost__bridge.plugin_loader = NULL;
   PY.Py_DecRef(old);
 }
-
-/* Finalize drops the loader's module (before Py_FinalizeEx) once it was made. */
-static struct pyhost__teardown loader_teardown = {pyhost__plugin_loader_clear, PYHOST__AT_DROP,
-                                                  NULL, 0};
 
 /* The loader's function `fn` (new reference), running LOADER the first time.  NULL
  * with a Python exception set. */
 static PyObject *loader_fn(const char *fn) {
-  if (!loader) {
-    if (!(loader = loader_make())) return NULL;
-    pyhost__teardown_add(&loader_teardown);
+  PyObject **loader = &pyhost__bridge.plugin_loader;
+  if (!*loader) {
+    if (!(*loader = loader_make())) return NULL;
+    pyhost__teardown_add(&pyhost__bridge.plugin_loader_hook, loader_clear, PYHOST__AT_DROP);
   }
-  return PY.PyObject_GetAttrString(loader, fn);
+  return PY.PyObject_GetAttrString(*loader, fn);
 }
 
 /* Calls the loader's function fn(a[, b]): new reference, or NULL with an exception. */

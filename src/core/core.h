@@ -16,8 +16,9 @@
 
 #define PYHOST__PATH_MAX 4096
 
-/* Invariants that comments state, checked in debug builds (NDEBUG unset), as Lua's
- * lua_assert and SQLite's assert: never a cost in a release build. */
+/* Invariants that comments state, checked as Lua's lua_assert and SQLite's assert
+ * wherever tests run (every build but Release and MinSizeRel: CMake's PYHOST_ASSERTS
+ * keeps NDEBUG unset in RelWithDebInfo); never a cost in a release build. */
 #ifndef NDEBUG
 #  include <assert.h>
 #  define PYHOST__ASSERT(cond) assert(cond)
@@ -163,7 +164,18 @@ void pyhost__clear_message(const pyhost *h);
 void pyhost__free_messages(pyhost *h);
 
 /* ---- per-thread state (state.c) ---- */
-/* One struct, so that the hot path computes one thread-local address. */
+/* A thread's record while it is inside a pyhost call (runtime/inflight.c): linked on
+ * pyhost__process.running by its outermost call, so pyhost_interrupt can reach it. */
+struct pyhost__call {
+  unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
+  int depth;            /* nested calls (host function callbacks calling pyhost) */
+  struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
+  int protected;        /* inside pyhost's own Python work: not to be interrupted */
+  struct pyhost__call *prev, *next;
+};
+
+/* Everything pyhost keeps per thread, in one struct, so that the hot path computes
+ * one thread-local address. */
 struct pyhost__thread {
   /* the handle of this thread's pyhost_gil_enter scope, or PYHOST__NO_SCOPE: never NULL,
    * so that scope_h == h also says h is not NULL */
@@ -177,24 +189,32 @@ struct pyhost__thread {
   unsigned long nesting;   /* entries from Python that pyhost guards (bridge.h), nested */
   int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
                     * its current outermost call (inflight.c; GIL-protected) */
+  struct pyhost__call call; /* this thread in a call (inflight.c) */
+  /* pyhost_thread_attach calls not yet detached, and what the outermost one's
+   * PyGILState_Ensure returned (attach.c) */
+  unsigned long attached;
+  PyGILState_STATE attach_pin;
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;
 #define PYHOST__NO_SCOPE ((const pyhost *)(const void *)&pyhost__no_scope)
 
 /* ---- the process (state.c) ---- */
-/* Everything pyhost keeps for the whole process, in one object, as Lua's global_State:
- * CPython is process-global (one runtime, started at most once), so is what pyhost
- * keeps about it.  Finalize and the tests reset and inspect this one object.  The
- * fields after `state` are read and written with the GIL held (or, after
- * Py_FinalizeEx, by the one thread that finalized). */
+/* Everything the layers up to the runtime keep for the whole process, in one object,
+ * as Lua's global_State: CPython is process-global (one runtime, started at most
+ * once), so is what pyhost keeps about it.  Finalize and the tests reset and inspect
+ * this one object.  The bridge keeps its registries (host functions and types, the
+ * eval cache, the plugin loader) in one object of its own, pyhost__bridge
+ * (bridge/registries.h), which finalize reaches only through the teardown hooks the
+ * bridge adds, as libuv keeps its few globals explicit.  Besides these two, pyhost has
+ * per-thread state (pyhost__thread, above) and the platform layer's test seams (the
+ * allocator's fault injection, the ld.so.conf path), below the core;
+ * tests/check_state.py lists every exception with its reason, and consistency.state
+ * keeps it so.  The fields after `state` are read and written with the GIL held (or,
+ * after Py_FinalizeEx, by the one thread that finalized) unless they say otherwise. */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
 struct pyhost__teardown;
 struct pyhost__live;
-struct hostfn;
-struct typerec;
-struct methrec;
-#define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
 struct pyhost__process {
   struct pyapi py;                 /* the table behind PY (filled by pyhost_init) */
   /* The process's Python: RUNNING exactly while the one handle that started it is
@@ -205,19 +225,15 @@ struct pyhost__process {
   _Atomic(struct pyhost__live *) live; /* the live handles (handles.c) */
   /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
   struct pyhost__teardown *teardown, **teardown_end;
-  /* the bridge's registries */
-  struct hostfn *hostfns;          /* every host function's record (hostfn.c) */
-  PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
-  struct typerec **by_type;        /* every host type's record by type (hosttype.c) */
-  size_t by_type_cap, by_type_n;
-  struct typerec *by_type_none[1]; /* by_type before the first type: one free slot */
-  const PyTypeObject *fast_type;   /* the last type `T()` made fast (hosttype.c) */
-  struct typerec *fast_rec;        /* and its record */
-  PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
-  /* the typed method behind each trampoline in use, and how many are (hosttype.c);
-   * never reused: a type's record lives until exit */
-  struct methrec *tramp_rec[PYHOST__TRAMPOLINES];
-  size_t tramp_used;
+  /* calls in flight (runtime/inflight.c) */
+  struct pyhost__call *running;    /* the threads inside a call */
+  _Atomic long in_flight;          /* calls counted in, not yet out (read without the GIL) */
+  _Atomic int gate_open;           /* 1 while calls may start (read without the GIL) */
+  /* a child forked while other threads were inside calls: those threads do not exist
+   * there, and one of them may have held the GIL for good (read without the GIL) */
+  _Atomic int forked_amid_calls;
+  _Atomic int traceback_ready;     /* pyhost_interrupt imported traceback once */
+  PyObject *interrupted_type;      /* pyhost.Interrupted, strong reference */
 };
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */

@@ -6,13 +6,11 @@
 const char pyhost__no_scope;
 
 /* One scope per thread: CPython runs one interpreter per process, so one handle. */
-_Thread_local struct pyhost__thread pyhost__thread = {PYHOST__NO_SCOPE, 0, 0, 0, NULL, 0, 0};
+_Thread_local struct pyhost__thread pyhost__thread = {.scope_h = PYHOST__NO_SCOPE};
 
 /* The process (core.h): CPython is process-global, at most one Python started by
  * pyhost per process. */
 struct pyhost__process pyhost__process = {
     .state = PYHOST__PROCESS_IDLE,
     .teardown_end = &pyhost__process.teardown,
-    .by_type = pyhost__process.by_type_none,
-    .by_type_cap = 1,
 };

@@ -1,20 +1,23 @@
-/* discover.c: choosing a Python when the host configured no library (docs/discovery.md).
- *
- * The search order, each step adding candidates:
- *   configured library, PYHOST_PYTHON_LIBRARY  (binding: only it can be taken)
- *   configured interpreter, PYHOST_PYTHON      (binding too)
- *   VIRTUAL_ENV's python, python3 and python on PATH
- *   versioned libraries in the standard places, newest first, then PEP 514 entries.
- * Every candidate is examined the same way: the file must exist, be readable, be built
- * for this machine, name or report Python 3 within the policy, have every stable-ABI
- * symbol pyhost needs and a home with a standard library.  Libraries are opened with
- * RTLD_LOCAL for that and closed again; nothing in them runs but Py_GetVersion.  The
+/* discover.c: choosing a Python when the host configured no library (docs/discovery.md,
+ * whose table of sources this follows; gather() below adds them in this order):
+ *   configured library, PYHOST_PYTHON_LIBRARY   (binding: only it can be taken)
+ *   configured interpreter, PYHOST_PYTHON       (binding too)
+ *   VIRTUAL_ENV's python; the active pixi environment, CONDA_PREFIX (not a base)
+ *   uv's pin (.python-version, as uv reads it)
+ *   python3, then python, on PATH (pyenv, mise and asdf shims followed, interp.c)
+ *   conda's base installations, only when no environment is active
+ *   the standard places, pyenv's versions, the frameworks, then the installations of
+ *   uv, mise and asdf: all newest first
+ *   PEP 514 registry entries (Windows).
+ * Every candidate is judged by the one verdict pyhost_init and pyhost_inspect_library
+ * give too (loader/verdict.c): the file, then the library opened with RTLD_LOCAL
+ * (nothing in it runs but Py_GetVersion) and closed again, then its home.  What is
+ * discovery's own: the order, the binding sources, relative paths and duplicates.  The
  * first acceptable candidate is taken (or the newest, with prefer_newest), and every
  * candidate keeps the reason it was taken or passed over, for pyhost_discover, the
  * init error message and `pyhost --list`.
  */
 #include "discovery.h"
-#include "elf.h"
 #include "interp.h"
 #include "tools.h"
 
@@ -25,7 +28,8 @@
 struct cand {
   const char *source, *kind, *code;
   char interpreter[PYHOST__IPATH], resolved[PYHOST__IPATH], venv[PYHOST__IPATH];
-  char program[PYHOST__IPATH], library[PYHOST__IPATH], how[512], reason[1024];
+  char program[PYHOST__IPATH], library[PYHOST__IPATH], how[512];
+  char reason[sizeof ((struct pyhost__verdict *)0)->reason];
   unsigned long hexversion;
   int free_threaded, debug, taken, binding, exact;
 };
@@ -37,8 +41,6 @@ struct disc {
   int nomem, binding;   /* binding: index+1 of a configured candidate */
   size_t std_start;     /* first candidate from the standard places */
   const char *place_source;
-  char machine[32];
-  unsigned machine_id;
 };
 
 static const char *base_name(const char *path) {
@@ -90,92 +92,45 @@ static void *lookup(void *lib, const char *name) {
   return pyhost__dl_sym(lib, name);
 }
 
-/* ---- the version policy ---- */
+/* ---- judging one library (verdict.h: the rule is there, not here) ---- */
 
-static int policy_verdict(const pyhost_config *cfg, unsigned long v, char *why, size_t cap) {
-  unsigned long mm = v >> 16, floor = PYHOST_LIMITED_API_HEX;
-  unsigned major = (unsigned)(v >> 24), minor = (unsigned)((v >> 16) & 0xFF);
-  if (major == 2) {
-    pyhost__fmt(why, cap, "Python %u.%u; pyhost embeds Python 3", major, minor);
-    return PYHOST_PYTHON2;
-  }
-  if (major != 3 || mm < (floor >> 16)) {
-    pyhost__fmt(why, cap, "Python %u.%u is outside what this pyhost was built for (%lu.%lu or newer 3.x)",
-                major, minor, floor >> 24, (floor >> 16) & 0xFF);
-    return PYHOST_VERSION;
-  }
-  if (cfg->min_python && mm < (cfg->min_python >> 16)) {
-    pyhost__fmt(why, cap, "Python %u.%u is older than %lu.%lu, the oldest the host accepts", major,
-                minor, cfg->min_python >> 24, (cfg->min_python >> 16) & 0xFF);
-    return PYHOST_VERSION;
-  }
-  if (cfg->max_python && mm > (cfg->max_python >> 16)) {
-    pyhost__fmt(why, cap, "Python %u.%u is newer than %lu.%lu, the newest the host accepts", major,
-                minor, cfg->max_python >> 24, (cfg->max_python >> 16) & 0xFF);
-    return PYHOST_VERSION;
-  }
-  if (cfg->python_minor && mm != (cfg->python_minor >> 16)) {
-    pyhost__fmt(why, cap, "Python %u.%u is not %lu.%lu, the version the host asks for", major, minor,
-                cfg->python_minor >> 24, (cfg->python_minor >> 16) & 0xFF);
-    return PYHOST_VERSION;
-  }
-  return PYHOST_OK;
+void pyhost__policy_of(const pyhost_config *cfg, int binding, struct pyhost__policy *pol) {
+  pol->min_python = cfg->min_python;
+  pol->max_python = cfg->max_python;
+  pol->python_minor = cfg->python_minor;
+  pol->allow_debug = cfg->allow_debug || binding;
 }
 
-int pyhost__check_policy(pyhost *h, const char *path, unsigned long hexversion) {
-  char why[256];
-  pyhost_config only_range = {0};
-  only_range.max_python = h->cfg.max_python;
-  only_range.python_minor = h->cfg.python_minor;
-  int rc = policy_verdict(&only_range, hexversion, why, sizeof why);
-  return rc ? pyhost__set_error(h, rc, "%s: %s", path, why) : PYHOST_OK;
+static void judged(struct cand *c, const struct pyhost__verdict *v) {
+  if (v->status) reject(c, v->code, "%s", v->reason);
 }
-
-/* ---- examining one library ---- */
 
 static void examine_loaded(struct disc *d, struct cand *c) {
   char err[2048];
+  struct pyhost__verdict v;
   void *lib = pyhost__dl_open(c->library, 0, err, sizeof err);
-  if (!lib) {
-    reject(c, "not-python", "the system loader refuses it: %s", err);
+  if (!lib) return (void)pyhost__verdict_unloaded(c->library, err, &v), judged(c, &v);
+  struct pyhost__policy pol;
+  struct pyapi_probe pr;
+  struct pyapi *table = pyhost__malloc(sizeof *table);
+  if (!table) {
+    d->nomem = 1;
+    pyhost__dl_close(lib);
     return;
   }
-  struct pyapi_probe pr;
-  if (pyhost__pyapi_probe(lookup, lib, &pr, err, sizeof err) != 0) {
-    reject(c, "not-python", "not a CPython library: %s", err);
-    goto out;
+  pyhost__policy_of(d->cfg, c->binding, &pol);
+  int rc = pyhost__verdict_library(lookup, lib, &pol, &pr, table, &v);
+  pyhost__free(table);
+  if (rc != PYHOST_NOTPYTHON) { /* what the library is, not what its name said */
+    c->hexversion = pr.hexversion;
+    c->free_threaded = pr.free_threaded;
+    c->debug = pr.debug;
   }
-  c->hexversion = pr.hexversion;
-  c->free_threaded = pr.free_threaded || c->free_threaded;
-  c->debug = pr.debug || c->debug;
-  char why[256];
-  int rc = policy_verdict(d->cfg, pr.hexversion, why, sizeof why);
-  if (rc) {
-    reject(c, rc == PYHOST_PYTHON2 ? "python2" : "out-of-range", "%s", why);
-    goto out;
+  if (!rc) {
+    unsigned runtime = PYHOST__V(pr.hexversion >> 24, (pr.hexversion >> 16) & 0xFF);
+    rc = pyhost__verdict_home(c->library, runtime, NULL, 0, NULL, 0, &v);
   }
-  if (c->free_threaded) {
-    reject(c, "free-threaded", "a free-threaded build (Py_GIL_DISABLED): no stable ABI before 3.15");
-    goto out;
-  }
-  if (pr.trace_refs) {
-    reject(c, "trace-refs", "built with Py_TRACE_REFS, which changes the object layout");
-    goto out;
-  }
-  if (c->debug && !d->cfg->allow_debug && !c->binding) {
-    reject(c, "debug", "a debug build (Py_DEBUG); allow it with pyhost_config_set_allow_debug");
-    goto out;
-  }
-  struct pyapi table;
-  if (pyhost__pyapi_load(&table, pr.hexversion, lookup, lib, err, sizeof err) != 0) {
-    reject(c, "missing-symbols", "%s", err);
-    goto out;
-  }
-  char home[PYHOST__PATH_MAX], tried[1024];
-  unsigned runtime = PYHOST__V(pr.hexversion >> 24, (pr.hexversion >> 16) & 0xFF);
-  if (!pyhost__find_home(c->library, runtime, home, sizeof home, tried, sizeof tried))
-    reject(c, "no-home", "no standard library near it (looked for %s)", tried);
-out:
+  judged(c, &v);
   pyhost__dl_close(lib);
 }
 
@@ -194,21 +149,8 @@ static void examine(struct disc *d, struct cand *c, size_t index) {
     reject(c, "relative-path", "a relative path; pyhost loads only absolute paths it was not given");
     return;
   }
-  enum pyhost__fs_kind k = pyhost__fs_kind(c->library);
-  if (k == PYHOST__FS_MISSING) {
-    reject(c, "missing", "no such file");
-    return;
-  }
-  if (k != PYHOST__FS_FILE) {
-    reject(c, "missing", "not a file");
-    return;
-  }
-  char checked_why[1024];
-  int checked = pyhost__libcheck_explained(c->library, checked_why, sizeof checked_why);
-  if (checked) {
-    reject(c, checked == PYHOST_DAMAGED ? "damaged" : "unreadable", "%s", checked_why);
-    return;
-  }
+  struct pyhost__verdict v;
+  if (pyhost__verdict_file_explained(c->library, &v)) return judged(c, &v);
   char real[PYHOST__IPATH];
   if (pyhost__fs_realpath(c->library, real, sizeof real) == 0)
     pyhost__fmt(c->library, sizeof c->library, "%s", real);
@@ -221,41 +163,26 @@ static void examine(struct disc *d, struct cand *c, size_t index) {
     reject(c, "duplicate", "the same library as #%zu", i + 1);
     return;
   }
-  struct pyhost__elf e;
-  if (pyhost__elf_read(c->library, &e) != 0) {
-    reject(c, "unreadable", "the file cannot be read");
-    return;
-  }
-  int wide = sizeof(void *) == 8 ? 2 : 1;
-  if (e.is_elf && ((d->machine_id && e.machine != d->machine_id) || e.elf_class != wide)) {
-    reject(c, "wrong-architecture", "built for another architecture (ELF machine %u, class %d) than this %s process",
-           e.machine, e.elf_class, d->machine);
-    return;
-  }
-  unsigned major, minor;
-  char flags[8];
-  if (pyhost__sys_lib_name(base_name(c->library), &major, &minor, flags, sizeof flags)) {
-    if (major == 2) { /* decided by the name: no need to load a Python 2 */
-      c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
-      reject(c, "python2", "Python %u.%u; pyhost embeds Python 3", major, minor);
-      return;
-    }
-    c->free_threaded = strchr(flags, 't') != NULL;
-    c->debug = strchr(flags, 'd') != NULL;
-  }
   if (pyhost__python_running()) {
     /* a Python already runs here: judge by the name alone rather than open another */
-    if (!major) {
+    unsigned major, minor;
+    char flags[8];
+    if (!pyhost__sys_lib_name(base_name(c->library), &major, &minor, flags, sizeof flags)) {
       reject(c, "unresolved", "not examined while a Python runs in this process");
       return;
     }
-    c->hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
-    char why[256];
-    int rc = policy_verdict(d->cfg, c->hexversion, why, sizeof why);
-    if (rc) reject(c, "out-of-range", "%s", why);
-    else if (c->free_threaded) reject(c, "free-threaded", "a free-threaded build");
-    else if (c->debug && !d->cfg->allow_debug && !c->binding) reject(c, "debug", "a debug build");
-    return;
+    struct pyapi_probe named = {0};
+    struct pyhost__policy pol;
+    named.hexversion = (unsigned long)major << 24 | (unsigned long)minor << 16;
+    named.free_threaded = strchr(flags, 't') != NULL;
+    named.debug = strchr(flags, 'd') != NULL;
+    named.by_name = 1;
+    c->hexversion = named.hexversion;
+    c->free_threaded = named.free_threaded;
+    c->debug = named.debug;
+    pyhost__policy_of(d->cfg, c->binding, &pol);
+    pyhost__verdict_build(&named, &pol, &v);
+    return judged(c, &v);
   }
   examine_loaded(d, c);
 }
@@ -664,7 +591,6 @@ static void disc_init(struct disc *d, const pyhost_config *cfg) {
   static const pyhost_config defaults;
   memset(d, 0, sizeof *d);
   d->cfg = cfg ? cfg : &defaults;
-  d->machine_id = pyhost__sys_machine(d->machine, sizeof d->machine);
 }
 
 static void disc_free(struct disc *d) {

@@ -38,26 +38,28 @@ static int parent_dir(char *path) {
   return cut != path;
 }
 
-int pyhost__find_home(const char *library, unsigned runtime, char *home, size_t cap, char *tried,
-                      size_t tcap) {
-  char dir[PYHOST__PATH_MAX], probe[PYHOST__PATH_MAX];
+int pyhost__verdict_home(const char *library, unsigned runtime, char *home, size_t cap,
+                         char *tried, size_t tcap, struct pyhost__verdict *v) {
+  char dir[PYHOST__PATH_MAX], probe[PYHOST__PATH_MAX], looked[2048];
   struct pyhost__strbuf sb;
-  pyhost__strbuf_init(&sb, tried, tcap);
+  pyhost__strbuf_init(&sb, looked, sizeof looked);
   pyhost__fmt(dir, sizeof dir, "%s", library);
   /* the library's directory, then up to three parents: lib/, lib/<multiarch>/,
    * Python.framework/Versions/3.X/ and a Windows install dir are all covered */
   for (int up = 0; up < 4 && parent_dir(dir); up++) {
     if (has_stdlib(dir, runtime, probe, sizeof probe)) {
-      pyhost__fmt(home, cap, "%s", dir);
-      return 1;
+      if (home) pyhost__fmt(home, cap, "%s", dir);
+      if (tried) pyhost__fmt(tried, tcap, "%s", dir);
+      return pyhost__verdict_ok(v);
     }
     pyhost__strbuf_printf(&sb, "%s%s", up ? ", " : "", probe);
   }
-  return 0;
-}
-
-static int derive_home(pyhost *h, unsigned runtime, char *tried, size_t tcap) {
-  return pyhost__find_home(h->library_path, runtime, h->home, sizeof h->home, tried, tcap);
+  if (home) home[0] = '\0';
+  if (tried) pyhost__fmt(tried, tcap, "%s", looked);
+  return pyhost__verdict_set(v, PYHOST_NOHOME, "no-home",
+                             "no standard library for Python %u.%u near it (looked for %s); set "
+                             "the home with pyhost_config_set_home",
+                             runtime >> 8, runtime & 0xFF, looked);
 }
 
 /* The installation's own interpreter.  Without one (a library copied into an
@@ -100,12 +102,9 @@ int pyhost__choose_home(pyhost *h, unsigned runtime) {
                                env, runtime >> 8, runtime & 0xFF, probe);
     set_home = 0;
   } else {
-    char tried[2048];
-    if (!derive_home(h, runtime, tried, sizeof tried))
-      return pyhost__set_error(h, PYHOST_NOHOME,
-                               "no standard library for Python %u.%u found near %s (looked for %s); "
-                               "set the home with pyhost_config_set_home",
-                               runtime >> 8, runtime & 0xFF, h->library_path, tried);
+    struct pyhost__verdict v;
+    if (pyhost__verdict_home(h->library_path, runtime, h->home, sizeof h->home, NULL, 0, &v))
+      return pyhost__set_error(h, v.status, "cannot use %s: %s", h->library_path, v.reason);
     /* A host-chosen program name (a venv's python) lets Python find its own prefix. */
     set_home = h->cfg.program_name == NULL;
   }

@@ -2,7 +2,6 @@
  * to start the library: the same checks pyhost_init makes, each one reported instead
  * of stopping at the first failure. */
 #include "discovery.h"
-#include "elf.h"
 #include "tools.h"
 
 #include <string.h>
@@ -13,12 +12,12 @@ struct info {
   char missing[8192], home[PYHOST__PATH_MAX], probe[2048], tool[PYHOST__PATH_MAX];
 };
 
-static int verdict(struct info *i, int status, const char *fmt, const char *a) {
-  if (i->pub.status == PYHOST_OK) {
-    i->pub.status = status;
-    pyhost__fmt(i->message, sizeof i->message, fmt, a);
+/* The verdict is the first refusal (verdict.h); inspection goes on to report the rest. */
+static void verdict(struct info *i, const struct pyhost__verdict *v) {
+  if (i->pub.status == PYHOST_OK && v->status != PYHOST_OK) {
+    i->pub.status = v->status;
+    pyhost__fmt(i->message, sizeof i->message, "%s", v->reason);
   }
-  return status;
 }
 
 static void count_rows(struct info *i, void *lib, unsigned runtime) {
@@ -45,41 +44,37 @@ static void count_rows(struct info *i, void *lib, unsigned runtime) {
 
 static void examine(struct info *i, const char *path) {
   pyhost_library_info *p = &i->pub;
+  struct pyhost__verdict v;
+  p->architecture_ok = 1; /* not ELF, or a bare name: the loader decides */
   if (pyhost__fs_has_dir(path)) {
-    char why[1024], text[PYHOST__PATH_MAX + 1100];
-    int rc = pyhost__libcheck_explained(path, why, sizeof why);
-    if (rc) {
-      pyhost__fmt(text, sizeof text, "%s: %s%s", path, rc == PYHOST_DAMAGED ? "the file is damaged: " : "", why);
-      return (void)verdict(i, rc, "%s", text);
-    }
-    if (pyhost__fs_realpath(path, i->real, sizeof i->real) != 0) pyhost__fmt(i->real, sizeof i->real, "%s", path);
     struct pyhost__elf e;
-    char machine[32];
-    unsigned mine = pyhost__sys_machine(machine, sizeof machine);
-    if (pyhost__elf_read(i->real, &e) == 0 && e.is_elf) {
-      int wide = sizeof(void *) == 8 ? 2 : 1;
-      const char *name = e.machine == 62 ? "x86_64" : e.machine == 3 ? "i386" : e.machine == 183 ? "aarch64"
-                       : e.machine == 40 ? "arm" : e.machine == 243 ? "riscv" : "other";
-      pyhost__fmt(i->arch, sizeof i->arch, "%s (ELF%d)", name, e.elf_class == 2 ? 64 : 32);
-      p->architecture_ok = (!mine || e.machine == mine) && e.elf_class == wide;
-      if (!p->architecture_ok)
-        return (void)verdict(i, PYHOST_NOLIB, "%s is built for another architecture", i->real);
-    } else {
-      p->architecture_ok = 1; /* not ELF: the loader decides */
+    if (pyhost__elf_read(path, &e) == 0 && e.is_elf)
+      pyhost__elf_arch_text(e.machine, e.elf_class, i->arch, sizeof i->arch);
+    int resolved = pyhost__fs_realpath(path, i->real, sizeof i->real) == 0; /* "" when missing */
+    if (pyhost__verdict_file_explained(path, &v)) {
+      if (!strcmp(v.code, "wrong-architecture")) p->architecture_ok = 0;
+      return verdict(i, &v);
     }
+    if (!resolved) pyhost__fmt(i->real, sizeof i->real, "%s", path);
   } else {
     pyhost__fmt(i->real, sizeof i->real, "%s", path);
-    p->architecture_ok = 1;
   }
   char err[2048];
   void *lib = pyhost__dl_open(path, 0, err, sizeof err);
-  if (!lib) return (void)verdict(i, PYHOST_NOLIB, "the system loader says: %s", err);
+  if (!lib) return (void)pyhost__verdict_unloaded(path, err, &v), verdict(i, &v);
+  struct pyhost__policy any = {0, 0, 0, 1}; /* as pyhost_init takes a named library */
   struct pyapi_probe pr;
-  if (pyhost__pyapi_probe(pyhost__dl_sym, lib, &pr, err, sizeof err) != 0) {
-    verdict(i, PYHOST_NOTPYTHON, "not a CPython library: %s", err);
+  struct pyapi *table = pyhost__malloc(sizeof *table);
+  if (!table) {
+    pyhost__verdict_set(&v, PYHOST_NOMEM, "", "out of memory inspecting the library");
+    verdict(i, &v);
     pyhost__dl_close(lib);
     return;
   }
+  int rc = pyhost__verdict_library(pyhost__dl_sym, lib, &any, &pr, table, &v);
+  pyhost__free(table);
+  verdict(i, &v);
+  if (rc == PYHOST_NOTPYTHON) return (void)pyhost__dl_close(lib);
   char real[PYHOST__PATH_MAX];
   void *addr = pyhost__dl_sym(lib, "Py_GetVersion");
   if (pyhost__dl_path(lib, addr, real, sizeof real) == 0 &&
@@ -94,18 +89,9 @@ static void examine(struct info *i, const char *path) {
   unsigned runtime = PYHOST__V(major, minor);
   count_rows(i, lib, runtime);
   pyhost__dl_close(lib);
-  if (major == 2) verdict(i, PYHOST_PYTHON2, "%s", "Python 2; pyhost embeds Python 3");
-  else if (major != 3 || pr.hexversion < PYHOST_LIMITED_API_HEX)
-    verdict(i, PYHOST_VERSION, "%s", "older than the stable-ABI floor this pyhost was built for");
-  if (pr.free_threaded) verdict(i, PYHOST_FREETHREADED, "%s", "a free-threaded build: no stable ABI before 3.15");
-  if (pr.trace_refs) verdict(i, PYHOST_BUILD, "%s", "built with Py_TRACE_REFS");
-  if (p->required_missing || p->optional_missing)
-    verdict(i, PYHOST_NOSYM, "stable-ABI symbols are missing: %s", i->missing);
-  if (major == 3 && !pyhost__find_home(i->real, runtime, i->home, sizeof i->home, i->probe, sizeof i->probe)) {
-    i->home[0] = '\0';
-    verdict(i, PYHOST_NOHOME, "no standard library near it (looked for %s)", i->probe);
-  } else if (major == 3) {
-    pyhost__fmt(i->probe, sizeof i->probe, "%s", i->home);
+  if (major == 3) {
+    pyhost__verdict_home(i->real, runtime, i->home, sizeof i->home, i->probe, sizeof i->probe, &v);
+    verdict(i, &v);
   }
 }
 

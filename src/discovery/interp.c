@@ -15,7 +15,6 @@
  */
 #include "discovery.h" /* first: Python.h must precede system headers */
 #include "interp.h"
-#include "elf.h"
 #include "platform.h"
 #include "tools.h"
 
@@ -537,10 +536,10 @@ static int via_executable(const char *path, int allow_sub, struct pyhost__interp
   pyhost__fmt(o->resolved, sizeof o->resolved, "%s", real);
   struct pyhost__elf e;
   if (pyhost__elf_read(real, &e) != 0) return fail(o, "unreadable", "%s cannot be read%s", real, NULL);
-  unsigned mine = pyhost__sys_machine(machine, sizeof machine);
+  unsigned mine = pyhost__elf_native_machine();
   if (e.is_elf && mine && e.machine != mine)
     return fail(o, "wrong-architecture", "%s is built for another architecture than this %s host",
-                real, machine);
+                real, pyhost__elf_arch_text(mine, pyhost__elf_native_class(), machine, sizeof machine));
   unsigned major = 0, minor = 0;
   version_of_name(base_name(real), &major, &minor);
   if (!major) version_of_name(base_name(path), &major, &minor);
@@ -660,10 +659,10 @@ static int resolve(const char *path, int allow_sub, struct pyhost__interp *o, in
   return via_executable(path, allow_sub, o);
 }
 
-int pyhost__libcheck_explained(const char *path, char *why, size_t cap) {
-  int program;
-  int rc = pyhost__libcheck_path_ex(path, why, cap, &program);
-  if (!program) return rc;
+int pyhost__verdict_file_explained(const char *path, struct pyhost__verdict *v) {
+  int kind;
+  int rc = pyhost__verdict_file(path, v, &kind);
+  if (kind != PYHOST__LIB_PROGRAM) return rc;
   /* a python where its library was expected: name the library, from its files only
    * (any other program would be taken for one by its installation's library) */
   const char *base = path;
@@ -672,15 +671,15 @@ int pyhost__libcheck_explained(const char *path, char *why, size_t cap) {
   if (strncmp(base, "python", 6) != 0) return rc;
   struct pyhost__interp *r = pyhost__malloc(sizeof *r);
   if (!r) return rc;
-  size_t used = strlen(why);
+  size_t used = strlen(v->reason), cap = sizeof v->reason;
   if (pyhost__interp_resolve(path, 0, r) == 0 && r->library[0])
-    pyhost__fmt(why + used, cap - used,
+    pyhost__fmt(v->reason + used, cap - used,
                 "; it is a Python interpreter, whose library is %s: give pyhost that library, "
                 "or this program as the interpreter (pyhost --interpreter, PYHOST_PYTHON, "
                 "pyhost_config_set_interpreter)",
                 r->library);
   else if (r->major)
-    pyhost__fmt(why + used, cap - used, "; it is a Python interpreter: %s", r->reason);
+    pyhost__fmt(v->reason + used, cap - used, "; it is a Python interpreter: %s", r->reason);
   pyhost__free(r);
   return rc;
 }

@@ -15,9 +15,9 @@
  *           conda environments in <workspace>/.pixi/envs/<name> (pixi docs, Environments);
  *   mise, asdf  installs/python/<version>/ in their data folders.
  */
+#include "loader.h" /* first: Python.h must precede system headers */
 #include "tools.h"
 #include "platform.h"
-#include "elf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,9 +30,11 @@ enum pyhost__libcheck_verdict {
   PYHOST__LIB_FOREIGN = 1, /* not this format, or built for another machine: the loader
                             * refuses it by its header alone, with its own words */
   PYHOST__LIB_DAMAGED = 2, /* why says what is wrong */
-  PYHOST__LIB_PROGRAM = 3  /* sound, but a program, not a library: ELF ET_EXEC or a PIE
+  PYHOST__LIB_PROGRAM = 3, /* sound, but a program, not a library: ELF ET_EXEC or a PIE
                             * (DF_1_PIE), which dlopen refuses; a PE without
                             * IMAGE_FILE_DLL; a Mach-O MH_EXECUTE.  why says which */
+  PYHOST__LIB_OTHER_MACHINE = 4 /* (pyhost__libcheck_path_ex only) an ELF file FOREIGN by
+                                 * its class, byte order or machine: why names both */
 };
 
 /* What this process can load: files for another class, byte order or machine are
@@ -43,8 +45,21 @@ struct pyhost__libwant {
   uint32_t macho_cputype;                    /* CPU_TYPE_* (fat files pick it) */
 };
 
+/* What the ELF reader learned of a file, as far as it read (the one ELF reader: the
+ * checks above and the facts below come from the same pass over the headers). */
+struct pyhost__elf {
+  int is_elf;             /* starts with \177ELF and a valid class and byte order */
+  int is_script;          /* starts with #! */
+  unsigned elf_class;     /* ELF_CLASS32 or ELF_CLASS64 (elf_format.h) */
+  unsigned machine;       /* e_machine */
+  int dynamic;            /* has a PT_DYNAMIC segment (0: statically linked) */
+  char needed_python[256];/* the first DT_NEEDED that names libpython, "" when none */
+  char runpath[2048];     /* DT_RUNPATH, else DT_RPATH, "" when none ($ORIGIN unexpanded) */
+};
+
+/* facts may be NULL. */
 int pyhost__libcheck_elf(const struct pyhost__libsrc *src, const struct pyhost__libwant *want,
-                         char *why, size_t cap);
+                         char *why, size_t cap, struct pyhost__elf *facts);
 int pyhost__libcheck_pe(const struct pyhost__libsrc *src, const struct pyhost__libwant *want,
                         char *why, size_t cap);
 int pyhost__libcheck_macho(const struct pyhost__libsrc *src, const struct pyhost__libwant *want,
@@ -59,10 +74,24 @@ int pyhost__libcheck_bytes(int format, const void *data, size_t size,
  * is not repeated): NOTFOUND (missing, unreadable, a symlink loop, a path too long),
  * ISDIR, NOLIB (a FIFO, socket or device) or DAMAGED. */
 int pyhost__libcheck_path(const char *path, char *why, size_t cap);
-/* The same, and *program (may be NULL) set to 1 when the file is a program rather than
- * a library (then NOLIB): a Python interpreter given where its library was expected,
- * which interp.c can explain (pyhost__libcheck_explained). */
-int pyhost__libcheck_path_ex(const char *path, char *why, size_t cap, int *program);
+/* The same, and *kind (may be NULL) set to the parser's verdict (PYHOST__LIB_*).  Two
+ * are refusals with NOLIB: PROGRAM, a program rather than a library (a Python
+ * interpreter given where its library was expected, which interp.c can explain:
+ * pyhost__verdict_file_explained), and OTHER_MACHINE, an ELF library built for another
+ * machine, named here rather than left to the loader's terse "wrong ELF class". */
+int pyhost__libcheck_path_ex(const char *path, char *why, size_t cap, int *kind);
+
+/* The ELF facts of the file at path (an interpreter, a library), whatever its machine,
+ * read by the same parser as the checks, up to where the headers stop making sense.
+ * 0, or -1 when the file cannot be opened or has fewer than 2 bytes. */
+int pyhost__elf_read(const char *path, struct pyhost__elf *out);
+
+/* This process's ELF machine (e_machine; 0 where pyhost does not know it) and class,
+ * what a library must be built for; a machine and class in words, into buf:
+ * "x86_64 (ELF64)", "e_machine 99 (ELF32)". */
+unsigned pyhost__elf_native_machine(void);
+unsigned pyhost__elf_native_class(void);
+const char *pyhost__elf_arch_text(unsigned machine, unsigned elf_class, char *buf, size_t cap);
 
 /* Shared by the parsers.  end = off + len unless that passes 2^64 (then -1). */
 int pyhost__libcheck_end(uint64_t off, uint64_t len, uint64_t *end);

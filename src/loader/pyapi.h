@@ -59,6 +59,9 @@ struct pyapi_probe {
   int free_threaded;           /* version text or symbols say Py_GIL_DISABLED */
   int trace_refs;              /* object layout changed by Py_TRACE_REFS (<= 3.12) */
   int debug;                   /* Py_DEBUG / Py_REF_DEBUG build */
+  int by_name;                 /* 0: read from the library; 1: guessed from its file name
+                                * (the version and the ABI flags t and d), the library
+                                * not opened (verdict.h) */
 };
 
 /* Fills *probe from the library's Py_GetVersion and marker symbols.  Returns a pyhost

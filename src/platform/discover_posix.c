@@ -221,26 +221,6 @@ void pyhost__sys_std_places(const char *pyenv_root,
      "framework");
 }
 
-unsigned pyhost__sys_machine(char *name, size_t cap) {
-  /* The ELF header of the file that holds this code: its e_machine is ours. */
-  Dl_info info;
-  unsigned char hdr[20];
-  unsigned m = 0;
-  if (dladdr((void *)&pyhost__sys_machine, &info) && info.dli_fname) {
-    const char *self = info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe";
-    FILE *f = fopen(self, "rb");
-    if (f) {
-      if (fread(hdr, 1, sizeof hdr, f) == sizeof hdr && !memcmp(hdr, "\177ELF", 4))
-        m = hdr[5] == 2 ? (unsigned)hdr[18] << 8 | hdr[19] : (unsigned)hdr[19] << 8 | hdr[18];
-      fclose(f);
-    }
-  }
-  const char *n = m == 62 ? "x86_64" : m == 3 ? "i386" : m == 183 ? "aarch64" : m == 40 ? "arm"
-                : m == 243 ? "riscv" : m == 21 ? "ppc64" : m == 22 ? "s390x" : "unknown";
-  pyhost__fmt(name, cap, "%s", n);
-  return m;
-}
-
 void pyhost__sys_loader_search(char *out, size_t cap) {
   const char *ld = getenv("LD_LIBRARY_PATH");
 #if defined(__APPLE__)

@@ -74,10 +74,6 @@ extern const char *pyhost__sys_ld_conf;
 void pyhost__sys_prefix_lib_dirs(const char *prefix, void (*fn)(void *ctx, const char *dir),
                                  void *ctx);
 
-/* The machine (CPU architecture) this code runs on, as ELF e_machine / PE machine
- * numbers compare: writes a short name ("x86_64") and returns the number; 0 unknown. */
-unsigned pyhost__sys_machine(char *name, size_t cap);
-
 /* Where the system loader looks for a bare library name (no directory), as far as a
  * process can know it, in one line of text for error messages. */
 void pyhost__sys_loader_search(char *out, size_t cap);

@@ -116,15 +116,6 @@ void pyhost__sys_std_places(const char *pyenv_root,
   if (pf && pyhost__sys_is_absolute(pf)) fn(ctx, pf, "prefixes");
 }
 
-unsigned pyhost__sys_machine(char *name, size_t cap) {
-  SYSTEM_INFO si;
-  GetNativeSystemInfo(&si);
-  /* report the machine of this process (what a DLL must match), as ELF numbers */
-  unsigned m = sizeof(void *) == 8 ? (si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? 183 : 62) : 3;
-  pyhost__fmt(name, cap, "%s", m == 62 ? "x86_64" : m == 183 ? "aarch64" : "i386");
-  return 0; /* PE files are not ELF: discovery compares nothing */
-}
-
 void pyhost__sys_loader_search(char *out, size_t cap) {
   pyhost__fmt(out, cap, "the program's own directory, the directories added with AddDllDirectory "
               "or SetDllDirectory, then the system directory (System32); never PATH or the "

@@ -13,10 +13,7 @@
  */
 #include "runtime.h"
 
-static _Thread_local struct {
-  unsigned long depth;     /* attach calls not yet detached, on this thread */
-  PyGILState_STATE pin;    /* what the outermost attach's PyGILState_Ensure returned */
-} attached;
+/* The state is this thread's (pyhost__thread.attached and attach_pin, core.h). */
 
 int pyhost_thread_attach(pyhost *h) {
   PyGILState_STATE gil;
@@ -24,18 +21,18 @@ int pyhost_thread_attach(pyhost *h) {
   if (rc) return rc;
   /* the GIL is held here, so the pin answers PyGILState_LOCKED: releasing it later
    * only drops the count */
-  if (attached.depth++ == 0) attached.pin = PY.PyGILState_Ensure();
+  if (pyhost__thread.attached++ == 0) pyhost__thread.attach_pin = PY.PyGILState_Ensure();
   pyhost__leave(h, gil);
   return PYHOST_OK;
 }
 
 int pyhost_thread_detach(pyhost *h) {
   if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
-  if (attached.depth == 0)
+  if (pyhost__thread.attached == 0)
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_thread_detach without a matching pyhost_thread_attach "
                              "on this thread");
-  if (--attached.depth > 0) {
+  if (--pyhost__thread.attached > 0) {
     pyhost__clear_message(h);
     return PYHOST_OK;
   }
@@ -45,7 +42,7 @@ int pyhost_thread_detach(pyhost *h) {
     pyhost__clear_message(h);
     return PYHOST_OK;
   }
-  PY.PyGILState_Release(attached.pin);
+  PY.PyGILState_Release(pyhost__thread.attach_pin);
   pyhost__leave(h, gil); /* the outermost release frees a thread state pyhost made */
   return PYHOST_OK;
 }

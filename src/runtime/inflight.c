@@ -26,92 +26,85 @@
  */
 #include "runtime.h"
 
-struct running_thread {
-  unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
-  int depth;            /* nested calls (host function callbacks calling pyhost) */
-  struct pyhost__thread *thread; /* its interrupted flag: an async exception was sent */
-  int protected;        /* inside pyhost's own Python work: not to be interrupted */
-  struct running_thread *prev, *next;
-};
-
-static _Thread_local struct running_thread self;
-static struct running_thread *running;     /* GIL-protected */
-static _Atomic long in_flight;
-static _Atomic int gate_open;
-static PyObject *interrupted_type;         /* pyhost.Interrupted, strong reference */
-/* This process is a child forked while other threads were inside pyhost calls: those
- * threads do not exist here, and one of them may have held the GIL for good. */
-static _Atomic int forked_amid_calls;
+/* The state is the process's (pyhost__process: running, in_flight, gate_open,
+ * forked_amid_calls, traceback_ready, interrupted_type) and each thread's
+ * (pyhost__thread.call), core.h. */
+#define SELF (&pyhost__thread.call) /* this thread's record */
 
 /* In the child after fork(): only the forking thread exists, so only its own calls are
  * in flight (each of its entries counted once; a scope is one).  With another thread's
  * call cut off, Python's state may be held by a thread that is gone: the gate closes,
  * and finalize (pyhost.c) leaves Python alone. */
 static void after_fork_child(void) {
-  long own = self.depth;
-  if (atomic_load(&in_flight) > own) {
-    atomic_store(&gate_open, 0);
-    atomic_store(&forked_amid_calls, 1);
+  long own = SELF->depth;
+  if (atomic_load(&pyhost__process.in_flight) > own) {
+    atomic_store(&pyhost__process.gate_open, 0);
+    atomic_store(&pyhost__process.forked_amid_calls, 1);
   }
-  atomic_store(&in_flight, own);
-  running = own ? &self : NULL;
-  self.prev = self.next = NULL;
+  atomic_store(&pyhost__process.in_flight, own);
+  pyhost__process.running = own ? SELF : NULL;
+  SELF->prev = SELF->next = NULL;
 }
 
 int pyhost__inflight_open(void) {
-  interrupted_type = PY.PyErr_NewException("pyhost.Interrupted", *PY.PyExc_BaseException, NULL);
-  if (!interrupted_type) return -1;
+  PyObject *type = PY.PyErr_NewException("pyhost.Interrupted", *PY.PyExc_BaseException, NULL);
+  pyhost__process.interrupted_type = type;
+  if (!type) return -1;
   pyhost__on_fork_child(after_fork_child); /* Python starts once per process: once */
-  atomic_store(&gate_open, 1);
+  atomic_store(&pyhost__process.gate_open, 1);
   return 0;
 }
 
 int pyhost__inflight_forked_amid_calls(void) {
-  return atomic_load(&forked_amid_calls);
+  return atomic_load(&pyhost__process.forked_amid_calls);
 }
 
 int pyhost__inflight_begin(PyGILState_STATE *gil) {
-  atomic_fetch_add(&in_flight, 1);
-  if (!atomic_load(&gate_open)) goto refused;
+  atomic_fetch_add(&pyhost__process.in_flight, 1);
+  if (!atomic_load(&pyhost__process.gate_open)) goto refused;
   *gil = PY.PyGILState_Ensure();
   /* Checked again under the GIL: pyhost_finalize closes the gate and interrupts the
    * listed threads in one GIL hold, so a thread is either listed by then or refused. */
-  if (!atomic_load(&gate_open)) {
+  if (!atomic_load(&pyhost__process.gate_open)) {
     PY.PyGILState_Release(*gil);
     goto refused;
   }
-  if (self.depth++ == 0) {
-    self.ident = PY.PyThread_get_thread_ident();
-    self.thread = &pyhost__thread;
-    pyhost__thread.interrupted = 0;
-    self.prev = NULL;
-    self.next = running;
-    if (running) running->prev = &self;
-    running = &self;
+  struct pyhost__thread *thread = &pyhost__thread;
+  struct pyhost__call *self = &thread->call;
+  if (self->depth++ == 0) {
+    self->thread = thread;
+    thread->interrupted = 0;
+    self->prev = NULL;
+    self->next = pyhost__process.running;
+    if (self->next) self->next->prev = self;
+    pyhost__process.running = self;
+    /* last, so the record's address need not outlive a call; pyhost_interrupt reads
+     * the list under the GIL, which this thread holds until well after */
+    self->ident = PY.PyThread_get_thread_ident();
   }
   return 0;
 refused:
-  atomic_fetch_sub(&in_flight, 1);
+  atomic_fetch_sub(&pyhost__process.in_flight, 1);
   return -1;
 }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
-  if (--self.depth == 0) {
-    if (self.prev) self.prev->next = self.next;
-    else running = self.next;
-    if (self.next) self.next->prev = self.prev;
+  if (--SELF->depth == 0) {
+    if (SELF->prev) SELF->prev->next = SELF->next;
+    else pyhost__process.running = SELF->next;
+    if (SELF->next) SELF->next->prev = SELF->prev;
     /* An interrupt that came too late to be raised must not hit the next call. */
-    if (pyhost__thread.interrupted) PY.PyThreadState_SetAsyncExc(self.ident, NULL);
+    if (pyhost__thread.interrupted) PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
   }
   PY.PyGILState_Release(gil);
-  atomic_fetch_sub(&in_flight, 1);
+  atomic_fetch_sub(&pyhost__process.in_flight, 1);
 }
 
 void pyhost__inflight_scoped_end(void) {
   /* a call below a host callback leaves the interrupt to stop the call around it */
   if (pyhost__thread.frame) return;
   pyhost__thread.interrupted = 0;
-  PY.PyThreadState_SetAsyncExc(self.ident, NULL);
+  PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
 }
 
 int pyhost__inflight_free_begin(PyGILState_STATE *gil) {
@@ -119,7 +112,7 @@ int pyhost__inflight_free_begin(PyGILState_STATE *gil) {
   /* Finalize has begun.  A thread inside a call (a scope, a host callback, also one
    * that Python code on a thread of its own called) holds the GIL: Python still runs
    * under it, and waiting here would keep the calls finalize waits for from the GIL. */
-  if (self.depth > 0 || pyhost__thread.frame) {
+  if (SELF->depth > 0 || pyhost__thread.frame) {
     *gil = PYHOST__GIL_SCOPED;
     return 1;
   }
@@ -134,58 +127,58 @@ void pyhost__inflight_free_end(PyGILState_STATE gil) {
 }
 
 int pyhost__inflight_depth(void) {
-  return self.depth;
+  return SELF->depth;
 }
 
 void pyhost__inflight_protect(int on) {
   if (!on) {
-    self.protected--;
+    SELF->protected--;
     return;
   }
   /* An interrupt sent but not raised yet would fire inside pyhost's own work; the
    * call is ending with an error anyway, so it has done its job. */
-  if (self.protected++ == 0 && pyhost__thread.interrupted)
-    PY.PyThreadState_SetAsyncExc(self.ident, NULL);
+  if (SELF->protected++ == 0 && pyhost__thread.interrupted)
+    PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
 }
 
 /* GIL held.  The caller's own thread is skipped when its only call is this one. */
 static int interrupt_all(void) {
   int n = 0;
-  for (struct running_thread *r = running; r; r = r->next) {
-    if ((r == &self && self.depth == 1) || r->protected) continue;
+  for (struct pyhost__call *r = pyhost__process.running; r; r = r->next) {
+    if ((r == SELF && SELF->depth == 1) || r->protected) continue;
     r->thread->interrupted = 1;
-    n += PY.PyThreadState_SetAsyncExc(r->ident, interrupted_type) > 0;
+    n += PY.PyThreadState_SetAsyncExc(r->ident, pyhost__process.interrupted_type) > 0;
   }
   return n;
 }
 
 int pyhost__inflight_close(void) {
-  atomic_store(&gate_open, 0);
+  atomic_store(&pyhost__process.gate_open, 0);
   return interrupt_all();
 }
 
 void pyhost__inflight_drain(void) {
-  while (atomic_load(&in_flight) > 0) pyhost__sleep_ms(1);
+  while (atomic_load(&pyhost__process.in_flight) > 0) pyhost__sleep_ms(1);
 }
 
 void pyhost__inflight_forget(void) {
-  PY.Py_DecRef(interrupted_type);
-  interrupted_type = NULL;
+  PY.Py_DecRef(pyhost__process.interrupted_type);
+  pyhost__process.interrupted_type = NULL;
 }
 
 int pyhost__is_interrupt(PyObject *type) {
-  return interrupted_type && PY.PyErr_GivenExceptionMatches(type, interrupted_type);
+  PyObject *interrupted = pyhost__process.interrupted_type;
+  return interrupted && PY.PyErr_GivenExceptionMatches(type, interrupted);
 }
 
 int pyhost_interrupt(pyhost *h) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
-  static _Atomic int traceback_ready;
-  if (!atomic_load(&traceback_ready)) {
+  if (!atomic_load(&pyhost__process.traceback_ready)) {
     pyhost__inflight_protect(1);
     PyObject *m = PY.PyImport_ImportModule("traceback");
-    atomic_store(&traceback_ready, m != NULL);
+    atomic_store(&pyhost__process.traceback_ready, m != NULL);
     PY.Py_DecRef(m);
     PY.PyErr_Clear();
     pyhost__inflight_protect(0);
@@ -209,7 +202,7 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
   else if (pyhost__inflight_begin(gil) != 0)
     return pyhost__set_error(h, PYHOST_MISUSE,
-                             forked_amid_calls
+                             pyhost__process.forked_amid_calls
                                  ? "this process was forked while other threads were inside "
                                    "pyhost calls; in the child only pyhost_finalize and "
                                    "pyhost_free may be called (docs/threads.md)"

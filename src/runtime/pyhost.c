@@ -16,9 +16,6 @@
 /* CPython is process-global: at most one Python started by pyhost per process
  * (pyhost__process, core.h). */
 
-/* Marks the thread that called pyhost_init: its address is this thread's own. */
-static _Thread_local char init_thread_marker;
-
 static int finalize(pyhost *h);
 
 /* Test seam (fault injection): a symbol name the look-up pretends is missing. */
@@ -34,42 +31,14 @@ static void *lookup(void *lib, const char *name) {
 
 /* ---- checks before anything runs ---- */
 
-static const char *base_name(const char *path) {
-  const char *b = path;
-  for (const char *p = path; *p; p++)
-    if (*p == '/' || *p == '\\') b = p + 1;
-  return b;
-}
-
-/* libpython3.13t.so, libpython3.13td.so, python313t.dll: the ABI flag 't' after the
- * version digits marks a free-threaded build. */
-static int name_says_free_threaded(const char *path) {
-  const char *b = base_name(path);
-  const char *p = strstr(b, "python3");
-  if (!p) return 0;
-  p += 7;
-  if (*p == '.') p++;
-  while (*p >= '0' && *p <= '9') p++;
-  while (*p == 'd' || *p == 'm' || *p == '_') p++;
-  return *p == 't';
-}
-
 /* The file is looked at before the system loader maps it (libcheck.h): a damaged
  * library would kill the process inside the loader, a FIFO would hang it. */
 static int check_path(pyhost *h, const char *path, const char *origin) {
   if (!path[0]) return pyhost__set_error(h, PYHOST_NOTFOUND, "the Python library path%s is empty", origin);
   if (!pyhost__fs_has_dir(path)) return PYHOST_OK; /* a bare name: the system loader searches */
-  char why[1024];
-  int rc = pyhost__libcheck_explained(path, why, sizeof why);
-  if (rc == PYHOST_ISDIR)
-    return pyhost__set_error(h, rc,
-                             "cannot load Python library %s%s: it is a directory; name the "
-                             "libpython3.X shared library inside its lib/ directory",
-                             path, origin);
-  if (rc == PYHOST_DAMAGED)
-    return pyhost__set_error(h, rc, "cannot load Python library %s%s: the file is damaged: %s", path,
-                             origin, why);
-  if (rc) return pyhost__set_error(h, rc, "cannot load Python library %s%s: %s", path, origin, why);
+  struct pyhost__verdict v;
+  if (pyhost__verdict_file_explained(path, &v))
+    return pyhost__set_error(h, v.status, "cannot load Python library %s%s: %s", path, origin, v.reason);
   return PYHOST_OK;
 }
 
@@ -100,76 +69,27 @@ static int absolute_path(pyhost *h, char *path, size_t cap, char *origin, size_t
   return PYHOST_OK;
 }
 
-static int check_build(pyhost *h, const char *path, const struct pyapi_probe *pr) {
-  unsigned long v = pr->hexversion;
-  unsigned major = (unsigned)(v >> 24), minor = (unsigned)((v >> 16) & 0xFF);
-  unsigned long floor = PYHOST_LIMITED_API_HEX, min = h->cfg.min_python;
-  if (major == 2)
-    return pyhost__set_error(h, PYHOST_PYTHON2,
-                             "%s is Python %u.%u; pyhost embeds Python 3 (%lu.%lu or newer)", path,
-                             major, minor, floor >> 24, (floor >> 16) & 0xFF);
-  if (major != 3)
-    return pyhost__set_error(h, PYHOST_VERSION, "%s is Python %u.%u; pyhost embeds Python 3", path,
-                             major, minor);
-  if (pr->free_threaded || name_says_free_threaded(path))
-    return pyhost__set_error(h, PYHOST_FREETHREADED,
-                             "%s is a free-threaded Python %u.%u build (Py_GIL_DISABLED): its "
-                             "object layout has no stable ABI before 3.15; use the GIL build of "
-                             "the same version",
-                             path, major, minor);
-  if (pr->trace_refs)
-    return pyhost__set_error(h, PYHOST_BUILD,
-                             "%s is a Python %u.%u built with Py_TRACE_REFS, which changes the "
-                             "object layout the stable ABI relies on (fixed only in 3.13)",
-                             path, major, minor);
-  if (v < floor)
-    return pyhost__set_error(h, PYHOST_VERSION,
-                             "%s is Python %u.%u, older than %lu.%lu, the oldest this pyhost was "
-                             "built for",
-                             path, major, minor, floor >> 24, (floor >> 16) & 0xFF);
-  if (min && (v >> 16) < (min >> 16))
-    return pyhost__set_error(h, PYHOST_VERSION,
-                             "%s is Python %u.%u, older than %lu.%lu, the oldest the host accepts",
-                             path, major, minor, min >> 24, (min >> 16) & 0xFF);
-  return pyhost__check_policy(h, path, v);
-}
-
-/* Opens, probes and resolves the library; on success h->lib is open RTLD_LOCAL and
- * *table is filled.  On failure nothing is left open. */
+/* Opens, judges (verdict.h) and resolves the library; on success h->lib is open
+ * RTLD_LOCAL and *table is filled.  On failure nothing is left open. */
 static int open_and_check(pyhost *h, const char *path, const char *origin, struct pyapi *table) {
   char err[2048];
+  struct pyhost__verdict v;
   int rc = check_path(h, path, origin);
   if (rc) return rc;
   void *lib = pyhost__dl_open(path, 0, err, sizeof err);
-  if (!lib && !pyhost__fs_has_dir(path)) {
-    char where[1024], hint[PYHOST__PATH_MAX + 80] = "";
-    pyhost__sys_loader_search(where, sizeof where);
-    if (pyhost__fs_kind(path) == PYHOST__FS_FILE)
-      pyhost__fmt(hint, sizeof hint, "; a file of that name is in the current directory: give it as .%c%s",
-                  pyhost__fs_sep, path);
-    return pyhost__set_error(h, PYHOST_NOLIB,
-                             "cannot load Python library %s%s: a bare name (no directory), which "
-                             "the system loader searched for in %s; it says: %s%s",
-                             path, origin, where, err, hint);
+  if (!lib) {
+    pyhost__verdict_unloaded(path, err, &v);
+    return pyhost__set_error(h, v.status, "cannot load Python library %s%s: %s", path, origin, v.reason);
   }
-  if (!lib)
-    return pyhost__set_error(h, PYHOST_NOLIB,
-                             "cannot load Python library %s%s: the system loader says: %s", path,
-                             origin, err);
+  struct pyhost__policy pol;
   struct pyapi_probe pr;
-  rc = pyhost__pyapi_probe(lookup, lib, &pr, err, sizeof err);
+  pyhost__policy_of(&h->cfg, 1, &pol); /* chosen by the host, the user or discovery */
+  rc = pyhost__verdict_library(lookup, lib, &pol, &pr, table, &v);
+  if (pr.version_text) pyhost__fmt(h->version_text, sizeof h->version_text, "%s", pr.version_text);
   if (rc) {
-    pyhost__set_error(h, rc, "%s%s is not a Python library: %s", path, origin, err);
-    goto fail;
-  }
-  pyhost__fmt(h->version_text, sizeof h->version_text, "%s", pr.version_text);
-  char named[PYHOST__PATH_MAX + 256]; /* the path and where it came from, as above */
-  pyhost__fmt(named, sizeof named, "%s%s", path, origin);
-  if ((rc = check_build(h, named, &pr))) goto fail;
-  rc = pyhost__pyapi_load(table, pr.hexversion, lookup, lib, err, sizeof err);
-  if (rc) {
-    pyhost__set_error(h, rc, "cannot use %s%s: %s", path, origin, err);
-    goto fail;
+    pyhost__set_error(h, rc, "cannot use %s%s: %s", path, origin, v.reason);
+    pyhost__dl_close(lib);
+    return rc;
   }
   h->lib = lib;
   h->hexversion = pr.hexversion;
@@ -182,9 +102,6 @@ static int open_and_check(pyhost *h, const char *path, const char *origin, struc
   if (pyhost__fs_realpath(real, h->library_path, sizeof h->library_path) != 0)
     pyhost__fmt(h->library_path, sizeof h->library_path, "%s", real);
   return PYHOST_OK;
-fail:
-  pyhost__dl_close(lib);
-  return rc;
 }
 
 /* ---- starting Python ---- */
@@ -377,7 +294,7 @@ int pyhost__load(const pyhost_config *cfg, pyhost **out) {
   if (!out) return PYHOST_MISUSE;
   pyhost *h = *out = handle_new();
   if (!h) return PYHOST_NOMEM;
-  h->init_thread = &init_thread_marker;
+  h->init_thread = &pyhost__thread; /* its address is this thread's own */
   int rc = pyhost__config_copy(&h->cfg, cfg);
   if (rc) return pyhost__set_error(h, rc, "out of memory copying the configuration");
   if ((rc = claim_process(h))) return rc;
@@ -443,7 +360,7 @@ int pyhost_finalize(pyhost *h) {
   if (!pyhost__handle_live(h)) return PYHOST_MISUSE;
   /* CPython finalizes on its main thread: elsewhere 3.11's threading shutdown waits
    * forever for the main thread's state to go, and debug builds of 3.14+ abort. */
-  if (h->init_thread != &init_thread_marker && atomic_load(&h->state) == PYHOST__RUNNING &&
+  if (h->init_thread != &pyhost__thread && atomic_load(&h->state) == PYHOST__RUNNING &&
       !pyhost__inflight_forked_amid_calls())
     return pyhost__set_error(h, PYHOST_MISUSE,
                              "pyhost_finalize called on another thread than pyhost_init's; "

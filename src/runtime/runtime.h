@@ -125,8 +125,9 @@ struct pyhost__teardown {
   struct pyhost__teardown *next;  /* set by pyhost__teardown_add */
   int added;
 };
-/* With the GIL: adds t (static storage) to the hooks finalize runs; again is a no-op. */
-void pyhost__teardown_add(struct pyhost__teardown *t);
+/* With the GIL: adds t (process storage: the bridge's object) to the hooks finalize
+ * runs, to run run in phase; again is a no-op. */
+void pyhost__teardown_add(struct pyhost__teardown *t, void (*run)(void), int phase);
 /* Runs the hooks of phase, in the order they were added. */
 void pyhost__teardown_run(int phase);
 

@@ -8,9 +8,11 @@
  */
 #include "runtime.h"
 
-void pyhost__teardown_add(struct pyhost__teardown *t) {
+void pyhost__teardown_add(struct pyhost__teardown *t, void (*run)(void), int phase) {
   if (t->added) return;
   t->added = 1;
+  t->run = run;
+  t->phase = phase;
   t->next = NULL;
   *pyhost__process.teardown_end = t;
   pyhost__process.teardown_end = &t->next;

@@ -1,0 +1,62 @@
+/* registries.h: everything the bridge keeps for the whole process, in one object.
+ *
+ * The runtime's process state is pyhost__process (core.h); the bridge owns its own:
+ * the records of host functions and host types, the trampolines of typed methods,
+ * pyhost_eval's compiled-code cache and the plugin loader's module.  Finalize never
+ * names them: each file of the bridge adds its teardown hook (runtime.h; the hooks are
+ * in this object too) the first time it keeps something, as libuv's loop closes
+ * handles it never includes, so the runtime reaches this object only through them.
+ * Every field is read and written with the GIL held (or, after Py_FinalizeEx, by the
+ * one thread that finalized).
+ */
+#ifndef PYHOST_REGISTRIES_H
+#define PYHOST_REGISTRIES_H
+
+#include "runtime.h" /* first: Python.h must precede system headers */
+
+struct hostfn;
+struct typerec;
+struct methrec;
+
+#define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
+#define PYHOST__EVAL_CACHE_SIZE 64 /* code objects pyhost_eval keeps (eval.c) */
+
+/* One cached code object, keyed by its source text (eval.c). */
+struct pyhost__eval_entry {
+  char *src;                 /* pyhost__malloc'd copy; NULL: free slot */
+  size_t len;
+  size_t hash;
+  unsigned long last_use;
+  PyObject *code;            /* strong reference */
+};
+
+struct pyhost__bridge {
+  /* host functions (hostfn.c) */
+  struct hostfn *hostfns;          /* every host function's record */
+  PyTypeObject *fnself_type;       /* pyhost.function_data */
+  /* host types (hosttype.c) */
+  struct typerec **by_type;        /* every host type's record by type */
+  size_t by_type_cap, by_type_n;
+  struct typerec *by_type_none[1]; /* by_type before the first type: one free slot */
+  const PyTypeObject *fast_type;   /* the last type `T()` made fast */
+  struct typerec *fast_rec;        /* and its record */
+  PyTypeObject *descr_type, *bound_type; /* pyhost.method, pyhost.bound_method */
+  /* the typed method behind each trampoline in use, and how many are; never reused:
+   * a type's record lives until exit */
+  struct methrec *tramp_rec[PYHOST__TRAMPOLINES];
+  size_t tramp_used;
+  /* pyhost_eval's cache of the last distinct expressions, least recently used out
+   * (eval.c) */
+  struct pyhost__eval_entry eval_cache[PYHOST__EVAL_CACHE_SIZE];
+  unsigned long eval_clock, eval_hits, eval_misses;
+  /* the plugin loader's module, strong (plugin.c) */
+  PyObject *plugin_loader;
+  /* finalize's hooks for all of the above, each added by its file the first time it
+   * keeps something: drop the cache and the loader before Py_FinalizeEx, close every
+   * host function as finalize begins, free the orphaned records after it */
+  struct pyhost__teardown eval_cache_hook, plugin_loader_hook;
+  struct pyhost__teardown hostfn_close_hook, hostfn_orphans_hook;
+};
+extern PYHOST__HIDDEN struct pyhost__bridge pyhost__bridge;
+
+#endif
