@@ -18,12 +18,11 @@
  * a new thread never reads an ended one's message, and takes its slot over rather than
  * adding one, so that the list stays as long as the most threads alive at once. */
 static _Thread_local char this_thread;
-static _Thread_local unsigned long this_number; /* 0 until the thread's first message */
-static _Atomic unsigned long threads_numbered;
 
 static unsigned long thread_number(void) {
-  if (!this_number) this_number = atomic_fetch_add(&threads_numbered, 1) + 1;
-  return this_number;
+  if (!pyhost__thread.number)
+    pyhost__thread.number = atomic_fetch_add(&pyhost__process.threads_numbered, 1) + 1;
+  return pyhost__thread.number;
 }
 
 /* The slot at this thread's address: its own, an ended thread's, or NULL. */
@@ -36,7 +35,7 @@ static struct pyhost__msg *slot_here(const pyhost *h) {
 
 static struct pyhost__msg *find_slot(const pyhost *h) {
   struct pyhost__msg *m = slot_here(h);
-  return m && m->number == this_number ? m : NULL;
+  return m && m->number == pyhost__thread.number ? m : NULL;
 }
 
 static struct pyhost__msg *get_slot(const pyhost *h) {
