@@ -370,6 +370,55 @@ TEST_CASE(host_callbacks_and_interrupts_as_data) {
   pyhost_free(h);
 }
 
+/* Failures inside a callback that the callback or its Python caller handled: they are
+ * the callback's business.  The call that leaves pyhost answers for itself, so after
+ * one that succeeded there is no message and no exception data (pyhost.h: "" and
+ * "not an error" after success), also inside a GIL scope and through a prepared call. */
+static int swallow(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                   const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  pyhost_value *s = pyhost_value_str("s", 1);
+  int64_t i;
+  int rc = pyhost_value_to_int(h, s, &i); /* pyhost's own error: a message, no exception */
+  pyhost_value_free(s);
+  if (rc != PYHOST_TYPE) return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "to_int: %d", rc);
+  return pyhost_exec(h, "1 / 0", "inner.py") == PYHOST_PYEXC ? PYHOST_OK : PYHOST_ERROR;
+}
+
+static void no_data_after_success(pyhost *h, int rc, int line) {
+  if (rc != PYHOST_OK || strcmp(pyhost_errmsg(h), "not an error") != 0 || pyhost_errtype(h)[0] ||
+      pyhost_errframe_count(h) != 0) {
+    fprintf(stderr, "test_errors.c:%d: %s, then message \"%.200s\", type \"%s\", %zu frames\n",
+            line, pyhost_status_name(rc), pyhost_errmsg(h), pyhost_errtype(h),
+            pyhost_errframe_count(h));
+    check_failures++;
+  }
+}
+
+TEST_CASE(no_stale_data_after_handled_failures_in_callbacks) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "app", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "swallow", swallow, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "nested", nested_failure, NULL, NULL), PYHOST_OK);
+  const char *caught = "import app\ntry:\n    app.nested()\nexcept ZeroDivisionError:\n    pass\n";
+  no_data_after_success(h, pyhost_exec(h, "import app\napp.swallow()\n", "s.py"), __LINE__);
+  no_data_after_success(h, pyhost_exec(h, caught, "c.py"), __LINE__);
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "app.swallow", &c), PYHOST_OK);
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  no_data_after_success(h, pyhost_exec(h, caught, "c.py"), __LINE__);
+  no_data_after_success(h, pyhost_prepared_call(h, c, NULL, 0), __LINE__);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  no_data_after_success(h, pyhost_prepared_call(h, c, NULL, 0), __LINE__);
+  /* a failure of the outer call is still its own */
+  CHECK_RC(pyhost_exec(h, "import app\napp.nested()\n", "n.py"), PYHOST_PYEXC);
+  CHECK_STREQ(pyhost_errtype(h), "ZeroDivisionError");
+  pyhost_callable_free(c);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 /* ---- plugins: the frames start in the plugin's file ---- */
 
 static char dir[256];
