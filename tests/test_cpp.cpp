@@ -86,6 +86,11 @@ TEST_CASE(conv_bool) {
   CHECK(b.call<bool>(false) == false);
   CHECK(py.eval<bool>("1 < 2"));
   EXPECT_ERROR(py.eval<bool>("1"), PYHOST_TYPE, "", "expected bool, got int");
+  // C++ -> Python through a value, a container and a keyword: true is True, false False
+  CHECK(py.call<std::string>("repr", pyh::value(true)) == "True");
+  CHECK(py.call<std::string>("repr", pyh::value(false)) == "False");
+  CHECK(py.call<std::string>("repr", std::vector<bool>{true, false}) == "[True, False]");
+  CHECK(py.call<std::string>("json.dumps", "é", "ensure_ascii"_kw = false) == "\"é\"");
 }
 
 TEST_CASE(conv_strings) {

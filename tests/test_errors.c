@@ -260,6 +260,21 @@ TEST_CASE(syntax_errors_end_with_their_place) {
   CHECK_STREQ(file, "inner.py");
   CHECK(line == 1);
   CHECK_STREQ(fn, "");
+  /* raised by hand: no place of its own, no frame for it; a line Python knows none
+   * of (None, beyond an int) is 0 */
+  CHECK_RC(pyhost_exec(h, "raise SyntaxError('no place')\n", "bare.py"), PYHOST_PYEXC);
+  CHECK(pyhost_errframe_count(h) == 1);
+  static const char *const unknown_lines[] = {"None", "2 ** 40", "'7'"};
+  for (size_t i = 0; i < sizeof unknown_lines / sizeof *unknown_lines; i++) {
+    char code[128];
+    snprintf(code, sizeof code, "raise SyntaxError('m', ('s.py', %s, 1, 'x'))\n", unknown_lines[i]);
+    CHECK_RC(pyhost_exec(h, code, "unknown.py"), PYHOST_PYEXC);
+    CHECK(pyhost_errframe_count(h) == 2);
+    line = -1;
+    CHECK_RC(pyhost_errframe(h, 1, &file, &line, &fn), PYHOST_OK);
+    CHECK_STREQ(file, "s.py");
+    CHECK(line == 0);
+  }
   CHECK_RC(pyhost_exec(h, "if True:\nx = 1\n", "indent.py"), PYHOST_PYEXC);
   CHECK_STREQ(pyhost_errtype(h), "IndentationError");
   pyhost_free(h);
