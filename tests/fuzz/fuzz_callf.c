@@ -275,6 +275,15 @@ static int expected_status(const struct result *r, char t) {
 
 /* ---- one unit ---- */
 
+/* Where a call writes its result, of any result type. */
+union out_slot {
+  int i;
+  int64_t L;
+  double d;
+  pyhost_value *v;
+  const char *s;
+};
+
 struct borrowed {
   const char *p;
   size_t len;
@@ -408,14 +417,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     a.fixed[2] = fmt;
     for (int k = 0; k < 3; k++) push(&a, &ffi_type_pointer, &a.fixed[k]);
     /* outputs left alone must stay as they are */
-    union {
-      int i;
-      int64_t L;
-      double d;
-      pyhost_value *v;
-      const char *s;
-    } out;
+    union out_slot out, untouched;
     memset(&out, 0xA5, sizeof out);
+    memset(&untouched, 0xA5, sizeof untouched);
     size_t out_len = 0xA5A5;
     const void *out_p = &out, *len_p = &out_len;
     if (valid) {
@@ -437,14 +441,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              a.values);
     rc = (int)ret;
     const char *msg = pyhost_errmsg(h);
-    union {
-      int i;
-      int64_t L;
-      double d;
-      pyhost_value *v;
-      const char *s;
-    } untouched;
-    memset(&untouched, 0xA5, sizeof untouched);
     if (rc != PYHOST_OK && (memcmp(&out, &untouched, sizeof out) || out_len != 0xA5A5))
       die("a failed call wrote its result", fmt, msg);
     if (rc != PYHOST_OK && !msg[0]) die("a failure without a message", fmt, NULL);
