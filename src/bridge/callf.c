@@ -20,7 +20,7 @@ static int is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static int is_arg_letter(char c) { return c && strchr("iLdbnszyO", c) != NULL; }
+static int is_arg_letter(char c) { return c && strchr("iLdbnszyOm", c) != NULL; }
 
 /* Reads fmt into *p (names point into fmt): PYHOST_OK or PYHOST_MISUSE naming the
  * fault and its column. */
@@ -48,14 +48,14 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
     }
     if (p->n == PYHOST__CALLF_MAX)
       return bad_format(h, fn, fmt, c, "more arguments than pyhost takes (16)");
-    if (!is_arg_letter(*c)) return bad_format(h, fn, fmt, c, "unknown type (i L d b n s z y O)");
+    if (!is_arg_letter(*c)) return bad_format(h, fn, fmt, c, "unknown type (i L d b n s z y O m)");
     p->letter[p->n++] = *c;
     if (!name) p->npos++;
   }
   if (*c == '>') {
     p->rtype = c[1];
-    if (!p->rtype || !strchr("iLdbOsy", p->rtype) || c[2])
-      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O s y) after '>'");
+    if (!p->rtype || !strchr("iLdbOsyow", p->rtype) || c[2])
+      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O s y o w) after '>'");
   }
   return PYHOST_OK;
 }
@@ -92,6 +92,7 @@ PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char
     a = pyhost_arg_bytes(p, va_arg(*ap, size_t));
     break;
   }
+  case 'm': a = pyhost_arg_buffer(va_arg(*ap, const pyhost_buffer *)); break;
   default: a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); break; /* 'O' */
   }
   return pyhost__arg_to_python(h, &a, i, fn);
@@ -131,7 +132,7 @@ PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
   return r;
 }
 
-int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, const char **out, size_t *len,
                                 PyObject **kept, const char *fn) {
   unsigned long flags = PY.PyType_GetFlags(Py_TYPE(r));
   char *p = NULL;
@@ -155,7 +156,7 @@ int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_
     if (r) pyhost__drop(r);
     return rc;
   }
-  *(const char **)out = p;
+  *out = p;
   *len = (size_t)n;
   *kept = r;
   return PYHOST_OK;
@@ -196,8 +197,9 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
 }
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
-  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised,
+                  struct pyhost__callf_plan *cache, struct pyhost__callf_borrowed *borrowed,
+                  const char *raised) {
+  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, borrowed, raised,
                               pyhost__inline_refcounts());
 }
 

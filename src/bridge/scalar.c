@@ -1,8 +1,8 @@
 /* scalar.c: C scalars, strings and bytes to and from Python objects, one at a time,
  * without a pyhost_value in between: the conversions of the fast forms (prepared
- * calls).  The rules are pyhost_value's (value.c), so both forms agree on what is an
- * int, a float or a bool. */
-#include "internal.h"
+ * calls).  Results are read by the one reader of scalars (scalar_read.c), so every form
+ * agrees on what is an int, a float or a bool. */
+#include "buffer.h"
 
 #include <string.h>
 
@@ -29,6 +29,10 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
       return a->u.v->u.obj;
     }
     return pyhost__to_python(h, a->u.v);
+  case PYHOST_ARG_BUFFER:
+    if (a->u.p) return pyhost__buffer_object((const pyhost_buffer *)a->u.p);
+    pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: a NULL pyhost_buffer", fn, index);
+    return NULL;
   default:
     pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: unknown pyhost_arg kind %d", fn,
                       index, a->kind);
@@ -47,27 +51,34 @@ int pyhost__read_type_error(pyhost *h, PyObject *o, const char *fn, const char *
                            name);
 }
 
-int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
-  if (!pyhost__is_int(o)) return pyhost__read_type_error(h, o, fn, "int");
-  int overflow = 0;
-  long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (overflow)
-    return pyhost__set_error(h, PYHOST_RANGE, "%s: the result: int does not fit in 64 bits", fn);
-  if (i == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-  *out = (int64_t)i;
+/* The result o read as kind into *out, or the error naming fn and the type wanted. */
+static int read_result(pyhost *h, PyObject *o, const char *fn, int kind, const char *want,
+                       pyhost_arg *out) {
+  int rc = pyhost__scalar_read(o, kind, out);
+  if (rc == PYHOST_TYPE) return pyhost__read_type_error(h, o, fn, want);
+  if (rc == PYHOST_RANGE)
+    return pyhost__set_error(h, PYHOST_RANGE, "%s: the result: %s", fn,
+                             pyhost__scalar_range_text(kind));
   return PYHOST_OK;
+}
+
+int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
+  pyhost_arg a = pyhost_arg_none();
+  int rc = read_result(h, o, fn, PYHOST_ARG_INT, "int", &a);
+  if (rc == PYHOST_OK) *out = a.u.i;
+  return rc;
 }
 
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
-  if (!pyhost__accepts_float(o)) return pyhost__read_type_error(h, o, fn, "float");
-  double d = PY.PyFloat_AsDouble(o); /* an int too big for a double raises OverflowError */
-  if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-  *out = d;
-  return PYHOST_OK;
+  pyhost_arg a = pyhost_arg_none();
+  int rc = read_result(h, o, fn, PYHOST_ARG_FLOAT, "float", &a);
+  if (rc == PYHOST_OK) *out = a.u.d;
+  return rc;
 }
 
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out) {
-  if (!pyhost__is_bool(o)) return pyhost__read_type_error(h, o, fn, "bool");
-  *out = PY.PyObject_IsTrue(o);
-  return PYHOST_OK;
+  pyhost_arg a = pyhost_arg_none();
+  int rc = read_result(h, o, fn, PYHOST_ARG_BOOL, "bool", &a);
+  if (rc == PYHOST_OK) *out = a.u.b;
+  return rc;
 }

@@ -9,9 +9,10 @@
  * frees handles or calls back, keyword names whose __eq__ removes the typed function
  * being bound or invalidates the instance whose method is being bound, reentrant calls
  * through host functions and host types, deep recursion, exceptions whose __new__ or
- * __str__ misbehaves, dicts cleared during calls, huge ints.  Whatever the program, no
- * call may crash, leak or trip a sanitizer; a Python exception is a normal outcome, and
- * every status must agree with its message and exception data (fz_checked).  Outputs
+ * __str__ misbehaves, dicts cleared during calls, huge ints; host memory lent to Python
+ * (kept, sliced, released under it) and Python's buffers and lists read in place.
+ * Whatever the program, no call may crash, leak or trip a sanitizer; a Python exception
+ * is a normal outcome, and every status must agree with its message and exception data (fz_checked).  Outputs
  * are checked to be written only on PYHOST_OK, and borrowed results to stay readable
  * until their callable's next callf.  Finalize cannot run in the fuzzing process
  * (CPython starts once per process), so the "finalize" operation forks: the child
@@ -315,6 +316,81 @@ static void set_value(int slot, pyhost_value *v) {
   pyhost_value_free(old);
 }
 
+/* ---- bulk data: one loan of host memory at a time, views and arrays of the slots ---- */
+
+static pyhost_buffer *loan;
+
+static void free_loan_memory(void *data, void *userdata) {
+  (void)userdata;
+  free(data); /* ASan: a read of the loan after this is a use after free */
+}
+
+/* Lends 48 fresh bytes as (format, shape) chosen by arg, the view into a slot; or,
+ * when a loan is out, releases it (Python may keep views: they must fail or wait). */
+static void bulk_loan(int slot, uint8_t arg) {
+  if (loan) {
+    size_t left = 0;
+    fz_checked(pyhost_buffer_release(h, loan, &left), "buffer_release");
+    loan = NULL;
+    return;
+  }
+  static const char *const formats[] = {"B", "q", "d", "i", "h", "?", "x", NULL};
+  unsigned char *mem = malloc(48);
+  if (!mem) return;
+  for (int k = 0; k < 48; k++) mem[k] = (unsigned char)(k * 37 + arg);
+  const char *f = formats[arg % 8];
+  size_t item = !f || !strchr("qd", f[0]) ? (f && f[0] == 'i' ? 4 : f && f[0] == 'h' ? 2 : 1) : 8;
+  pyhost_buffer_spec spec = {mem, f, 1 + (arg >> 3) % 2, {0}, (arg >> 4) & 1, free_loan_memory, NULL};
+  spec.shape[0] = spec.ndim == 1 ? 48 / item : 2;
+  spec.shape[1] = 48 / item / 2;
+  if (pyhost_buffer_new(h, &spec, &loan) != PYHOST_OK) {
+    fz_checked(PYHOST_ERROR, "buffer_new"); /* must say why */
+    free(mem);
+    loan = NULL;
+    return;
+  }
+  pyhost_value *v = NULL;
+  fz_checked(pyhost_buffer_value(h, loan, &v), "buffer_value");
+  set_value(slot, v);
+  /* Python keeps the view and views derived from it past the release: reading them then
+   * must raise or wait, never read freed memory */
+  if (v && pyhost_set_global(h, "M", v) == PYHOST_OK)
+    pyhost_exec(h, "K = [M, M[1:], M.cast('B') if M.c_contiguous else M]\nV = K[1]\n"
+                   "L.append(K[-1])\n", "<bulk>");
+  if (callables[arg % NCALLABLES])
+    fz_checked(pyhost_prepared_callf(h, callables[arg % NCALLABLES], "m", loan), "callf m");
+}
+
+/* A slot read as a buffer (every byte of it, so ASan sees a bad read) or as an array. */
+static void bulk_read(int slot, uint8_t arg) {
+  const pyhost_value *v = values[slot];
+  if (!v) return;
+  if (arg & 1) {
+    pyhost_view view;
+    unsigned flags = (arg & 2 ? PYHOST_VIEW_WRITABLE : 0) | (arg & 4 ? PYHOST_VIEW_CONTIGUOUS : 0);
+    if (pyhost_view_get(h, v, flags, &view) == PYHOST_OK) {
+      volatile unsigned char sum = 0;
+      for (size_t k = 0; k < view.len; k++) sum += ((const unsigned char *)view.data)[k];
+      if (view.ndim > 0 && (!view.shape || !view.strides)) abort();
+      pyhost_view_release(h, &view);
+    } else {
+      fz_checked(PYHOST_ERROR, "view_get");
+    }
+    return;
+  }
+  int64_t ints[16];
+  double doubles[16];
+  size_t n = 0;
+  pyhost_value *made = NULL;
+  if (arg & 2) {
+    if (pyhost_value_to_int64s(h, v, ints, (arg >> 2) % 17, &n) == PYHOST_OK)
+      fz_checked(pyhost_value_from_int64s(h, ints, n, &made), "value_from_int64s");
+  } else if (pyhost_value_to_doubles(h, v, doubles, (arg >> 2) % 17, &n) == PYHOST_OK) {
+    fz_checked(pyhost_value_from_doubles(h, doubles, n, &made), "value_from_doubles");
+  }
+  if (made) set_value((slot + 1) % NVALUES, made);
+}
+
 static void read_value(const pyhost_value *v, int how) {
   int64_t i;
   double d;
@@ -580,6 +656,7 @@ static void finalize_in_child(uint8_t how) {
     if (pyhost_call_namef(h, "len", "s>i", "abc", &len) != PYHOST_MISUSE || len != -1) _exit(8);
     for (int i = 0; i < NCALLABLES; i++) pyhost_callable_free(fz_take_callable(i));
     for (int i = 0; i < NVALUES; i++) pyhost_value_free(values[i]);
+    if (loan && pyhost_buffer_release(h, loan, NULL)) _exit(9); /* after finalize: frees it */
     pyhost_plugin_unload(fz.plugin);
     pyhost_free(h);
     _exit(0);
@@ -601,7 +678,7 @@ static void op(uint8_t code, uint8_t arg) {
   int slot = arg % NVALUES, cslot = arg % NCALLABLES;
   pyhost_value *v = NULL;
   int rc;
-  switch (code % 32) {
+  switch (code % 34) {
   case 0:
     if (!skipped(arg % NSNIPPETS)) fz_checked(pyhost_exec(h, snippets[arg % NSNIPPETS], "<snippet>"), "exec");
     break;
@@ -857,6 +934,12 @@ static void op(uint8_t code, uint8_t arg) {
       abort();
     pyhost_exit_code(h);
     break;
+  case 31:
+    bulk_loan(slot, arg);
+    break;
+  case 32:
+    bulk_read(slot, arg);
+    break;
   default:
     fz_checked(pyhost_eval(h, "[1, 2.5, 'x'] * 3", &v), "eval");
     set_value(slot, v);
@@ -882,6 +965,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_borrowed();
   for (int i = 0; i < NCALLABLES; i++) pyhost_callable_free(fz_take_callable(i));
   for (int i = 0; i < NVALUES; i++) set_value(i, NULL);
+  if (loan && pyhost_buffer_release(h, loan, NULL)) abort();
+  loan = NULL;
   pyhost_plugin_unload(fz.plugin);
   fz.plugin = NULL;
   pyhost_exec(h,
