@@ -489,6 +489,121 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     return rows
 
 
+# (i2, i3) the isolation levels (issue 34): bench_isolation against a raw ping-pong of
+# the same bytes between two C processes, and against multiprocessing on the same Python.
+ISO_CALLS = 20_000
+ISO_CYCLES = 20
+ISO_RSS_PLUGINS = 5
+POOL_PY = r"""
+import multiprocessing, sys, time
+def f(a, b):
+    return a + b
+if __name__ == "__main__":
+    n = int(sys.argv[1])
+    if len(sys.argv) > 2:  # a Python that runs under its own loader: so do its helpers
+        multiprocessing.set_executable(sys.argv[2])
+    per = max(1, n // 21)
+    with multiprocessing.Pool(1) as pool:
+        for i in range(n // 10 + 1):
+            pool.apply(f, (i, 2))
+        t = []
+        for _ in range(21):
+            t0 = time.perf_counter()
+            for i in range(per):
+                pool.apply(f, (i, 2))
+            t.append((time.perf_counter() - t0) * 1e9 / per)
+    print("RESULT pool_apply %.3f" % sorted(t)[10])
+"""
+
+
+def measure_isolation(cfg, entry, runs, scale):
+    """Rows i2 and i3: (id, what, pyhost, baseline, unit, ratio, target, note)."""
+    prog = entry.get("launcher", []) + [cfg["isolation"]]
+    lib = entry["lib"]
+    n = max(21, int(ISO_CALLS * scale))
+    cycles = max(3, int(ISO_CYCLES * scale))
+    rows = []
+
+    def add(rid, what, pairs, unit, target, note=""):
+        pa = statistics.median(x for x, _ in pairs)
+        pb = statistics.median(y for _, y in pairs)
+        rows.append(dict(id=rid, what=what, pyhost=pa, base=pb, unit=unit,
+                         ratio=median_ratio(pairs), target=target, note=note))
+
+    def results_of(cmd):
+        return {k: float(v.split()[0]) for k, v in
+                (line.split(" ", 2)[1:] for line in run(cmd).splitlines() if line.startswith("RESULT "))}
+
+    raw = run(prog + ["proc_call", str(n), lib])  # also says how many bytes a call moves
+    m = re.search(r"^RESULT proc_call_bytes (\d+) (\d+)$", raw, re.M)
+    if not m:
+        sys.exit(f"run.py: no byte counts from {prog[-1]} proc_call:\n{raw}")
+    inb, outb = m.group(1), m.group(2)
+    pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
+              results_of(prog + ["pingpong", str(n), inb, outb])["pingpong"]) for _ in range(runs)]
+    add("i2", f"hook f(a, b) ints -> int at the process level (pyhost_plugin_callf \"ii>i\") vs a raw "
+        f"ping-pong of the same bytes ({inb} out, {outb} back) over a socketpair between two C processes",
+        pairs, "ns", 1.5, "median of 21 batches per run; the floor is two context switches")
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "pool_apply.py")
+        with open(script, "w") as f:
+            f.write(POOL_PY)
+        pool_cmd = entry.get("launcher", []) + [entry["python"], script, str(max(21, n // 4))]
+        if entry.get("launcher"):
+            wrapper = os.path.join(d, "python")
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nexec " + " ".join(entry["launcher"] + [entry["python"]]) + ' "$@"\n')
+            os.chmod(wrapper, 0o755)
+            pool_cmd.append(wrapper)
+        pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
+                  results_of(pool_cmd)["pool_apply"]) for _ in range(runs)]
+    add("i2", "the same call vs multiprocessing Pool(1).apply(f, (a, b)) on the same Python",
+        pairs, "ns", None, "what a Python user would pick; expected well under 0.3")
+    pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
+              results_of(prog + ["shared_call", str(n), lib])["shared_call"]) for _ in range(runs)]
+    add("i2", "the same call at the process level vs at the shared level", pairs, "ns", None,
+        "for reference: what crossing a process costs over an in-process call")
+    pairs = [(results_of(prog + ["proc_cycle", str(cycles), lib])["proc_cycle"],
+              results_of(prog + ["shared_cycle", str(cycles), lib])["shared_cycle"])
+             for _ in range(runs)]
+    add("i3", "load + first call + unload: process level vs shared level", pairs, "ns", None,
+        "a Python starts in the worker, and ends")
+    k = max(2, int(ISO_RSS_PLUGINS * scale))
+    proc = [results_of(prog + ["proc_rss", str(k), lib]) for _ in range(runs)]
+    shared = [results_of(prog + ["shared_rss", str(k), lib]) for _ in range(runs)]
+    pairs = [(p["proc_rss_worker_kib"] + p["proc_rss_host_kib"], s["shared_rss_host_kib"])
+             for p, s in zip(proc, shared)]
+    add("i3", "RSS per loaded plugin: the worker process plus the host's growth (process level) vs "
+        "the host's growth (shared level)", [(a, max(b, 1.0)) for a, b in pairs], "KiB", None,
+        f"{k} plugins, each after a first call; the host's own growth per process-level plugin: "
+        f"{statistics.median(p['proc_rss_host_kib'] for p in proc):.0f} KiB")
+    return rows
+
+
+def fmt_unit(x, unit):
+    if unit == "KiB":
+        return f"{x / 1024:.1f} MiB" if x >= 1024 else f"{x:.0f} KiB"
+    return fmt_ns(x)
+
+
+def isolation_table(parts):
+    """parts: [(tag, version text, rows)] -> the markdown of rows i2, i3."""
+    out = []
+    for tag, text, rows in parts:
+        out += [f"### {tag} ({text})", "",
+                "| | benchmark | pyhost | baseline | ratio (median) | target | |",
+                "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            t = "" if r["target"] is None else f"<= {r['target']:.2f}"
+            v = "" if r["target"] is None else ("met (time)" if r["ratio"] <= r["target"] else
+                                               f"missed by {(r['ratio'] / r['target'] - 1) * 100:.0f}% (time)")
+            note = f" ({r['note']})" if r["note"] else ""
+            out.append(f"| {r['id']} | {md(r['what'] + note)} | {fmt_unit(r['pyhost'], r['unit'])} | "
+                       f"{fmt_unit(r['base'], r['unit'])} | {r['ratio']:.2f} | {t} | {v} |")
+        out.append("")
+    return "\n".join(out)
+
+
 def has_numpy(b):
     p = subprocess.run(b.python + ["-c", "import numpy"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, env=ENV)
@@ -670,15 +785,18 @@ def replace_between(text, name, body):
     return head + begin + "\n" + body + end + tail
 
 
-def update_doc(out_dir, generated, args_table, other_table):
+def update_doc(out_dir, generated, args_table, other_table, isolation=None):
     doc = os.path.join(out_dir, "performance.md")
     if not os.path.exists(doc):
         return
     with open(doc) as f:
         text = f.read()
-    text = replace_between(text, "", generated)
-    text = replace_between(text, "arguments ", args_table)
-    text = replace_between(text, "no-arguments ", other_table)
+    if generated is not None:
+        text = replace_between(text, "", generated)
+        text = replace_between(text, "arguments ", args_table)
+        text = replace_between(text, "no-arguments ", other_table)
+    if isolation is not None:
+        text = replace_between(text, "isolation ", isolation)
     with open(doc, "w") as f:
         f.write(text)
 
@@ -710,6 +828,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "docs"))
+    ap.add_argument("--only", choices=("all", "isolation"), default="all",
+                    help="isolation: only rows i2 and i3 (their section of performance.md)")
     ap.add_argument("--bulk-only", action="store_true",
                     help="only the bulk-data rows g1-g3, into their own section of performance.md")
     a = ap.parse_args()
@@ -719,6 +839,24 @@ def main():
     entries = [e for e in cfg["entries"] if e["tag"] in [f"py{v}" for v in want] and e["direct"]]
     callgrind = not a.no_callgrind and shutil.which("valgrind")
     os.makedirs(os.path.join(a.out, "bench"), exist_ok=True)
+    iso_parts = []
+    for e in entries if cfg.get("isolation") and not a.bulk_only else []:
+        print(f"run.py: isolation on {e['tag']} ...", file=sys.stderr, flush=True)
+        text = subprocess.run(e.get("launcher", []) + [e["python"], "-c",
+                               "import sys; print(sys.version.split()[0])"],
+                              capture_output=True, text=True, env=ENV).stdout.strip()
+        iso_parts.append((e["tag"], f"Python {text}", measure_isolation(cfg, e, a.runs, a.scale)))
+    isolation = None
+    if iso_parts:
+        isolation = (f"Generated by `bench/run.py --only {a.only}` on "
+                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {machine()}; "
+                     f"{a.runs} runs per row, scale {a.scale}.\n\n" + isolation_table(iso_parts))
+        with open(os.path.join(a.out, "bench", "isolation.md"), "w") as f:
+            f.write(isolation)
+    if a.only == "isolation":
+        update_doc(a.out, None, None, None, isolation)
+        print(isolation or "run.py: no isolation benchmark built")
+        return
     all_rows, tags, parts, tsv = [], [], [], ["tag\tid\tbenchmark\tpyhost_ns\tbase_ns\tratio\tir_pyhost\tir_base\ttarget"]
     for e in entries:
         print(f"run.py: {e['tag']} ...", file=sys.stderr, flush=True)
@@ -758,7 +896,7 @@ def main():
     args_table, other_table = summary(all_rows, tags, True), summary(all_rows, tags, False)
     with open(os.path.join(a.out, "bench", "summary.md"), "w") as f:
         f.write("## With arguments\n\n" + args_table + "\n## Without arguments\n\n" + other_table)
-    update_doc(a.out, generated, args_table, other_table)
+    update_doc(a.out, generated, args_table, other_table, isolation)
     print(generated)
 
 

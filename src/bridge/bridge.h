@@ -270,6 +270,14 @@ void pyhost__heap_free(PyObject *self);
 /* ---- host modules (hostfn.c) ---- */
 PyObject *pyhost__module_object(pyhost_module *m); /* borrowed */
 const char *pyhost__module_name(pyhost_module *m);
+/* The live host modules in the order made: the first for NULL, then the one after m
+ * (NULL at the end).  GIL held. */
+pyhost_module *pyhost__modules_next(pyhost_module *m);
+/* 1 when o is m's host function called name (its doc in *doc, "" when none). */
+int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, const char **doc);
+/* Host function name of the host module called module: a new reference, or NULL with
+ * RuntimeError("<module>.<name> was unregistered by the host") set.  GIL held. */
+PyObject *pyhost__hostfn_find(const char *module, const char *name);
 
 /* 1 when the handle still runs Python (callbacks refuse to run during finalize). */
 static inline int pyhost__handle_running(const pyhost *h) {

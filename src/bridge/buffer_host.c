@@ -212,6 +212,7 @@ static void drop_refs(struct pyhost_buffer *b) {
 
 /* Before Py_FinalizeEx, with the GIL: pyhost lets go of every loan's objects. */
 static void drop_all(void) {
+  PYHOST__ASSERT_GIL();
   for (struct pyhost_buffer *b = pyhost__bridge.buffers; b; b = b->next) drop_refs(b);
   if (pyhost__bridge.hostmem_type) {
     PY.Py_DecRef((PyObject *)pyhost__bridge.hostmem_type);

@@ -153,6 +153,7 @@ static void not_an_exception(PyObject *type, PyObject *exc) {
 /* Makes type(message) and keeps it in the innermost frame.  Needs the GIL (held by
  * the callback's caller). */
 static int raise_into_frame(PyObject *type, const char *fmt, va_list ap) {
+  PYHOST__ASSERT_GIL();
   char buf[2048];
   vsnprintf(buf, sizeof buf, fmt ? fmt : "", ap);
   PyObject *msg = PY.PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");

@@ -73,12 +73,12 @@ static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
   return t;
 }
 
-PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+pyhost_arg pyhost__callf_next(char t, va_list *ap) {
   pyhost_arg a;
   switch (t) {
-  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
-  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
-  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  case 'i': a = pyhost_arg_int(va_arg(*ap, int)); break;
+  case 'L': a = pyhost_arg_int(va_arg(*ap, int64_t)); break;
+  case 'd': a = pyhost_arg_float(va_arg(*ap, double)); break;
   case 'b': a = pyhost_arg_bool(va_arg(*ap, int)); break;
   case 'n': a = pyhost_arg_none(); break;
   case 's': a = pyhost_arg_str(va_arg(*ap, const char *), PYHOST_STRLEN); break;
@@ -95,6 +95,17 @@ PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char
   case 'm': a = pyhost_arg_buffer(va_arg(*ap, const pyhost_buffer *)); break;
   default: a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); break; /* 'O' */
   }
+  return a;
+}
+
+PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+  switch (t) { /* the numbers straight, the rest as a pyhost_arg */
+  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
+  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
+  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  default: break;
+  }
+  pyhost_arg a = pyhost__callf_next(t, ap);
   return pyhost__arg_to_python(h, &a, i, fn);
 }
 

@@ -19,6 +19,8 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
                                                          const char *fmt,
                                                          struct pyhost__callf_plan *cache,
                                                          struct pyhost__callf_plan *read, int *rc);
+/* The next argument of letter t from ap, as a pyhost_arg (strings and bytes in place). */
+pyhost_arg pyhost__callf_next(char t, va_list *ap);
 /* Argument i of letter t (not 'i') from ap: a new reference, or NULL with the
  * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
 PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn);

@@ -55,7 +55,14 @@ struct pyhost_module {
   PyObject *mod;           /* strong */
   struct hostfn **buckets; /* nbuckets chains, or NULL before the first function */
   size_t nbuckets, nfns;
+  /* on pyhost__bridge.modules, in the order made (GIL-protected) */
+  struct pyhost_module *mod_next, *mod_prev;
 };
+
+/* A host module changed: a plugin's worker process is told before its next call. */
+static void changed(void) {
+  atomic_fetch_add(&pyhost__bridge.modules_gen, 1);
+}
 
 /* Every record is on pyhost__bridge.hostfns (GIL-protected). */
 
@@ -362,6 +369,7 @@ static PyCFunction open_door(const struct hostfn *f) {
 /* CPython reads ml_meth through the function's PyMethodDef on every call (no cache
  * keeps it), so this takes effect at the next call.  GIL held. */
 static void close_door(struct hostfn *f) {
+  PYHOST__ASSERT_GIL();
   f->def.ml_meth = checking_door();
   PYHOST__ASSERT(f->def.ml_meth != open_door(f) || (!f->ffn && !f->tfn)); /* never a fast door again */
 }
@@ -429,6 +437,13 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
     pyhost__free(m);
   } else {
     *out = m;
+    pyhost_module **l = &pyhost__bridge.modules;
+    while (*l) {
+      m->mod_prev = *l;
+      l = &(*l)->mod_next;
+    }
+    *l = m;
+    changed();
   }
   PY.Py_DecRef(d);
   PY.Py_DecRef(parent);
@@ -439,6 +454,7 @@ done:
 
 /* Unregisters f (in m's index at *link).  GIL held. */
 static void unregister(pyhost_module *m, struct hostfn **link) {
+  PYHOST__ASSERT_GIL();
   struct hostfn *f = *link;
   *link = f->next;
   m->nfns--;
@@ -493,6 +509,7 @@ static void index_put(struct hostfn **buckets, size_t nbuckets, struct hostfn *f
 
 /* Room for one more record: 0, or -1 when the index cannot grow (no memory). */
 static int index_reserve(pyhost_module *m) {
+  PYHOST__ASSERT_GIL();
   if (m->nfns < m->nbuckets) return 0;
   size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
   struct hostfn **b = pyhost__calloc(n, sizeof *b);
@@ -597,6 +614,7 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     rc = pyhost__take_exception(h, "adding the function to the module failed");
     unregister(m, find(m, name));
   }
+  changed();
 done:
   pyhost__leave(h, gil);
   return rc;
@@ -644,6 +662,7 @@ int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {
     } else {
       drop_attr(m, *l);
       unregister(m, l);
+      changed();
     }
   }
   pyhost__leave(h, gil);
@@ -659,6 +678,7 @@ int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name, const
     PyObject *x = pyhost__to_python(h, val);
     if (!x || PY.PyObject_SetAttrString(m->mod, name, x) < 0) rc = pyhost__take_exception(h, NULL);
     PY.Py_DecRef(x);
+    changed();
   }
   pyhost__leave(h, gil);
   return rc;
@@ -680,6 +700,7 @@ int pyhost_module_add_exception(pyhost *h, pyhost_module *m, const char *name, p
     else if (!t || PY.PyObject_SetAttrString(m->mod, name, t) < 0) rc = pyhost__take_exception(h, NULL);
     else if (cls && !(*cls = pyhost__from_python(h, t))) rc = pyhost__take_exception(h, NULL);
     PY.Py_DecRef(t);
+    changed();
   }
   pyhost__leave(h, gil);
   return rc;
@@ -700,6 +721,29 @@ int pyhost_module_value(pyhost *h, pyhost_module *m, pyhost_value **module) {
 
 PyObject *pyhost__module_object(pyhost_module *m) { return m->mod; }
 const char *pyhost__module_name(pyhost_module *m) { return m->name; }
+
+pyhost_module *pyhost__modules_next(pyhost_module *m) {
+  return m ? m->mod_next : pyhost__bridge.modules;
+}
+
+int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, const char **doc) {
+  struct hostfn **l = find(m, name);
+  if (!l || (*l)->func != o) return 0;
+  *doc = (*l)->doc ? (*l)->doc : "";
+  return 1;
+}
+
+PyObject *pyhost__hostfn_find(const char *module, const char *name) {
+  pyhost_module *m = pyhost__bridge.modules;
+  while (m && strcmp(m->name, module) != 0) m = m->mod_next;
+  struct hostfn **l = m ? find(m, name) : NULL;
+  if (!l) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s.%s was unregistered by the host", module, name);
+    return NULL;
+  }
+  PY.Py_IncRef((*l)->func);
+  return (*l)->func;
+}
 
 void pyhost_module_free(pyhost *h, pyhost_module *m) {
   if (!m) return;
@@ -727,6 +771,10 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
         record_free(f);
       }
   }
+  if (m->mod_prev) m->mod_prev->mod_next = m->mod_next;
+  else if (pyhost__bridge.modules == m) pyhost__bridge.modules = m->mod_next;
+  if (m->mod_next) m->mod_next->mod_prev = m->mod_prev;
+  changed();
   pyhost__free(m->buckets);
   pyhost__free(m->name);
   pyhost__free(m);

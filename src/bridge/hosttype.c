@@ -156,6 +156,7 @@ static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
 
 /* Room for one more type; -1 when out of memory. */
 static int index_reserve(void) {
+  PYHOST__ASSERT_GIL();
   if (2 * (pyhost__bridge.by_type_n + 1) <= pyhost__bridge.by_type_cap) return 0;
   size_t cap = pyhost__bridge.by_type_cap < 16 ? 16 : 2 * pyhost__bridge.by_type_cap;
   struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
@@ -1405,6 +1406,7 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
   }
   handle->rec = t;
   *out = handle;
+  atomic_fetch_add(&pyhost__bridge.modules_gen, 1); /* a worker process shows it */
 done:
   pyhost__leave(h, gil);
   return rc;

@@ -81,6 +81,11 @@ const char *pyhost__scalar_range_text(int kind);
  * set, or with PYHOST_MISUSE in h's message (an unknown kind, a NULL pointer) and no
  * exception. */
 PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn);
+/* The bytes of a str or bytes argument a: 0 and their count in *len, or -1 (a NULL
+ * pointer with a length, or more than Python takes). */
+int pyhost__arg_text(const pyhost_arg *a, size_t *len);
+/* Why a cannot be converted (an unknown kind, a NULL pointer), in words, into why. */
+void pyhost__arg_misuse(const pyhost_arg *a, char *why, size_t cap);
 /* The same, with the numbers converted in place: for the per-call loops, where the
  * call and the switch of the general conversion cost as much as the conversion. */
 static inline PyObject *pyhost__arg_to_python_inline(pyhost *h, const pyhost_arg *a,

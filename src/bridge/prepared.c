@@ -228,6 +228,7 @@ static PYHOST__COLD int failed(pyhost *h) {
 
 /* A call without arguments of c: a new reference, or NULL with the exception set. */
 static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
+  PYHOST__ASSERT_GIL(); /* busy is the GIL's */
   c->busy++;
   PyObject *r = c->call0(c->fn);
   PYHOST__ASSERT(c->busy > 0 || (c->busy & DOOMED)); /* negative only once freed */
@@ -246,6 +247,7 @@ static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
 static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                         size_t n, const char *fn, int pre312) {
   if (!n) return call0(c);
+  PYHOST__ASSERT_GIL();
   c->busy++;
   PyObject *r = call_with(h, c, argv, n, fn, pre312);
   if (--c->busy == DOOMED) destroy(c);
@@ -283,6 +285,7 @@ static PYHOST__COLD int end_doomed(pyhost_callable *c, PyObject *r) {
 
 /* The hot loop's call: c is all that lives across the call into Python. */
 static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
+  PYHOST__ASSERT_GIL();
   c->busy++;
   PyObject *r = c->call0(c->fn);
   if (pyhost__thread.interrupted) pyhost__inflight_scoped_end(); /* see pyhost__leave */
@@ -398,6 +401,7 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     struct pyhost__callf_borrowed b;
     b.holder = NULL;
     va_start(ap, fmt);
+    PYHOST__ASSERT_GIL();
     c->busy++;
     rc = pyhost__inline_refcounts() ? callf_as(h, c, fmt, &ap, &b, 1)
                                     : callf_as(h, c, fmt, &ap, &b, 0);

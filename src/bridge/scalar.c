@@ -6,7 +6,21 @@
 
 #include <string.h>
 
+int pyhost__arg_text(const pyhost_arg *a, size_t *len) {
+  *len = a->len == PYHOST_STRLEN && a->u.p && a->kind == PYHOST_ARG_STR ? strlen(a->u.s) : a->len;
+  return (!a->u.p && *len) || *len > (size_t)PY_SSIZE_T_MAX ? -1 : 0;
+}
+
+void pyhost__arg_misuse(const pyhost_arg *a, char *why, size_t cap) {
+  if (a->kind != PYHOST_ARG_STR && a->kind != PYHOST_ARG_BYTES)
+    pyhost__fmt(why, cap, "unknown pyhost_arg kind %d", a->kind);
+  else
+    pyhost__fmt(why, cap, "%s with %s pointer and len %zu",
+                a->kind == PYHOST_ARG_STR ? "str" : "bytes", a->u.p ? "a" : "a NULL", a->len);
+}
+
 PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn) {
+  size_t len;
   switch (a->kind) {
   case PYHOST_ARG_NONE:
     PY.Py_IncRef(PY._Py_NoneStruct);
@@ -15,14 +29,11 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
   case PYHOST_ARG_INT: return PY.PyLong_FromLongLong(a->u.i);
   case PYHOST_ARG_FLOAT: return PY.PyFloat_FromDouble(a->u.d);
   case PYHOST_ARG_STR:
-  case PYHOST_ARG_BYTES: {
-    size_t len = a->len == PYHOST_STRLEN && a->u.p && a->kind == PYHOST_ARG_STR ? strlen(a->u.s)
-                                                                                : a->len;
-    if ((!a->u.p && len) || len > (size_t)PY_SSIZE_T_MAX) break;
+  case PYHOST_ARG_BYTES:
+    if (pyhost__arg_text(a, &len) < 0) break;
     if (a->kind == PYHOST_ARG_STR)
       return PY.PyUnicode_DecodeUTF8(len ? a->u.s : "", (Py_ssize_t)len, "strict");
     return PY.PyBytes_FromStringAndSize(len ? a->u.p : "", (Py_ssize_t)len);
-  }
   case PYHOST_ARG_VALUE:
     if (a->u.v && a->u.v->kind == PYHOST_KIND_OBJECT) { /* the usual one: no dispatch */
       PY.Py_IncRef(a->u.v->u.obj);
@@ -33,14 +44,11 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
     if (a->u.p) return pyhost__buffer_object((const pyhost_buffer *)a->u.p);
     pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: a NULL pyhost_buffer", fn, index);
     return NULL;
-  default:
-    pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: unknown pyhost_arg kind %d", fn,
-                      index, a->kind);
-    return NULL;
+  default: break;
   }
-  pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: %s with %s pointer and len %zu", fn,
-                    index, a->kind == PYHOST_ARG_STR ? "str" : "bytes",
-                    a->u.p ? "a" : "a NULL", a->len);
+  char why[128];
+  pyhost__arg_misuse(a, why, sizeof why);
+  pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: %s", fn, index, why);
   return NULL;
 }
 

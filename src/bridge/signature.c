@@ -410,6 +410,7 @@ int pyhost__sig_intern(struct pyhost__sig *s) {
 }
 
 void pyhost__sig_release(struct pyhost__sig *s) {
+  PYHOST__ASSERT_GIL();
   if (!s) return;
   if (s->kw_names) PY.Py_DecRef(s->kw_names);
   s->kw_names = NULL;
