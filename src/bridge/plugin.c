@@ -684,8 +684,6 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
   struct pyhost__callf_borrowed b; /* written to the caller only once p is known to live */
   b.holder = NULL;
   PyObject *fn = find_hook(h, p, hook, &rc);
-  struct pyhost__callf_borrowed b;
-  b.holder = NULL;
   if (fn) {
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
