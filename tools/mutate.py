@@ -49,7 +49,7 @@ PYTHONS = ('py3.6', 'py3.13', 'py3.15d')
 # Where the sample comes from, and how many mutants each folder gets.
 FOLDERS = {
     'src/platform': 6, 'src/loader': 7, 'src/core': 6, 'src/discovery': 8,
-    'src/runtime': 9, 'src/bridge': 14, 'include': 6, 'cli': 4,
+    'src/runtime': 9, 'src/bridge': 14, 'src/deps': 4, 'include': 6, 'cli': 4,
 }
 # Code that does not build or run on Linux: no mutant there could be killed here.
 NOT_ON_LINUX = re.compile(r'_win32\.c$|dl_none\.c$|\.rc$|\.manifest$|\.map$')
@@ -66,8 +66,9 @@ TESTS = [
     (r'src/core/config', 'unit|badinput|python|errors|discover|main'),
     (r'src/core/', 'unit|badinput|python|errors|stale|threads|faults|main'),
     (r'src/discovery/', 'unit|badinput|discover|discovertools|discoverpy|isolated|damaged|fuzz'),
+    (r'src/deps/', 'deps|plugins|cli|unit'),
     (r'src/runtime/(main|textenc)', 'main|python|unit|badinput'),
-    (r'src/runtime/', 'python|threads|errors|hostile|faults|main|stale|lifetimes|refcount|isolated|unit'),
+    (r'src/runtime/', 'python|threads|errors|hostile|faults|main|stale|lifetimes|refcount|isolated|isolation|unit'),
     (r'src/bridge/(plugin)', 'plugins|errors|lifetimes|faq|refcount|stale'),
     (r'src/bridge/(signature|typedargs|scalar)', 'typed|callf|fasttype|fastpath|refcount|cpp'),
     (r'src/bridge/(callf|prepared|exprfn)', 'callf|fastpath|python|refcount|threads|cpp'),
