@@ -271,6 +271,18 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op(b.d("call2", n)))
     add("b2", "the same in one line: pyhost_prepared_callf(\"ii>i\")", pairs, None,
         join("for reference", allocs_note("call2", "call2", cg)), ir_line, key="b2: one line (callf)")
+    # (b3) fk(i, y=2.5): a C int by position, a double by keyword, a float out, through
+    # the one public route with keywords (pyhost_prepared_callf "L,y=d>d")
+    ir = None
+    if cg:
+        ir = (instructions(b.p("call_kw", cg), cg), instructions(b.d("call_kw", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("call_kw", n)), lambda: ns_per_op(b.d("call_kw", n)))
+    add("b3", "C->Python: fk(i, y=2.5) a keyword, a float out: pyhost_prepared_callf(\"L,y=d>d\") "
+        "in a GIL scope vs direct vectorcall with an interned name", pairs,
+        1.15 if minor >= 12 else None,
+        join("" if minor >= 12 else "before 3.12 the stable ABI's only call with keywords "
+             "takes a tuple and a dict", allocs_note("call_kw", "call_kw", cg)), ir,
+        key="b3: C->Python keyword")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -339,16 +351,24 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     add("d", "pyhost_eval cached (scope) vs direct PyEval_EvalCode of compiled code", pairs, None,
         "includes converting the result", key="d: eval vs direct code")
 
-    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs a direct
-    # PyEval_EvalCode of the compiled expression with x set in its dict
+    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs the same
+    # work by hand (the expression compiled once as `lambda x: (...)`, called with x),
+    # and for reference vs PyEval_EvalCode with x set in a dict (no call: less work)
     ir = None
     if cg:
         ir = (instructions(b.p("expr_inputs", cg), cg), instructions(b.d("expr_inputs", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_inputs", ne)))
     add("d2", "expression with an input: pyhost_prepare_expression + pyhost_prepared_call_int vs "
-        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None,
+        "the same compiled lambda called directly", pairs, 1.20 if minor >= 12 else None,
         allocs_note("expr_inputs", "expr_inputs", cg), ir,
         key="d2: expression with inputs")
+    ir_eval = None
+    if cg:
+        ir_eval = (ir[0], instructions(b.d("expr_eval", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_eval", ne)))
+    add("d2", "the same vs PyEval_EvalCode of the compiled expression with x in its dict", pairs,
+        None, "for reference: no call, no frame argument", ir_eval,
+        key="d2: expression vs PyEval_EvalCode")
 
     # (e) host-type instances, net of the loop
     ir = None
@@ -420,6 +440,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
         for rid, mode, base, net_of, what in (
                 ("b2", "call2_args", "call2", None, "f(a, b) ints, pyhost_prepared_call_int"),
                 ("b2", "call2", "call2", None, "f(a, b) ints, one line (pyhost_prepared_callf)"),
+                ("b3", "call_kw", "call_kw", None, "fk(i, y=2.5) a keyword (pyhost_prepared_callf)"),
                 ("c2", "hostfn2", "hostfn2", "loop_fn_empty", "g(i, 2.5) typed host function"),
                 ("c3", "hostfn2_kw", "hostfn2_kw", "loop_fn_empty", "g(i, y=2.5) typed host function"),
                 ("d2", "expr_inputs", "expr_inputs", None, "expression with an input"),
@@ -740,7 +761,7 @@ plot {cols}
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-ARG_ROWS = ("b2", "c2", "c3", "d2", "e2", "f2", "f3")  # issue 24: the shapes real hosts call
+ARG_ROWS = ("b2", "b3", "c2", "c3", "d2", "e2", "f2", "f3")  # issue 24: the shapes real hosts call
 
 
 def cell(r):

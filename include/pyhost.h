@@ -232,7 +232,8 @@ PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
   X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)") \
   X(PROCESS, 21, "the plugin's process ended (it crashed, was killed or exited)")   \
   X(LIMIT, 22, "the plugin hit a limit (memory, CPU time or wall-clock time)")       \
-  X(DEPS, 23, "a plugin's dependencies could not be prepared or disagree")
+  X(DEPS, 23, "a plugin's dependencies could not be prepared or disagree")          \
+  X(BUSY, 24, "the memory is exported to Python and cannot change now")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
@@ -952,7 +953,8 @@ typedef enum pyhost_exc {
   PYHOST_EXC_OVERFLOW_ERROR,
   PYHOST_EXC_MEMORY_ERROR,
   PYHOST_EXC_REFERENCE_ERROR,
-  PYHOST_EXC_EXCEPTION
+  PYHOST_EXC_EXCEPTION,
+  PYHOST_EXC_BUFFER_ERROR /* BufferError: exported memory cannot change now */
 } pyhost_exc;
 
 /* Raises a Python exception of the given type with a printf-formatted UTF-8 message
@@ -1283,6 +1285,23 @@ enum pyhost_type_flag {
   PYHOST_TYPE_WEAKREF = 1u << 1
 };
 
+/* What an instance's payload exports through the buffer protocol: filled by a
+ * pyhost_getbuffer callback each time Python asks.  The layout is frozen (docs/abi.md). */
+typedef struct pyhost_buffer_info {
+  void *data;         /* the first byte; may be NULL only when there are no items */
+  const char *format; /* one native struct letter as in pyhost_buffer_spec; NULL: "B" */
+  int ndim;           /* 1 .. PYHOST_BUFFER_MAXDIM */
+  size_t shape[PYHOST_BUFFER_MAXDIM]; /* items per dimension, C order, contiguous */
+  int writable;       /* 0: Python's views are read-only */
+} pyhost_buffer_info;
+
+/* Describes payload's memory in *info (zeroed before the call) when Python asks for the
+ * instance's buffer (memoryview(obj), numpy.asarray(obj)).  Runs with the GIL held and
+ * must not call pyhost.  Returns PYHOST_OK, or any other status to refuse: Python gets
+ * BufferError naming the type and the status.  A description pyhost cannot read (an
+ * unknown format, ndim out of range, NULL data with items) is BufferError saying so. */
+typedef int (*pyhost_getbuffer)(void *payload, void *userdata, pyhost_buffer_info *info);
+
 /* Everything pyhost_type_new needs.  pyhost copies the strings and the arrays: the spec
  * may be temporary.  Set size to sizeof(pyhost_type_spec) (PYHOST_TYPE_SPEC_INIT does):
  * later versions append fields, and a library reads only the fields a caller's size
@@ -1320,6 +1339,14 @@ typedef struct pyhost_type_spec {
    * one of the three); both set or both NULL. */
   pyhost_typed_constructor typed_constructor; /* NULL: see constructor */
   const char *constructor_signature;          /* typed_constructor's: "Counter(...)" */
+  /* Appended with bulk data (issue 37): instances export their payload's memory through the buffer
+   * protocol (memoryview, numpy, bytes(obj) read it in place), described by getbuffer
+   * at each request.  While Python holds such a view the instance counts it
+   * (pyhost_object_exports): the host must not resize or free that memory then, and
+   * pyhost_object_invalidate answers PYHOST_BUSY.  Needs Python 3.11+ (the first stable
+   * ABI with the buffer protocol): before, pyhost_type_new refuses a spec with it
+   * (PYHOST_VERSION).  NULL: no buffer (docs/host-types.md, "Exporting memory"). */
+  pyhost_getbuffer getbuffer;
 } pyhost_type_spec;
 
 /* Starts a pyhost_type_spec initializer with its size: PYHOST_TYPE_SPEC_INIT, .name = "T" */
@@ -1368,8 +1395,26 @@ PYHOST_API int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_
  * destructor does not run (the host destroys the C object itself), and every later
  * method call, property access or pyhost_object_payload on it fails with
  * ReferenceError / PYHOST_MISUSE.  Invalidating twice is PYHOST_OK.  PYHOST_TYPE when
- * obj is not an instance of t.  Since 0.1. */
+ * obj is not an instance of t.  PYHOST_BUSY while Python holds buffer
+ * views of the payload (a type with getbuffer; pyhost_object_exports): nothing changes
+ * then.  Since 0.1. */
 PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t);
+
+/* The number of buffer views Python holds of an instance's payload (t a type whose
+ * spec has getbuffer) into *exports: memoryviews, numpy arrays and the like made from
+ * it and not yet released.  A host resizes or frees the payload's memory only when it is 0; from
+ * a method, refuse with `return pyhost_raise(h, PYHOST_EXC_BUFFER_ERROR, ...)` as
+ * bytearray does.  0 for a type without getbuffer.  PYHOST_TYPE when obj is not an
+ * instance of t, PYHOST_MISUSE for NULL arguments.  Since 0.1. */
+PYHOST_API int pyhost_object_exports(pyhost *h, const pyhost_value *obj, pyhost_type *t,
+                                     size_t *exports);
+
+/* As pyhost_object_exports for a payload, as a method or property callback of t gets
+ * it: the buffer views Python holds of instances of t carrying payload (instances that
+ * share a payload share its count).  0 for a payload nothing exports.  PYHOST_MISUSE
+ * for NULL t or exports.  Since 0.1. */
+PYHOST_API int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload,
+                                      size_t *exports);
 
 /* ======================================================================
  * plugins

@@ -75,6 +75,37 @@ TEST_CASE(callf_arguments_keywords_results) {
   pyhost_free(h);
 }
 
+/* Keyword names reach Python interned, as the names in Python code are, so that the
+ * callee matches them by identity (issue 36): prepared (the names kept from one call
+ * to the next) and in one line, on every runtime (a tuple of names from 3.12, a dict
+ * before). */
+TEST_CASE(callf_keyword_names_interned) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h,
+                       "import sys\n"
+                       "NAMES = ('a_keyword_name_of_some_length', 'other_name')\n" /* interned */
+                       "def interned(**k):\n"
+                       "    return [sys.intern(n) is n for n in k]\n",
+                       "<defs>"),
+           PYHOST_OK);
+  pyhost_callable *f = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "interned", &f), PYHOST_OK);
+  for (int k = 0; k < 2; k++) { /* the first call reads the format, the second its plan */
+    pyhost_value *v = NULL;
+    CHECK_RC(pyhost_prepared_callf(h, f, ",a_keyword_name_of_some_length=i>O", 1, &v), PYHOST_OK);
+    CHECK_STREQ(pyhost_value_repr(h, v), "[True]");
+    pyhost_value_free(v);
+  }
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_call_namef(h, "interned", ",a_keyword_name_of_some_length=i,other_name=d>O",
+                             1, 2.0, &v),
+           PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v), "[True, True]");
+  pyhost_value_free(v);
+  pyhost_callable_free(f);
+  pyhost_free(h);
+}
+
 TEST_CASE(callf_errors) {
   pyhost *h = start();
   CHECK_RC(pyhost_exec(h, defs, "<defs>"), PYHOST_OK);

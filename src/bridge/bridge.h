@@ -597,7 +597,7 @@ static PYHOST__HOT_INLINE int pyhost__run_typed(const struct pyhost__callee *cal
  * with one format reads it and makes the names once. */
 struct pyhost__callf_plan {
   char *text;        /* own copy of the format: the key; NULL while nothing is kept */
-  PyObject *kwnames; /* strong, or NULL (no keywords, or before 3.12) */
+  PyObject *kwnames; /* strong, interned names, or NULL (no keywords) */
   const char *kwname[PYHOST__CALLF_MAX]; /* into text (or the caller's format) */
   size_t kwlen[PYHOST__CALLF_MAX];
   char letter[PYHOST__CALLF_MAX];

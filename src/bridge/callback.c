@@ -134,6 +134,7 @@ static PyObject *exc_type(pyhost_exc type) {
   case PYHOST_EXC_MEMORY_ERROR: return *PY.PyExc_MemoryError;
   case PYHOST_EXC_REFERENCE_ERROR: return *PY.PyExc_ReferenceError;
   case PYHOST_EXC_EXCEPTION: return *PY.PyExc_Exception;
+  case PYHOST_EXC_BUFFER_ERROR: return *PY.PyExc_BufferError;
   }
   return NULL;
 }

@@ -60,11 +60,26 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
   return PYHOST_OK;
 }
 
+/* Keyword name i of p interned (new reference), as the names in Python code are, so
+ * that the callee matches it by identity rather than by comparing text; NULL with the
+ * exception set.  The name points into its format: copied to be NUL-terminated. */
+static PyObject *kwname_of(const struct pyhost__callf_plan *p, size_t i) {
+  char small[64];
+  size_t len = p->kwlen[i];
+  char *z = len < sizeof small ? small : pyhost__malloc(len + 1);
+  if (!z) return PY.PyErr_NoMemory();
+  memcpy(z, p->kwname[i], len);
+  z[len] = '\0';
+  PyObject *s = PY.PyUnicode_InternFromString(z);
+  if (z != small) pyhost__free(z);
+  return s;
+}
+
 /* The keyword names of p as a tuple (new reference), or NULL with the exception set. */
 static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
   PyObject *t = PY.PyTuple_New((Py_ssize_t)(p->n - p->npos));
   for (size_t i = p->npos; t && i < p->n; i++) {
-    PyObject *s = PY.PyUnicode_DecodeUTF8(p->kwname[i], (Py_ssize_t)p->kwlen[i], NULL);
+    PyObject *s = kwname_of(p, i);
     if (!s || PY.PyTuple_SetItem(t, (Py_ssize_t)(i - p->npos), s) < 0) {
       PY.Py_DecRef(t);
       return NULL;
@@ -121,7 +136,9 @@ static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
   if (ok && p->n > p->npos) {
     ok = (kw = PY.PyDict_New()) != NULL;
     for (size_t i = p->npos; ok && i < p->n; i++) {
-      PyObject *k = PY.PyUnicode_DecodeUTF8(p->kwname[i], (Py_ssize_t)p->kwlen[i], NULL);
+      PyObject *k = p->kwnames ? PY.PyTuple_GetItem(p->kwnames, (Py_ssize_t)(i - p->npos))
+                               : kwname_of(p, i);
+      if (k && p->kwnames) PY.Py_IncRef(k);
       ok = k && PY.PyDict_SetItem(kw, k, objs[i]) == 0;
       if (k) PY.Py_DecRef(k);
     }
@@ -173,8 +190,8 @@ int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, const char **out
   return PYHOST_OK;
 }
 
-/* cache holds fmt's plan: read from a copy of the text, its keyword names made (3.12+
- * only: before, a call builds its dict anyway).  Nothing kept when memory runs out:
+/* cache holds fmt's plan: read from a copy of the text, its keyword names made once
+ * (interned: a call before 3.12 puts them into its dict, from 3.12 passes the tuple).  Nothing kept when memory runs out:
  * the next call reads the format again. */
 static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
   pyhost__callf_plan_clear(cache);
@@ -189,7 +206,7 @@ static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
   }
   p.text = text;
   p.kwnames = NULL;
-  if (p.n > p.npos && pyhost__runtime_at_least(3, 12) && !(p.kwnames = kwnames_of(&p))) {
+  if (p.n > p.npos && !(p.kwnames = kwnames_of(&p))) {
     PY.PyErr_Clear();
     pyhost__free(text);
     return;

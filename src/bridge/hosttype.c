@@ -33,6 +33,7 @@
  * host's handle.  The record also keeps a reference to the type while Python runs.
  */
 #include "bridge.h"
+#include "hosttype_buffer.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -99,6 +100,7 @@ struct typerec {
   struct pyhost__sig *ctor_sig; /* tctor's (own), its doc the type's */
   pyhost_destructor dtor;
   pyhost_traverse traverse;
+  struct pyhost__type_exporter exporter; /* the payload's buffer (3.11+) */
   size_t payload_size;       /* > 0: the payload is inline, at INLINE_AT */
   allocfunc alloc;           /* the type's tp_alloc and tp_free, read once */
   freefunc free;
@@ -298,13 +300,28 @@ static int obj_traverse(PyObject *self, visitproc visit, void *arg) {
 /* The cycle collector breaks a cycle through a payload by destroying the payload. */
 static int obj_clear(PyObject *self) {
   hostobj *o = (hostobj *)self;
-  if (o->valid) {
+  /* an exported payload waits for its dealloc (its views hold the instance) */
+  if (o->valid && !pyhost__type_exporter_views(&o->t->exporter, o->payload)) {
     void *p = o->payload;
     o->valid = 0;
     o->payload = NULL;
     run_destructor(o->t, p);
   }
   return 0;
+}
+
+/* The buffer protocol's slots (a type with getbuffer): hosttype_buffer.c does the work. */
+static int obj_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  hostobj *o = (hostobj *)self;
+  if (!usable(o)) {
+    view->obj = NULL;
+    return -1;
+  }
+  return pyhost__type_exporter_get(&o->t->exporter, o->payload, self, view, flags);
+}
+
+static void obj_releasebuffer(PyObject *self, Py_buffer *view) {
+  pyhost__type_exporter_release(&((hostobj *)self)->t->exporter, view);
 }
 
 /* Runs the fast constructor in the form of a fast function, for pyhost__run_fast. */
@@ -1269,6 +1286,8 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
   t->fctor = s->fast_constructor;
   t->dtor = s->destructor;
   t->traverse = s->traverse;
+  t->exporter.fn = s->getbuffer;
+  t->exporter.userdata = s->userdata;
   t->payload_size = s->payload_size;
   t->userdata = s->userdata;
   t->n_methods = s->n_methods + s->n_fast_methods + s->n_typed_methods;
@@ -1280,6 +1299,7 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
     goto fail;
   pyhost__fmt(t->tp_name, len, "%s.%s", modname, s->name);
   t->callee.who = t->tp_name;
+  t->exporter.tp_name = t->tp_name;
   pyhost__args_vector(&t->no_args, &t->callee, NULL, 0, NULL);
   if (s->typed_constructor && (*rc = typed_ctor_from_spec(h, t, s))) goto fail;
   for (size_t i = 0; i < t->n_methods; i++)
@@ -1295,7 +1315,7 @@ fail:
 }
 
 static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
-  PyType_Slot slots[10];
+  PyType_Slot slots[12];
   int n = 0;
   slots[n++] = (PyType_Slot){
       Py_tp_dealloc, (void *)(pyhost__inline_refcounts() ? obj_dealloc_counted : obj_dealloc)};
@@ -1315,6 +1335,8 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
     slots[n++] = (PyType_Slot){Py_tp_traverse, (void *)obj_traverse};
     slots[n++] = (PyType_Slot){Py_tp_clear, (void *)obj_clear};
   }
+  pyhost__type_exporter_slots(&t->exporter, slots, &n, (void *)obj_getbuffer,
+                              (void *)obj_releasebuffer);
   slots[n] = (PyType_Slot){0, NULL};
   unsigned int tpflags = (unsigned int)pyhost__tpflags_default();
   /* bpo-37879: no Python subclasses before 3.8 */
@@ -1360,7 +1382,9 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   pyhost_type_spec copy;
-  if ((rc = read_spec(h, spec, &copy)) || (rc = check_spec(h, &copy))) goto done;
+  if ((rc = read_spec(h, spec, &copy)) || (rc = check_spec(h, &copy)) ||
+      (rc = pyhost__type_exporter_check(h, &copy)))
+    goto done;
   spec = &copy;
   struct typerec *t = rec_new(h, pyhost__module_name(m), spec, &rc);
   if (rc == PYHOST_MISUSE) goto done; /* a signature: its message is set */
@@ -1508,10 +1532,40 @@ int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t)
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
   hostobj *o = instance_of(h, obj, t, "pyhost_object_invalidate", &rc);
-  if (o) {
+  size_t views = o && o->valid ? pyhost__type_exporter_views(&t->rec->exporter, o->payload) : 0;
+  if (views) {
+    rc = pyhost__set_error(h, PYHOST_BUSY,
+                           "pyhost_object_invalidate: Python holds %zu buffer view%s of the %s "
+                           "object's payload", views, views == 1 ? "" : "s", t->rec->tp_name);
+  } else if (o) {
     o->valid = 0;
     o->payload = NULL;
   }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_object_exports(pyhost *h, const pyhost_value *obj, pyhost_type *t, size_t *exports) {
+  if (exports) *exports = 0;
+  if (!exports) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_object_exports: exports is NULL");
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  hostobj *o = instance_of(h, obj, t, "pyhost_object_exports", &rc);
+  if (o && o->valid) *exports = pyhost__type_exporter_views(&t->rec->exporter, o->payload);
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload, size_t *exports) {
+  if (exports) *exports = 0;
+  if (!t || !exports)
+    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_payload_exports: %s is NULL",
+                             t ? "exports" : "type");
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  *exports = pyhost__type_exporter_views(&t->rec->exporter, payload);
   pyhost__leave(h, gil);
   return rc;
 }
