@@ -179,6 +179,21 @@ TEST_CASE(views_kept_past_release) {
   pyhost_free(h);
 }
 
+/* A release that succeeds says so, as every call does: the message and the exception
+ * data of the call before it are gone (fuzz_api found pyhost_errtype still "TypeError"
+ * after a PYHOST_OK release). */
+TEST_CASE(release_clears_the_last_error) {
+  pyhost *h = check_start(NULL);
+  uint8_t bytes[4] = {1, 2, 3, 4};
+  pyhost_buffer *b = lend(h, "v", "B", bytes, 1, 4, 0);
+  CHECK_RC(pyhost_exec(h, "raise TypeError('before')", "<test>"), PYHOST_PYEXC);
+  CHECK_STREQ(pyhost_errtype(h), "TypeError");
+  CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+  CHECK_STREQ(pyhost_errtype(h), "");
+  CHECK_STREQ(pyhost_errmsg(h), "not an error");
+  pyhost_free(h);
+}
+
 TEST_CASE(export_held_by_a_consumer) {
   /* a Py_buffer taken from pyhost's own memoryview (what numpy.frombuffer does): the
    * view cannot be released, the memory waits */

@@ -291,6 +291,8 @@ int pyhost_buffer_in_place(const pyhost_buffer *b) {
 int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports) {
   if (exports) *exports = 0;
   if (!b) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_buffer_release: b is NULL");
+  /* a call that succeeds leaves "not an error", as every call on h does */
+  if (pyhost__handle_live(h)) pyhost__clear_message(h);
   PyGILState_STATE g;
   if (!pyhost__free_begin(h, &g)) {
     /* Python is finalized (or finalizing): its views died with it */
