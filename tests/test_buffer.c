@@ -194,6 +194,25 @@ TEST_CASE(release_clears_the_last_error) {
   pyhost_free(h);
 }
 
+/* A call whose argument fails reads no result pointer: a >w view is zeroed only through
+ * the pointer the call was given after all its arguments (fuzz_callf found the view
+ * zeroed through the next, unread argument: a write of sizeof(pyhost_view) bytes into
+ * whatever that argument pointed at). */
+TEST_CASE(callf_view_after_a_failed_argument) {
+  pyhost *h = check_start(NULL);
+  run(h, "def make(*a): return bytearray(4)\n");
+  char second[2 * sizeof(pyhost_view)];
+  memset(second, 'x', sizeof second);
+  second[sizeof second - 1] = '\0';
+  pyhost_view view;
+  memset(&view, 0xA5, sizeof view);
+  /* "\xff" is no UTF-8: the first argument fails, the second is never read */
+  int rc = pyhost_call_namef(h, "make", "ss>w", "\xff", second, &view);
+  CHECK(rc != PYHOST_OK);
+  for (size_t i = 0; i + 1 < sizeof second; i++) CHECK(second[i] == 'x');
+  pyhost_free(h);
+}
+
 TEST_CASE(export_held_by_a_consumer) {
   /* a Py_buffer taken from pyhost's own memoryview (what numpy.frombuffer does): the
    * view cannot be released, the memory waits */
