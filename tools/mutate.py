@@ -17,11 +17,17 @@ out of every run and named in BUILD/baseline-failures.txt and in the report.
 
   tools/mutate.py list [--seed 39] [--count 60]   sample the catalogue into tools/mutants.jsonl
   tools/mutate.py run  [--build build-mut] [--only ID,ID] [--timeout 900] [--fresh]
+                       [--pythons py3.15d] [--baseline before|after]
                                                   run the mutants (in turns over the folders, so
                                                   a run stopped early has tried each; a stopped
                                                   run goes on where it was), results in
                                                   BUILD/mutants-results.jsonl
-                                                  (--fresh: copy the sources again first)
+                                                  (--fresh: copy the sources again first;
+                                                  else the files that changed are copied)
+                                                  --pythons: the Pythons each mutant's tests
+                                                  run on; --baseline=after: instead of every
+                                                  selected test first, only the tests that
+                                                  killed a mutant run unmutated, at the end
   tools/mutate.py show ID                         the mutant as a diff
   tools/mutate.py score [--build build-mut]       the score, survivors and equivalents
 
@@ -44,7 +50,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = ROOT  # where mutants are planted: the copy in BUILD/src once cmd_run set it up
 CATALOGUE = os.path.join(ROOT, 'tools', 'mutants.jsonl')
 EQUIVALENT = os.path.join(ROOT, 'tools', 'mutants-equivalent.txt')
-PYTHONS = ('py3.6', 'py3.13', 'py3.15d')
+PYTHONS = ['py3.6', 'py3.13', 'py3.15d']  # run --pythons: fewer, for a quicker run
 
 # Where the sample comes from, and how many mutants each folder gets.
 FOLDERS = {
@@ -366,8 +372,8 @@ def selection(m):
 
 
 def excluded():
-    others = [t for t in ('py3.7', 'py3.8', 'py3.9', 'py3.10', 'py3.11-system', 'py3.11', 'py3.12',
-                          'py3.14d', 'py3.14', 'py3.15') if t not in PYTHONS]
+    others = [t for t in ('py3.6', 'py3.7', 'py3.8', 'py3.9', 'py3.10', 'py3.11-system', 'py3.11', 'py3.12',
+                          'py3.13', 'py3.14d', 'py3.14', 'py3.15', 'py3.15d') if t not in PYTHONS]
     exclude = r'\.(%s)$|^fidelity\.|^consumer\.' % '|'.join(re.escape(t) for t in others)
     return exclude + ''.join('|^%s$' % re.escape(t) for t in BASELINE_FAILURES)
 
@@ -440,15 +446,20 @@ def run_one(m, build, timeout, log):
 def setup(build, fresh):
     """The copy of the sources in BUILD/src and its configured build in BUILD/obj."""
     src, obj = os.path.join(build, 'src'), os.path.join(build, 'obj')
-    if fresh or not os.path.exists(os.path.join(src, 'CMakeLists.txt')):
+    if fresh:
         subprocess.run(['rm', '-rf', src], check=True)
-        files = subprocess.run(['git', '-C', ROOT, 'ls-files', '-z', '--cached', '--others',
-                                '--exclude-standard'], capture_output=True, check=True).stdout
-        for rel in filter(None, files.decode().split('\0')):
-            if os.path.isfile(os.path.join(ROOT, rel)):
-                os.makedirs(os.path.dirname(os.path.join(src, rel)), exist_ok=True)
-                subprocess.run(['cp', os.path.join(ROOT, rel), os.path.join(src, rel)], check=True)
-        print('mutate: sources copied to %s' % os.path.relpath(src, ROOT), flush=True)
+    # the files git knows, copied when the copy differs (a merge rebuilds only what it
+    # changed: a copy's new time stamp makes make rebuild what includes it)
+    files = subprocess.run(['git', '-C', ROOT, 'ls-files', '-z', '--cached', '--others',
+                            '--exclude-standard'], capture_output=True, check=True).stdout
+    copied = 0
+    for rel in filter(None, files.decode().split('\0')):
+        a, b = os.path.join(ROOT, rel), os.path.join(src, rel)
+        if os.path.isfile(a) and not (os.path.isfile(b) and open(a, 'rb').read() == open(b, 'rb').read()):
+            os.makedirs(os.path.dirname(b), exist_ok=True)
+            subprocess.run(['cp', a, b], check=True)
+            copied += 1
+    print('mutate: %d files copied to %s' % (copied, os.path.relpath(src, ROOT)), flush=True)
     # configured on every run: the tests' names are read from their sources then
     subprocess.run(['cmake', '-S', src, '-B', obj, '-DCMAKE_BUILD_TYPE=Debug', '-DPYHOST_WERROR=OFF',
                     '-DPYHOST_SHARED_DIR=' + os.path.join(os.path.dirname(ROOT), 'shared')],
@@ -457,6 +468,30 @@ def setup(build, fresh):
     if b.returncode:
         sys.exit('mutate: the unmutated copy does not build:\n' + b.stdout[-3000:] + b.stderr[-3000:])
     return src, obj
+
+
+def check_killers(build, obj, results):
+    """--baseline=after: each test that killed a mutant runs once on the unmutated copy.
+    One that fails there killed nothing: it joins BUILD/baseline-failures.txt, and the
+    mutants it alone killed are marked 'unsure' (run them again)."""
+    killers = {r['id']: r['why'].split() for r in results if r['status'] == 'killed' and r['why'] != 'timed out'}
+    names = sorted({n for ns in killers.values() for n in ns})
+    if not names:
+        return
+    t = subprocess.run(['ctest', '--test-dir', obj, '-R', '^(%s)$' % '|'.join(re.escape(n) for n in names),
+                        '-j2', '--timeout', '180'], capture_output=True, text=True)
+    bad = set(re.findall(r'\d+ - (\S+) \(', t.stdout))
+    print('mutate: %d killing tests run with no mutant: %s' % (len(names), 'all pass' if not bad else
+                                                                'failing: ' + ' '.join(sorted(bad))), flush=True)
+    if bad:
+        path = os.path.join(build, 'baseline-failures.txt')
+        with open(path, 'a') as f:
+            f.write(''.join(n + '\n' for n in sorted(bad)))
+        with open(os.path.join(build, 'mutants-results.jsonl'), 'a') as out:
+            for ident, ns in killers.items():
+                if not set(ns) - bad:
+                    out.write(json.dumps({'id': ident, 'status': 'unsure', 'seconds': 0,
+                                          'why': 'killed only by a test failing with no mutant'}) + '\n')
 
 
 def cmd_run(args):
@@ -472,7 +507,13 @@ def cmd_run(args):
     undo_leftover()
     if args.fresh and os.path.exists(os.path.join(args.build, 'baseline-failures.txt')):
         os.remove(os.path.join(args.build, 'baseline-failures.txt'))
-    baseline(args.build, obj)
+    if args.pythons:
+        PYTHONS[:] = args.pythons.split(',')
+    if args.baseline == 'before':
+        baseline(args.build, obj)
+    else:
+        path = os.path.join(args.build, 'baseline-failures.txt')
+        BASELINE_FAILURES[:] = [l.strip() for l in open(path) if l.strip()] if os.path.exists(path) else []
     mutants = load(args.mutants)
     if args.only:
         mutants = [m for m in mutants if m['id'] in args.only.split(',')]
@@ -495,6 +536,8 @@ def cmd_run(args):
                   flush=True)
     # the build goes back to the sources as they are
     subprocess.run(['cmake', '--build', obj, '-j2'], capture_output=True)
+    if args.baseline == 'after':
+        check_killers(args.build, obj, [r for r in load(results_path) if r['id'] in {m['id'] for m in mutants}])
 
 
 def cmd_show(args):
@@ -542,6 +585,10 @@ def main():
     a.add_argument('--timeout', type=int, default=900)
     a.add_argument('--again', action='store_true', help='run mutants that have a result already')
     a.add_argument('--fresh', action='store_true', help='copy the sources from the worktree again')
+    a.add_argument('--pythons', default='', help='comma-separated, e.g. py3.15d (default: %s)' % ','.join(PYTHONS))
+    a.add_argument('--baseline', choices=('before', 'after'), default='before',
+                   help='before: every selected test once with no mutant first; after: only the '
+                        'tests that killed a mutant, once the run is over (quicker)')
     a = sub.add_parser('show')
     a.add_argument('id')
     a.add_argument('--mutants', default=CATALOGUE)

@@ -349,6 +349,7 @@ static void bulk_loan(int slot, uint8_t arg) {
     loan = NULL;
     return;
   }
+  if (pyhost_buffer_in_place(loan) != (pyhost_python_version(h) >= 0x030B0000)) abort();
   pyhost_value *v = NULL;
   fz_checked(pyhost_buffer_value(h, loan, &v), "buffer_value");
   set_value(slot, v);
@@ -373,6 +374,10 @@ static void bulk_read(int slot, uint8_t arg) {
       for (size_t k = 0; k < view.len; k++) sum += ((const unsigned char *)view.data)[k];
       (void)sum; /* read for ASan's sake only */
       if (view.ndim > 0 && (!view.shape || !view.strides)) abort();
+      size_t exports = 1;
+      /* a view of a host type's instance is counted; of anything else, refused */
+      int rc = pyhost_object_exports(h, v, arg & 8 ? fz.tbox : fz.box, &exports);
+      if (rc != PYHOST_OK && rc != PYHOST_TYPE) abort();
       pyhost_view_release(h, &view);
     } else {
       fz_checked(PYHOST_ERROR, "view_get");
@@ -756,7 +761,7 @@ static void op(uint8_t code, uint8_t arg) {
     fz_checked(pyhost_interrupt(h), "interrupt");
     break;
   case 11:
-    if (!fz.plugin) fz_load_plugin();
+    if (!fz.plugin) fz_load_plugin(arg >> 2);
     if (fz.plugin) {
       static const char *const hooks[] = {"run", "val", "again", "missing"};
       fz_checked(pyhost_plugin_call(h, fz.plugin, hooks[arg % 4], values[slot], NULL, &v), "plugin_call");
@@ -764,7 +769,12 @@ static void op(uint8_t code, uint8_t arg) {
     }
     break;
   case 12:
-    if (fz.plugin && arg & 1) {
+    if (fz.plugin && arg & 2) {
+      /* a fresh start: the interpreter level's, refused at the shared level */
+      rc = pyhost_plugin_restart(h, fz.plugin);
+      if (rc == PYHOST_OK && pyhost_plugin_isolation(fz.plugin) == PYHOST_ISOLATION_SHARED) abort();
+      fz_checked(rc, "plugin_restart");
+    } else if (fz.plugin && arg & 1) {
       fz_checked(pyhost_plugin_reload(h, fz.plugin), "plugin_reload");
     } else if (fz.plugin) {
       pyhost_plugin_unload(fz.plugin);
@@ -916,7 +926,8 @@ static void op(uint8_t code, uint8_t arg) {
     default:
       fz_checked(pyhost_plugin_has_hook(h, fz.plugin, arg & 4 ? "val" : "_no"), "has_hook");
       if (!pyhost_plugin_name(fz.plugin)[0] || !pyhost_plugin_path(fz.plugin)[0] ||
-          !pyhost_plugin_module_name(fz.plugin)[0])
+          !pyhost_plugin_module_name(fz.plugin)[0] || pyhost_plugin_process_id(fz.plugin) != 0 ||
+          pyhost_plugin_deps_env(fz.plugin)[0])
         abort();
     }
     set_value(slot, v);

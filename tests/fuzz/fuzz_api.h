@@ -33,7 +33,7 @@ extern struct fz_state fz;
 
 /* fuzz_api_host.c */
 void fz_setup(void);            /* fz, its types, the globals the snippets use */
-void fz_load_plugin(void);
+void fz_load_plugin(uint8_t how); /* fuzz_api_host.c says how */
 void fz_readd_typed(void);      /* adds back the typed functions Python removed */
 pyhost_callable *fz_take_callable(int i); /* empties slot i (the caller frees) */
 pyhost_value *fz_tbox_new(int64_t n);     /* a TBox made by pyhost_object_new, or NULL */

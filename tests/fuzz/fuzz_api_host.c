@@ -468,7 +468,12 @@ void fz_setup(void) {
   }
 }
 
-void fz_load_plugin(void) {
+/* how: the plain load, or pyhost_plugin_load_with at the shared level, at the
+ * interpreter level (a sub-interpreter of its own; where the Python has none, a refusal
+ * that says why), or with an option of the process level only (PYHOST_MISUSE).  The
+ * process level itself is left to the isolation tests: a worker process per unit would
+ * take the target's whole time. */
+void fz_load_plugin(uint8_t how) {
   static char path[256];
   if (!path[0]) {
     snprintf(path, sizeof path, "%s/pyhost-fuzz-api-%ld.py",
@@ -488,7 +493,21 @@ void fz_load_plugin(void) {
           f);
     fclose(f);
   }
-  int rc = pyhost_plugin_load(fz.h, path, &fz.plugin);
-  fz_checked(rc, "pyhost_plugin_load");
+  int rc;
+  pyhost_plugin_options *o = how % 4 ? pyhost_plugin_options_new() : NULL;
+  if (!o) {
+    rc = pyhost_plugin_load(fz.h, path, &fz.plugin);
+  } else {
+    if (pyhost_plugin_options_set_isolation(o, how % 4 == 2 ? PYHOST_ISOLATION_INTERPRETER
+                                                            : PYHOST_ISOLATION_SHARED) ||
+        pyhost_plugin_options_set_isolation(o, 3 + how) != PYHOST_MISUSE)
+      abort();
+    if (how % 4 == 3 && pyhost_plugin_options_set_memory_limit(o, (uint64_t)64 << 20)) abort();
+    rc = pyhost_plugin_load_with(fz.h, path, o, &fz.plugin);
+    pyhost_plugin_options_free(o);
+    if (how % 4 == 3 && rc != PYHOST_MISUSE) abort(); /* a process option at another level */
+  }
+  fz_checked(rc, "pyhost_plugin_load_with");
+  if (rc == PYHOST_OK && pyhost_plugin_isolation(fz.plugin) != (how % 4 == 2)) abort();
   if (rc == PYHOST_OK) unlink(path), path[0] = '\0'; /* rewritten for the next load */
 }

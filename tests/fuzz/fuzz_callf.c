@@ -35,6 +35,7 @@ enum { MAX_ARGS = 16, FMT_MAX = 96, EXPR_MAX = 160 };
 
 static pyhost *h;
 static pyhost_value *pool[6]; /* O arguments */
+static pyhost_buffer *loan; /* m arguments: host memory lent for the process */
 
 static void die(const char *what, const char *fmt, const char *detail) {
   fprintf(stderr, "fuzz_callf: %s\nformat: \"%s\"\n%s\n", what, fmt, detail ? detail : "");
@@ -101,20 +102,20 @@ static int read_plan(const char *fmt, struct plan *p) {
       }
       name = c;
       while (name_char(*c)) c++;
-      if (c == name || *c != '=') return 0;
+      if (c == name || *c != '=' || p->n == MAX_ARGS) return 0;
       p->name[p->n] = name;
       p->namelen[p->n] = (size_t)(c - name);
       c++;
     } else if (p->n > p->npos) {
       return 0; /* a positional argument after a keyword */
     }
-    if (p->n == MAX_ARGS || !*c || !strchr("iLdbnszyO", *c)) return 0;
+    if (p->n == MAX_ARGS || !*c || !strchr("iLdbnszyOm", *c)) return 0;
     p->letter[p->n++] = *c;
     if (!name) p->npos++;
   }
   if (*c == '>') {
     p->rtype = c[1];
-    if (!p->rtype || !strchr("iLdbOsy", p->rtype) || c[2]) return 0;
+    if (!p->rtype || !strchr("iLdbOsyow", p->rtype) || c[2]) return 0;
   }
   return 1;
 }
@@ -180,6 +181,11 @@ static void make_args(struct args *a, const struct plan *p, struct feed *f, cons
       break;
     }
     case 'n': break;
+    case 'm': /* a loan of host memory, or NULL (refused) */
+      a->ptrs[i] = take(f, 1) % 4 ? loan : NULL;
+      a->bad |= !a->ptrs[i];
+      push(a, &ffi_type_pointer, &a->ptrs[i]);
+      break;
     case 's':
       a->ptrs[i] = reuse && borrowed ? borrowed : t->s ? t->s : "none";
       a->bad |= !(reuse && borrowed) && !t->utf8 && t->s;
@@ -230,6 +236,7 @@ static int same_arg(const pyhost_value *v, char t, const struct args *a, size_t 
     return !pyhost_value_to_str(NULL, v, &s, &n) && n == a->lens[i] && (!n || !memcmp(s, a->ptrs[i], n));
   case 'y':
     return !pyhost_value_to_bytes(NULL, v, &d, &n) && n == a->lens[i] && (!n || !memcmp(d, a->ptrs[i], n));
+  case 'm': return pyhost_value_kind(v) == PYHOST_KIND_OBJECT; /* the loan's memoryview */
   default: return 1; /* 'O': its own conversions are fuzz_values' */
   }
 }
@@ -269,6 +276,8 @@ static int expected_status(const struct result *r, char t) {
   case 'b': return r->kind == R_BOOL ? PYHOST_OK : PYHOST_TYPE;
   case 's': return r->kind == R_STR ? PYHOST_OK : r->kind == R_BADSTR ? PYHOST_PYEXC : PYHOST_TYPE;
   case 'y': return r->kind == R_BYTES ? PYHOST_OK : PYHOST_TYPE;
+  case 'o': return PYHOST_OK; /* the object itself, never converted */
+  case 'w': return r->kind == R_BYTES ? PYHOST_OK : r->kind == R_ECHO ? -1 : PYHOST_TYPE;
   default: return r->kind == R_BADSTR ? -1 : PYHOST_OK; /* 'O' */
   }
 }
@@ -282,6 +291,7 @@ union out_slot {
   double d;
   pyhost_value *v;
   const char *s;
+  pyhost_view w;
 };
 
 struct borrowed {
@@ -372,6 +382,9 @@ static void setup(void) {
         tz, NULL, NULL);
   if (!rc) rc = pyhost_exec(h, "import cz", "<fuzz setup>");
   if (rc) die("setup", "", pyhost_errmsg(h));
+  static unsigned char lent[12] = "host memory";
+  pyhost_buffer_spec spec = {lent, "B", 1, {sizeof lent}, 0, NULL, NULL};
+  if (pyhost_buffer_new(h, &spec, &loan)) die("setup", "a loan", pyhost_errmsg(h));
   pool[1] = pyhost_value_int(-5);
   pool[2] = pyhost_value_str("h\xc3\xa9", PYHOST_STRLEN);
   pool[3] = pyhost_value_list();
@@ -441,6 +454,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              a.values);
     rc = (int)ret;
     const char *msg = pyhost_errmsg(h);
+    /* a failed call leaves its result alone; a >w view may be zeroed instead, as
+     * pyhost_view_get's (releasable either way) */
+    static const pyhost_view zero_view;
+    if (rc != PYHOST_OK && valid && p.rtype == 'w' && !memcmp(&out.w, &zero_view, sizeof zero_view))
+      memset(&untouched.w, 0, sizeof untouched.w);
     if (rc != PYHOST_OK && (memcmp(&out, &untouched, sizeof out) || out_len != 0xA5A5))
       die("a failed call wrote its result", fmt, msg);
     if (rc != PYHOST_OK && !msg[0]) die("a failure without a message", fmt, NULL);
@@ -486,10 +504,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (res->kind == R_ECHO) check_echo(out.v, &p, &a, fmt);
         pyhost_value_free(out.v);
         break;
+      case 'o': pyhost_value_free(out.v); break;
+      case 'w':
+        wrong = out.w.len != res->len || (res->len && memcmp(out.w.data, res->text, res->len) != 0);
+        pyhost_view_release(h, &out.w);
+        break;
       }
       if (wrong) die("the result read is not what the callee returned", fmt, res->src);
-    } else if (rc == PYHOST_OK && p.rtype == 'O') {
+    } else if (rc == PYHOST_OK && (p.rtype == 'O' || p.rtype == 'o')) {
       pyhost_value_free(out.v);
+    } else if (rc == PYHOST_OK && p.rtype == 'w') {
+      pyhost_view_release(h, &out.w);
     }
   }
 out:

@@ -160,7 +160,10 @@ static void refused(int rc, const char *sig) {
   const char *msg = pyhost_errmsg(h);
   if (rc != PYHOST_MISUSE && rc != PYHOST_PYEXC) die("a signature refused with an odd status", msg);
   if (!msg[0] || !strcmp(msg, "not an error")) die("a signature refused without a message", sig);
-  const char *col = strstr(msg, "at column ");
+  /* the message quotes the signature before its reason: the last "at column " is the
+   * reason's, whatever the signature's text holds */
+  const char *col = NULL;
+  for (const char *p = strstr(msg, "at column "); p; p = strstr(p + 1, "at column ")) col = p;
   if (rc == PYHOST_MISUSE && col) {
     long c = strtol(col + 10, NULL, 10);
     if (c < 1 || (size_t)c > strlen(sig) + 1) die("a refusal names a column outside the text", msg);
