@@ -866,3 +866,19 @@ TEST_CASE(odd_pin_files) {
   CHECK_STREQ(pin.versions, "3.10.4");
   CHECK_CONTAINS(pin.origin, "/a/b/.tool-versions");
 }
+
+/* pyhost_init's "no usable Python" message names each candidate by its interpreter when
+ * it has one, however short the name (a one-letter relative name included), else by
+ * its library. */
+TEST_CASE(refusal_names_a_one_letter_interpreter) {
+  setup();
+  pyhost_config *cfg = pyhost_config_new();
+  CHECK_RC(pyhost_config_set_interpreter(cfg, "q"), PYHOST_OK);
+  pyhost_config_set_no_subprocess(cfg, 1);
+  pyhost *h = NULL;
+  int rc = pyhost_init(cfg, &h);
+  pyhost_config_free(cfg);
+  CHECK_RC(rc, PYHOST_NOTFOUND);
+  CHECK_CONTAINS(pyhost_errmsg(h), " q: ");
+  pyhost_free(h);
+}
