@@ -63,8 +63,8 @@ NOT_ON_LINUX = re.compile(r'_win32\.c$|dl_none\.c$|\.rc$|\.manifest$|\.map$')
 # The tests a developer runs for a file: areas (the first part of a test's name),
 # matched on the first pattern that fits the path.
 TESTS = [
-    (r'src/platform/(alloc|strbuf|names|wide)\.', 'unit|badinput|python|errors|faults|fuzz'),
-    (r'src/platform/(fs_|discover_posix|dl_posix)', 'unit|badinput|damaged|discover|discovertools|discoverpy|isolated|fuzz'),
+    (r'src/platform/(alloc|strbuf|wide)\.', 'unit|badinput|python|errors|faults|fuzz'),
+    (r'src/platform/(fs_|discover_posix|dl_posix|names)', 'unit|badinput|damaged|discover|discovertools|discoverpy|isolated|fuzz'),
     (r'src/platform/sync', 'unit|python|threads|stale'),
     (r'src/platform/', 'unit|badinput|python|damaged|fuzz'),
     (r'src/loader/(libcheck|verdict|elf)', 'unit|badinput|damaged|libcheck|discover|fuzz'),
