@@ -9,6 +9,7 @@ extern "C" {
 #include <atomic>
 #include <cmath>
 #include <thread>
+#include <type_traits>
 
 using namespace pyh::literals;
 
@@ -52,6 +53,16 @@ static void expect_error(F &&f, int status, const char *type_name, const char *f
   expect_error([&] { (void)(expr); }, status, type, fragment, __LINE__)
 
 // ---- conversions -------------------------------------------------------------
+
+// A raw pyhost_value * becomes a pyh::value only by the explicit constructor, which takes
+// ownership: an implicit conversion would take it unseen (and, through the converting
+// constructor, convert the pointer instead).  Checked at run time so that a header
+// that allows it fails this test rather than the build.
+TEST_CASE(raw_values_convert_only_explicitly) {
+  CHECK((!std::is_convertible<pyhost_value *, pyh::value>::value));
+  CHECK((std::is_constructible<pyh::value, pyhost_value *>::value));
+  CHECK((!std::is_convertible<const pyh::value &, pyhost_value *>::value));
+}
 
 TEST_CASE(conv_integers) {
   auto py = start();
