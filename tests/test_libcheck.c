@@ -191,6 +191,17 @@ TEST_CASE(pe_every_cut) {
   every_cut_refused(PYHOST__FMT_PE, pe(), P_SIZE);
 }
 
+/* A section name is shown printable: bytes outside ASCII's printable range (control
+ * characters, bytes of 0x7f and up) are '?' in the reason. */
+TEST_CASE(pe_section_name_shown_printable) {
+  char why[512];
+  size_t n = pe();
+  memcpy(img + P_SEC + 40, "\x1b[2J\x7f\xff", 6); /* an escape sequence, DEL, 0xff */
+  put(img + P_SEC + 40 + 16, 0x800, 4, 0);
+  CHECK_RC(check(PYHOST__FMT_PE, n, &any, why), PYHOST__LIB_DAMAGED);
+  CHECK_CONTAINS(why, "truncated: section 1 (?[2J?" "?) ends at byte 3072");
+}
+
 TEST_CASE(pe_inconsistent) {
   char why[512];
   size_t n = pe();
