@@ -384,6 +384,19 @@ TEST_CASE(typed_signature_seen_by_python) {
 }
 
 /* A signature pyhost cannot read is refused at registration, saying what and where. */
+/* A typed function, method or constructor without its C function is refused at
+ * registration, naming the call, and nothing is added (Python would call NULL). */
+TEST_CASE(typed_function_without_fn) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "tm", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "f(x: int)", NULL, NULL, NULL), PYHOST_MISUSE);
+  CHECK_STREQ(pyhost_errmsg(h), "pyhost_module_add_typed_function: fn is NULL");
+  CHECK_RC(pyhost_exec(h, "import tm\nassert not hasattr(tm, 'f')\n", "<test>"), PYHOST_OK);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_bad_signatures) {
   pyhost *h = start();
   pyhost_module *m = NULL;
