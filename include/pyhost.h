@@ -699,7 +699,9 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *
  * Arguments are read in place and kept by nothing; results follow the rules of
  * pyhost_prepared_call_int and friends (i: PYHOST_RANGE beyond an int; a result of
- * another type is PYHOST_TYPE).  The result is written only on PYHOST_OK.  A format
+ * another type is PYHOST_TYPE).  The result is written only on PYHOST_OK (but for a >w
+ * view, zeroed on failure as pyhost_view_get zeroes it, so releasing it is a no-op
+ * either way, once the arguments are read).  A format
  * pyhost cannot read is PYHOST_MISUSE naming the column.  On 3.12+ the call is
  * PyObject_Vectorcall, with a tuple of keyword names that a prepared callable keeps
  * from one call to the next (a call with the same keywords allocates nothing of

@@ -175,6 +175,13 @@ foreach(i IN LISTS PYHOST_TEST_INDICES)
   else()
     pyhost_cli_test(executable_wrapper.${tag} 0 ARGS --python ${lib} --executable-wrapper ${RUN_DATA}/children.py
                     STDOUT "${want}" ENVS XDG_CACHE_HOME=${CMAKE_CURRENT_BINARY_DIR}/executables-cache)
+    if(NOT _wrapper_refusal)
+      set(_wrapper_refusal 1)
+      # no folder to keep the script in: pyhost says so and runs nothing
+      pyhost_cli_test(executable_wrapper_without_folder 1 ARGS --python ${lib} --executable-wrapper -c "print('ran')"
+                      STDOUT_NOT "ran" ENVS XDG_CACHE_HOME=relative HOME=relative
+                      STDERR "^pyhost: --executable-wrapper: neither XDG_CACHE_HOME nor HOME names a folder")
+    endif()
   endif()
 endforeach()
 # In a venv the script goes into its bin/: Python makes the venv sys.prefix, for the

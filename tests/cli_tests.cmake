@@ -31,6 +31,12 @@ pyhost_cli_test(pyhost_version 0 ARGS --pyhost-version STDOUT "^pyhost [0-9]+\\.
 pyhost_cli_test(pyhost_help 0 ARGS --pyhost-help STDOUT "^usage: pyhost \\[pyhost options\\] \\[python's options and arguments\\]\n.*--executable-wrapper.*--interpreter PATH")
 # one of pyhost's options without its value gets one line naming it (python's own,
 # such as -c alone, get python's message: cli.like_python.c_without_value.*)
+# python's own help, after pyhost's prelude, found past an option's value as python
+# reads its command line (-W ignore: "ignore" is -W's, so --help is an option)
+pyhost_cli_test(python_help_after_an_option_value 0 ARGS -W ignore --help
+  STDOUT "^usage: pyhost \\[pyhost options\\] \\[python's options and arguments, as below\\]\n")
+pyhost_cli_test(python_help_after_a_joined_value 0 ARGS -Xdev -h
+  STDOUT "^usage: pyhost \\[pyhost options\\] \\[python's options and arguments, as below\\]\n")
 pyhost_cli_test(option_without_value 1 ARGS --python STDERR "^pyhost: this option needs a value: --python; pyhost --pyhost-help lists pyhost's options\n$")
 # pyhost's modes take no python arguments
 pyhost_cli_test(eval_with_python_arguments 1 ARGS -e 1 -X dev STDERR "^pyhost: -e takes no python arguments \\(-X\\); pyhost --pyhost-help")

@@ -179,6 +179,40 @@ TEST_CASE(views_kept_past_release) {
   pyhost_free(h);
 }
 
+/* A release that succeeds says so, as every call does: the message and the exception
+ * data of the call before it are gone (fuzz_api found pyhost_errtype still "TypeError"
+ * after a PYHOST_OK release). */
+TEST_CASE(release_clears_the_last_error) {
+  pyhost *h = check_start(NULL);
+  uint8_t bytes[4] = {1, 2, 3, 4};
+  pyhost_buffer *b = lend(h, "v", "B", bytes, 1, 4, 0);
+  CHECK_RC(pyhost_exec(h, "raise TypeError('before')", "<test>"), PYHOST_PYEXC);
+  CHECK_STREQ(pyhost_errtype(h), "TypeError");
+  CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+  CHECK_STREQ(pyhost_errtype(h), "");
+  CHECK_STREQ(pyhost_errmsg(h), "not an error");
+  pyhost_free(h);
+}
+
+/* A call whose argument fails reads no result pointer: a >w view is zeroed only through
+ * the pointer the call was given after all its arguments (fuzz_callf found the view
+ * zeroed through the next, unread argument: a write of sizeof(pyhost_view) bytes into
+ * whatever that argument pointed at). */
+TEST_CASE(callf_view_after_a_failed_argument) {
+  pyhost *h = check_start(NULL);
+  run(h, "def make(*a): return bytearray(4)\n");
+  char second[2 * sizeof(pyhost_view)];
+  memset(second, 'x', sizeof second);
+  second[sizeof second - 1] = '\0';
+  pyhost_view view;
+  memset(&view, 0xA5, sizeof view);
+  /* "\xff" is no UTF-8: the first argument fails, the second is never read */
+  int rc = pyhost_call_namef(h, "make", "ss>w", "\xff", second, &view);
+  CHECK(rc != PYHOST_OK);
+  for (size_t i = 0; i + 1 < sizeof second; i++) CHECK(second[i] == 'x');
+  pyhost_free(h);
+}
+
 TEST_CASE(export_held_by_a_consumer) {
   /* a Py_buffer taken from pyhost's own memoryview (what numpy.frombuffer does): the
    * view cannot be released, the memory waits */

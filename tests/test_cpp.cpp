@@ -9,6 +9,7 @@ extern "C" {
 #include <atomic>
 #include <cmath>
 #include <thread>
+#include <type_traits>
 
 using namespace pyh::literals;
 
@@ -53,6 +54,16 @@ static void expect_error(F &&f, int status, const char *type_name, const char *f
 
 // ---- conversions -------------------------------------------------------------
 
+// A raw pyhost_value * becomes a pyh::value only by the explicit constructor, which takes
+// ownership: an implicit conversion would take it unseen (and, through the converting
+// constructor, convert the pointer instead).  Checked at run time so that a header
+// that allows it fails this test rather than the build.
+TEST_CASE(raw_values_convert_only_explicitly) {
+  CHECK((!std::is_convertible<pyhost_value *, pyh::value>::value));
+  CHECK((std::is_constructible<pyh::value, pyhost_value *>::value));
+  CHECK((!std::is_convertible<const pyh::value &, pyhost_value *>::value));
+}
+
 TEST_CASE(conv_integers) {
   auto py = start();
   auto ident = py.function("int");
@@ -86,6 +97,11 @@ TEST_CASE(conv_bool) {
   CHECK(b.call<bool>(false) == false);
   CHECK(py.eval<bool>("1 < 2"));
   EXPECT_ERROR(py.eval<bool>("1"), PYHOST_TYPE, "", "expected bool, got int");
+  // C++ -> Python through a value, a container and a keyword: true is True, false False
+  CHECK(py.call<std::string>("repr", pyh::value(true)) == "True");
+  CHECK(py.call<std::string>("repr", pyh::value(false)) == "False");
+  CHECK(py.call<std::string>("repr", std::vector<bool>{true, false}) == "[True, False]");
+  CHECK(py.call<std::string>("json.dumps", "é", "ensure_ascii"_kw = false) == "\"é\"");
 }
 
 TEST_CASE(conv_strings) {

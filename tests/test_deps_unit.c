@@ -3,6 +3,7 @@
  * requirement names, the merge of the host's requirements, requires-python, the cache
  * key, the lock file, the tree operations, and a program run to its end.  Unit tests:
  * they run once, whichever Pythons the matrix has. */
+#define _GNU_SOURCE /* unsetenv */
 #include "pyhost.h"
 #include "check.h"
 
@@ -10,7 +11,9 @@
 #include "platform.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Parses text as PEP 723 (pyproject 0) or pyproject.toml: 0 or -1, the error into err. */
 static int parse(const char *text, int pyproject, struct pyhost__deps_decl *d, char *err, size_t cap) {
@@ -294,4 +297,31 @@ TEST_CASE(run_to_the_end) {
   CHECK(pyhost__run(missing, NULL, take_line, &l, &code, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "/no/such/program");
 #endif
+}
+
+/* With no directory for a cache (none given, no PYHOST_DEPS_CACHE, XDG_CACHE_HOME or
+ * HOME), listing and pruning answer PYHOST_NOTFOUND and say what to set, as pyhost.h
+ * says; a cache not made yet is PYHOST_OK with nothing listed. */
+static int listed;
+static void count_entry(void *ctx, const pyhost_deps_entry *e) {
+  (void)ctx;
+  (void)e;
+  listed++;
+}
+
+TEST_CASE(cache_without_a_root) {
+  unsetenv("PYHOST_DEPS_CACHE");
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("HOME");
+  char msg[512] = "";
+  CHECK_RC(pyhost_deps_list(NULL, count_entry, NULL, msg, sizeof msg), PYHOST_NOTFOUND);
+  CHECK_CONTAINS(msg, "no cache directory: set PYHOST_DEPS_CACHE");
+  msg[0] = '\0';
+  CHECK_RC(pyhost_deps_prune(NULL, 0, count_entry, NULL, msg, sizeof msg), PYHOST_NOTFOUND);
+  CHECK_CONTAINS(msg, "no cache directory");
+  char dir[256];
+  snprintf(dir, sizeof dir, "%s/pyhost-deps-none-%ld/cache", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+           (long)getpid());
+  CHECK_RC(pyhost_deps_list(dir, count_entry, NULL, msg, sizeof msg), PYHOST_OK);
+  CHECK(listed == 0);
 }

@@ -586,6 +586,15 @@ TEST_CASE(setters_misuse) {
   pyhost_config *cfg = pyhost_config_new();
   CHECK_RC(pyhost_config_set_interpreter(cfg, "/x"), PYHOST_OK);
   CHECK_RC(pyhost_config_set_interpreter(cfg, NULL), PYHOST_OK);
+  /* on a configuration, every scalar setter answers OK (they share one definition) */
+  CHECK_RC(pyhost_config_set_min_python(cfg, 0x03060000), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_max_python(cfg, 0x030f0000), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_python_minor(cfg, 0x030d0000), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_flags(cfg, 0), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_prefer_newest(cfg, 1), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_allow_debug(cfg, 1), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_no_subprocess(cfg, 1), PYHOST_OK);
+  CHECK_RC(pyhost_config_set_isolated(cfg, 0), PYHOST_OK);
   pyhost_config_free(cfg);
   pyhost_library_info *info = NULL;
   CHECK_RC(pyhost_inspect_library(NULL, &info), PYHOST_MISUSE);
@@ -856,4 +865,20 @@ TEST_CASE(odd_pin_files) {
   CHECK(pyhost__mise_pin(&pin) == 0);
   CHECK_STREQ(pin.versions, "3.10.4");
   CHECK_CONTAINS(pin.origin, "/a/b/.tool-versions");
+}
+
+/* pyhost_init's "no usable Python" message names each candidate by its interpreter when
+ * it has one, however short the name (a one-letter relative name included), else by
+ * its library. */
+TEST_CASE(refusal_names_a_one_letter_interpreter) {
+  setup();
+  pyhost_config *cfg = pyhost_config_new();
+  CHECK_RC(pyhost_config_set_interpreter(cfg, "q"), PYHOST_OK);
+  pyhost_config_set_no_subprocess(cfg, 1);
+  pyhost *h = NULL;
+  int rc = pyhost_init(cfg, &h);
+  pyhost_config_free(cfg);
+  CHECK_RC(rc, PYHOST_NOTFOUND);
+  CHECK_CONTAINS(pyhost_errmsg(h), " q: ");
+  pyhost_free(h);
 }

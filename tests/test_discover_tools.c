@@ -516,3 +516,18 @@ TEST_CASE(asdf_shim_and_installs) {
   expect("PATH python3", "shims/python3", "no-shared-library", "statically linked");
   expect("asdf", "3.12.0", "no-shared-library", NULL);
 }
+
+/* In a tool's folder of installations, only directories are installations: a file (or
+ * a dangling link) named like one is passed over, not listed as a candidate. */
+TEST_CASE(uv_folder_file_named_like_an_installation) {
+  const char *t = setup();
+  char data[PATHBUF], uv[PATHBUF];
+  fmtbuf(data, sizeof data, "%s/xdg", t);
+  fmtbuf(uv, sizeof uv, "%s/uv/python", data);
+  sh("mkdir -p '%s' && echo not-an-install > '%s/cpython-3.11.77-linux-x86_64-gnu' && "
+     "ln -s '%s/gone' '%s/cpython-3.11.78-linux-x86_64-gnu'", uv, uv, t, uv);
+  setenv("XDG_DATA_HOME", data, 1);
+  discover();
+  CHECK(find("uv", "cpython-3.11.77") == NULL);
+  CHECK(find("uv", "cpython-3.11.78") == NULL);
+}

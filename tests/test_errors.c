@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,6 +260,21 @@ TEST_CASE(syntax_errors_end_with_their_place) {
   CHECK_STREQ(file, "inner.py");
   CHECK(line == 1);
   CHECK_STREQ(fn, "");
+  /* raised by hand: no place of its own, no frame for it; a line Python knows none
+   * of (None, beyond an int) is 0 */
+  CHECK_RC(pyhost_exec(h, "raise SyntaxError('no place')\n", "bare.py"), PYHOST_PYEXC);
+  CHECK(pyhost_errframe_count(h) == 1);
+  static const char *const unknown_lines[] = {"None", "2 ** 40", "'7'"};
+  for (size_t i = 0; i < sizeof unknown_lines / sizeof *unknown_lines; i++) {
+    char code[128];
+    snprintf(code, sizeof code, "raise SyntaxError('m', ('s.py', %s, 1, 'x'))\n", unknown_lines[i]);
+    CHECK_RC(pyhost_exec(h, code, "unknown.py"), PYHOST_PYEXC);
+    CHECK(pyhost_errframe_count(h) == 2);
+    line = -1;
+    CHECK_RC(pyhost_errframe(h, 1, &file, &line, &fn), PYHOST_OK);
+    CHECK_STREQ(file, "s.py");
+    CHECK(line == 0);
+  }
   CHECK_RC(pyhost_exec(h, "if True:\nx = 1\n", "indent.py"), PYHOST_PYEXC);
   CHECK_STREQ(pyhost_errtype(h), "IndentationError");
   pyhost_free(h);
@@ -365,6 +381,55 @@ TEST_CASE(host_callbacks_and_interrupts_as_data) {
   CHECK_RC(pyhost_errframe(h, n - 1, &file, NULL, &fn), PYHOST_OK);
   CHECK_STREQ(file, "spin.py");
   CHECK_STREQ(fn, "spin");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* Failures inside a callback that the callback or its Python caller handled: they are
+ * the callback's business.  The call that leaves pyhost answers for itself, so after
+ * one that succeeded there is no message and no exception data (pyhost.h: "" and
+ * "not an error" after success), also inside a GIL scope and through a prepared call. */
+static int swallow(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
+                   const pyhost_value *kwargs, pyhost_value **result) {
+  (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  pyhost_value *s = pyhost_value_str("s", 1);
+  int64_t i;
+  int rc = pyhost_value_to_int(h, s, &i); /* pyhost's own error: a message, no exception */
+  pyhost_value_free(s);
+  if (rc != PYHOST_TYPE) return pyhost_raise(h, PYHOST_EXC_RUNTIME_ERROR, "to_int: %d", rc);
+  return pyhost_exec(h, "1 / 0", "inner.py") == PYHOST_PYEXC ? PYHOST_OK : PYHOST_ERROR;
+}
+
+static void no_data_after_success(pyhost *h, int rc, int line) {
+  if (rc != PYHOST_OK || strcmp(pyhost_errmsg(h), "not an error") != 0 || pyhost_errtype(h)[0] ||
+      pyhost_errframe_count(h) != 0) {
+    fprintf(stderr, "test_errors.c:%d: %s, then message \"%.200s\", type \"%s\", %zu frames\n",
+            line, pyhost_status_name(rc), pyhost_errmsg(h), pyhost_errtype(h),
+            pyhost_errframe_count(h));
+    check_failures++;
+  }
+}
+
+TEST_CASE(no_stale_data_after_handled_failures_in_callbacks) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "app", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "swallow", swallow, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_function(h, m, "nested", nested_failure, NULL, NULL), PYHOST_OK);
+  const char *caught = "import app\ntry:\n    app.nested()\nexcept ZeroDivisionError:\n    pass\n";
+  no_data_after_success(h, pyhost_exec(h, "import app\napp.swallow()\n", "s.py"), __LINE__);
+  no_data_after_success(h, pyhost_exec(h, caught, "c.py"), __LINE__);
+  pyhost_callable *c = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "app.swallow", &c), PYHOST_OK);
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  no_data_after_success(h, pyhost_exec(h, caught, "c.py"), __LINE__);
+  no_data_after_success(h, pyhost_prepared_call(h, c, NULL, 0), __LINE__);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  no_data_after_success(h, pyhost_prepared_call(h, c, NULL, 0), __LINE__);
+  /* a failure of the outer call is still its own */
+  CHECK_RC(pyhost_exec(h, "import app\napp.nested()\n", "n.py"), PYHOST_PYEXC);
+  CHECK_STREQ(pyhost_errtype(h), "ZeroDivisionError");
+  pyhost_callable_free(c);
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
@@ -490,5 +555,46 @@ TEST_CASE(data_is_per_thread) {
   CHECK_STREQ(rb, "PYHOST_PYEXC KeyError 'key'");
   CHECK_STREQ(pyhost_errtype(shared_h), ""); /* this thread made no call */
   pthread_barrier_destroy(&failed_both);
+  pyhost_free(shared_h);
+}
+
+/* A thread that failed a call and ended leaves nothing to the threads after it: a new
+ * thread, which often gets the ended one's stack and thread-local storage back, has no
+ * message and no exception data before its first call, and none after a call that
+ * succeeded.  50 threads one after the other, each failing then ending, each followed
+ * by one that reads. */
+static void *fail_then_end(void *arg) {
+  (void)arg;
+  pyhost_value *v = NULL;
+  return (void *)(intptr_t)pyhost_eval(shared_h, "1 / 0", &v);
+}
+
+static void *read_fresh(void *arg) {
+  (void)arg;
+  static char out[256];
+  int stale = strcmp(pyhost_errmsg(shared_h), "not an error") != 0 || pyhost_errtype(shared_h)[0];
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(shared_h, "2", &v);
+  pyhost_value_free(v);
+  stale |= rc != PYHOST_OK || strcmp(pyhost_errmsg(shared_h), "not an error") != 0 ||
+           pyhost_errtype(shared_h)[0] || pyhost_errframe_count(shared_h) != 0;
+  snprintf(out, sizeof out, "%s %s", pyhost_status_name(rc), pyhost_errtype(shared_h));
+  return stale ? out : NULL;
+}
+
+TEST_CASE(ended_threads_leave_no_data) {
+  shared_h = start();
+  int stale = 0;
+  for (int i = 0; i < 50; i++) {
+    pthread_t t;
+    void *r;
+    pthread_create(&t, NULL, fail_then_end, NULL);
+    pthread_join(t, &r);
+    CHECK((intptr_t)r == PYHOST_PYEXC);
+    pthread_create(&t, NULL, read_fresh, NULL);
+    pthread_join(t, &r);
+    if (r && !stale++) fprintf(stderr, "a new thread read another's data: %s\n", (char *)r);
+  }
+  CHECK(stale == 0);
   pyhost_free(shared_h);
 }

@@ -3,11 +3,18 @@
  * each kind of inconsistency is refused with its reason, and a file for another
  * machine is left to the loader.  The ELF parser also runs on real libraries in
  * test_damaged.c; the PE and Mach-O parsers have no real library on this machine. */
+#define _GNU_SOURCE /* fork, setuid, chmod */
 #include "libcheck.h"
 #include "pyhost.h"
 #include "check.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static unsigned char img[8192];
 
@@ -184,6 +191,17 @@ TEST_CASE(pe_every_cut) {
   every_cut_refused(PYHOST__FMT_PE, pe(), P_SIZE);
 }
 
+/* A section name is shown printable: bytes outside ASCII's printable range (control
+ * characters, bytes of 0x7f and up) are '?' in the reason. */
+TEST_CASE(pe_section_name_shown_printable) {
+  char why[512];
+  size_t n = pe();
+  memcpy(img + P_SEC + 40, "\x1b[2J\x7f\xff", 6); /* an escape sequence, DEL, 0xff */
+  put(img + P_SEC + 40 + 16, 0x800, 4, 0);
+  CHECK_RC(check(PYHOST__FMT_PE, n, &any, why), PYHOST__LIB_DAMAGED);
+  CHECK_CONTAINS(why, "truncated: section 1 (?[2J?" "?) ends at byte 3072");
+}
+
 TEST_CASE(pe_inconsistent) {
   char why[512];
   size_t n = pe();
@@ -294,4 +312,31 @@ TEST_CASE(macho_inconsistent) {
   struct pyhost__libwant arm = {0, 0, 0, 0, 0x0100000Cu};
   CHECK_RC(check(PYHOST__FMT_MACHO, n, &arm, why), PYHOST__LIB_DAMAGED);
   CHECK_CONTAINS(why, "segment __TEXT) ends at byte 7168, the slice has 1024 bytes");
+}
+
+/* A file this user may not read is refused as such, before any parsing ("the file is
+ * not readable", not a generic open failure).  Root reads any file, so as root the
+ * check runs in a child that becomes nobody first. */
+TEST_CASE(unreadable_file_is_named) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/pyhost-unreadable-%ld.so", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+           (long)getpid());
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs("\177ELF", f);
+  fclose(f);
+  CHECK(chmod(path, 0) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+    char why[256] = "";
+    int rc = pyhost__libcheck_path(path, why, sizeof why);
+    if (rc != PYHOST_NOTFOUND) _exit(1);
+    _exit(strcmp(why, "the file is not readable") == 0 ? 0 : 2);
+  }
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  unlink(path);
 }

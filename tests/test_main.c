@@ -6,6 +6,7 @@
 #include "pyhost.h"
 #include "check.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,6 +103,26 @@ TEST_CASE(main_system_exit_ends_the_process) {
   int st = 0;
   CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+}
+
+/* The program's name alone (argc 1) is python with no arguments: the interactive
+ * loop, which reads standard input; at its end (here an empty stdin) it exits 0. */
+TEST_CASE(main_with_the_name_alone_reads_stdin) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", 0);
+    if (null < 0 || dup2(null, 0) < 0) _exit(98);
+    char *argv[] = {"the-host", NULL};
+    pyhost_config *c = config();
+    pyhost *h = NULL;
+    int status = -1;
+    int rc = pyhost_main(c, 1, argv, &h, &status);
+    _exit(rc == PYHOST_OK ? status : 99);
+  }
+  int st = 0;
+  CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 TEST_CASE(main_refused_library_leaves_the_process_free) {

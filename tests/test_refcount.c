@@ -746,6 +746,30 @@ TEST_CASE(plugin_hooks) {
   pyhost_free(h);
 }
 
+/* A reload gives back the module it replaces (the plugin keeps one reference, to the
+ * new module). */
+static void op_reload(pyhost *h, void *ctx) { CHECK_RC(pyhost_plugin_reload(h, ctx), PYHOST_OK); }
+
+TEST_CASE(plugin_reloads) {
+  pyhost *h = start();
+  char dir[] = "/tmp/pyhost-refcount-XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/rcreload.py", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("def on_item(s):\n    return s\n", f);
+    fclose(f);
+  }
+  pyhost_plugin *p = NULL;
+  CHECK_RC(pyhost_plugin_load(h, path, &p), PYHOST_OK);
+  if (p) measure(h, "plugin reloads", op_reload, p);
+  pyhost_plugin_unload(p);
+  unlink(path);
+  rmdir(dir);
+  pyhost_free(h);
+}
+
 /* ---- hostile Python (issue 22): the references the fixes take are all given back ---- */
 
 /* rchx.kw(code, **kw): runs code (which clears the caller's dict), then reads keyword 0

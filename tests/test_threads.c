@@ -730,6 +730,23 @@ static void *scoped_main(void *arg) {
   return NULL;
 }
 
+/* Scopes nest: each pyhost_gil_enter is ended by its own pyhost_gil_leave, the inner
+ * leave keeps the outer scope (calls still run inside it), and one leave too many is
+ * refused. */
+TEST_CASE(nested_gil_scopes_count) {
+  pyhost *h = reliab_start();
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  CHECK_RC(pyhost_gil_enter(h), PYHOST_OK);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "x = 6 * 7", "<scope>"), PYHOST_OK);
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_OK); /* the outer scope, still open until here */
+  CHECK_RC(pyhost_gil_leave(h), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "without a matching pyhost_gil_enter");
+  pyhost_free(h);
+}
+
 TEST_CASE(nested_gil_enter_after_finalize_began) {
   pyhost *h = reliab_start();
   struct scoped s = {.h = h, .exec_rc = -1, .nested_rc = -1, .leave_rc = -1};

@@ -296,6 +296,33 @@ TEST_CASE(typed_scalar_calls_end_every_way) {
   pyhost_free(h);
 }
 
+/* A call that binds wrongly and carries a value out of range fails with the binding's
+ * TypeError, as Python's own functions and inspect.signature(f).bind refuse it:
+ * binding comes before converting (fuzz_typed found the OverflowError of the value
+ * reported instead, through every door). */
+TEST_CASE(typed_binding_errors_before_value_errors) {
+  pyhost *h = start();
+  pyhost_module *m = setup(h);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "outcome(mode: int, x: float = 0.0)",
+                                            typed_outcome, NULL, NULL),
+           PYHOST_OK);
+  for (int round = 0; round < 2; round++) {
+    expect_raise(h, "tm.outcome(2 ** 63, zz=1)",
+                 "TypeError: tm.outcome() got an unexpected keyword argument 'zz'");
+    expect_raise(h, "tm.outcome(2 ** 63, mode=1)",
+                 "TypeError: argument for tm.outcome() given by name ('mode') and position (1)");
+    expect_raise(h, "tm.outcome(x=10 ** 400)",
+                 "TypeError: tm.outcome() missing required argument 'mode' (pos 1)");
+    expect_raise(h, "tm.outcome(0, x='no', zz=1)",
+                 "TypeError: tm.outcome() got an unexpected keyword argument 'zz'");
+    /* binding alone right: the value's own error */
+    expect_raise(h, "tm.outcome(2 ** 63)",
+                 "OverflowError: tm.outcome() argument 'mode': int does not fit in 64 bits");
+  }
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 /* Every count of positional arguments to a function of 12 parameters (ints and floats
  * in turn, each with a default), and at each position an argument the quick binding
  * does not read (an int for a float: converted; a float for an int: refused): the same
@@ -357,6 +384,19 @@ TEST_CASE(typed_signature_seen_by_python) {
 }
 
 /* A signature pyhost cannot read is refused at registration, saying what and where. */
+/* A typed function, method or constructor without its C function is refused at
+ * registration, naming the call, and nothing is added (Python would call NULL). */
+TEST_CASE(typed_function_without_fn) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "tm", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "f(x: int)", NULL, NULL, NULL), PYHOST_MISUSE);
+  CHECK_STREQ(pyhost_errmsg(h), "pyhost_module_add_typed_function: fn is NULL");
+  CHECK_RC(pyhost_exec(h, "import tm\nassert not hasattr(tm, 'f')\n", "<test>"), PYHOST_OK);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
 TEST_CASE(typed_bad_signatures) {
   pyhost *h = start();
   pyhost_module *m = NULL;

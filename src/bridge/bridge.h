@@ -45,11 +45,13 @@ static inline void pyhost__frame_pop(struct pyhost__frame *outer) {
 }
 /* With the GIL, after a callback returned rc: PYHOST_OK -> 0; otherwise sets the Python
  * exception (the kept one, or RuntimeError "<who>: <status>: <message>") -> -1.  Always
- * drops what the frame kept. */
+ * drops what the frame kept, and the message a failed call inside the callback left on
+ * this thread: its Python caller has the exception now, and the pyhost call that
+ * leaves to the host answers with a message of its own or none. */
 int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const char *who);
 static inline int pyhost__frame_finish(pyhost *h, struct pyhost__frame *f, int rc,
                                        const char *who) {
-  if (rc == PYHOST_OK && !f->type) return 0; /* the common case */
+  if (rc == PYHOST_OK && !f->type && !pyhost__thread.messages) return 0; /* the common case */
   return pyhost__frame_finish_slow(h, f, rc, who);
 }
 

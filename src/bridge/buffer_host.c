@@ -299,6 +299,8 @@ int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports) {
   if (exports) *exports = 0;
   /* NULL, or released already (a second release) */
   if (!host_live(b)) return pyhost__tag_refused(h, b, "pyhost_buffer_release", "buffer");
+  /* a call that succeeds leaves "not an error", as every call on h does */
+  if (pyhost__handle_live(h)) pyhost__clear_message(h);
   PyGILState_STATE g;
   if (!pyhost__free_begin(h, &g)) {
     /* Python is finalized (or finalizing): its views died with it */

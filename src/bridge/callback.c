@@ -17,6 +17,7 @@
 int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const char *who) {
   if (rc == PYHOST_OK) {
     pyhost__frame_drop(f);
+    pyhost__clear_message(h);
     return 0;
   }
   /* Only a status that says "Python raised" hands the kept exception on: a callback
@@ -25,12 +26,14 @@ int pyhost__frame_finish_slow(pyhost *h, struct pyhost__frame *f, int rc, const 
   if (f->type && raised) {
     PY.PyErr_Restore(f->type, f->value, f->tb); /* steals the frame's references */
     f->type = f->value = f->tb = NULL;
+    pyhost__clear_message(h);
     return -1;
   }
   pyhost__frame_drop(f);
   const char *msg = pyhost_errmsg(h);
   PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s: %s: %s", who, pyhost_status_name(rc),
                   msg && strcmp(msg, "not an error") != 0 ? msg : pyhost_errstr(rc));
+  pyhost__clear_message(h);
   return -1;
 }
 

@@ -109,7 +109,8 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   int borrowed = 0;
   void *out = NULL;
   size_t *out_len = NULL;
-  if (p->rtype) {
+  if (p->rtype && done == p->n) { /* past a failed argument the rest are unread: the
+                                     * next va_arg would be one of them, not the result */
     out = va_arg(*ap, void *);
     if ((borrowed = p->rtype == 's' || p->rtype == 'y')) out_len = va_arg(*ap, size_t *);
     if (p->rtype == 'w' && out) memset(out, 0, sizeof(pyhost_view)); /* releasable on failure */

@@ -107,6 +107,37 @@ static int fill_defaults(const struct pyhost__sig *s, const struct pyhost_args *
   return PYHOST_OK;
 }
 
+/* The keywords against the parameters, nothing converted: PYHOST_OK, or the TypeError
+ * of a keyword no parameter takes or one given by position too.  Sets *given. */
+static int bind_keywords(const struct pyhost__sig *s, struct pyhost_args *a, uint32_t *given) {
+  size_t nkw = pyhost__args_is_tuple(a) ? a->nkw
+               : a->kwnames          ? (size_t)PY.PyTuple_Size(a->kwnames)
+                                     : 0;
+  Py_ssize_t pos = 0;
+  for (size_t k = 0; k < nkw; k++) {
+    PyObject *key = NULL, *val = NULL;
+    keyword(a, k, &pos, &key, &val);
+    int j = key ? param_of(s, key) : -1;
+    if (j < 0 || s->p[j].posonly) return unexpected_keyword(s, a, key, j);
+    if (*given & (1u << j))
+      return raise_type(a, "argument for %s() given by name ('%s') and position (%zu)",
+                        s->p[j].name, (size_t)j + 1);
+    *given |= 1u << j;
+  }
+  return PYHOST_OK;
+}
+
+/* A value refused (rc) in a call that binds wrongly too: the binding's TypeError is the
+ * one to report, as Python's own functions bind before they convert (and as
+ * inspect.signature(f).bind refuses the call); it replaces the value's exception. */
+static PYHOST__COLD int refused_value(const struct pyhost__sig *s, struct pyhost_args *a,
+                                      pyhost_arg *argv, int rc) {
+  uint32_t given = (uint32_t)((1ull << a->nargs) - 1);
+  int bound = bind_keywords(s, a, &given);
+  if (!bound && given != (uint32_t)((1ull << s->n) - 1)) bound = fill_defaults(s, a, argv, given);
+  return bound ? bound : rc;
+}
+
 int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_arg *argv) {
   size_t np = a->nargs;
   if (np > s->npos)
@@ -118,7 +149,7 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
                       ? PY.PyTuple_GetItem(a->tuple, (Py_ssize_t)(i + a->skip))
                       : a->argv[i];
     int rc = convert(s, i, a, o, &argv[i]);
-    if (rc) return rc;
+    if (rc) return refused_value(s, a, argv, rc);
   }
   uint32_t given = (uint32_t)((1ull << np) - 1);
   size_t nkw = pyhost__args_is_tuple(a) ? a->nkw
@@ -134,7 +165,7 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
       return raise_type(a, "argument for %s() given by name ('%s') and position (%zu)",
                         s->p[j].name, (size_t)j + 1);
     int rc = convert(s, (size_t)j, a, val, &argv[j]);
-    if (rc) return rc;
+    if (rc) return refused_value(s, a, argv, rc);
     given |= 1u << j;
   }
   if (given == (uint32_t)((1ull << s->n) - 1)) return PYHOST_OK;

@@ -130,6 +130,7 @@ void pyhost__excdata_free(struct pyhost__excdata *d);
  * or removed until the handle is freed, so readers need no lock. */
 struct pyhost__msg {
   const void *thread;        /* address of a _Thread_local: unique per live thread */
+  unsigned long number;      /* which thread of all that had that address (msg.c) */
   struct pyhost__msg *next;
   char *text;
   size_t cap;
@@ -241,6 +242,8 @@ struct pyhost__thread {
   unsigned long messages;  /* this thread's non-empty message slots (msg.c); 0 lets a call
                             * skip the reset.  Slots of a freed handle still count: that
                             * costs a look-up, never a stale message. */
+  unsigned long number;    /* which thread this is, for its message slots (msg.c); 0 until
+                            * its first message */
   struct pyhost__frame *frame; /* the innermost host callback running (runtime.h) */
   unsigned long nesting;   /* entries from Python that pyhost guards (bridge.h), nested */
   int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
@@ -308,6 +311,7 @@ struct pyhost__process {
    * there, and one of them may have held the GIL for good (read without the GIL) */
   _Atomic int forked_amid_calls;
   _Atomic int traceback_ready;     /* pyhost_interrupt imported traceback once */
+  _Atomic unsigned long threads_numbered; /* threads that had a message (msg.c) */
   PyObject *interrupted_type;      /* pyhost.Interrupted, strong reference */
   /* the live sub-interpreters pyhost made (runtime/subinterp.c), and the numbers it
    * gave threads and sub-interpreters */

@@ -12,21 +12,45 @@
 #include <string.h>
 
 
+/* A thread's slot is found by the address of a _Thread_local, which a thread started
+ * after another ended often gets back (the C library reuses an ended thread's stack and
+ * thread-local storage).  So a slot also keeps the number of the thread that took it:
+ * a new thread never reads an ended one's message, and takes its slot over rather than
+ * adding one, so that the list stays as long as the most threads alive at once. */
 static _Thread_local char this_thread;
 
-static struct pyhost__msg *find_slot(const pyhost *h) {
+static unsigned long thread_number(void) {
+  if (!pyhost__thread.number)
+    pyhost__thread.number = atomic_fetch_add(&pyhost__process.threads_numbered, 1) + 1;
+  return pyhost__thread.number;
+}
+
+/* The slot at this thread's address: its own, an ended thread's, or NULL. */
+static struct pyhost__msg *slot_here(const pyhost *h) {
   struct pyhost__msg *m = atomic_load_explicit(&((pyhost *)h)->msgs, memory_order_acquire);
   for (; m; m = m->next)
     if (m->thread == &this_thread) return m;
   return NULL;
 }
 
+static struct pyhost__msg *find_slot(const pyhost *h) {
+  struct pyhost__msg *m = slot_here(h);
+  return m && m->number == pyhost__thread.number ? m : NULL;
+}
+
 static struct pyhost__msg *get_slot(const pyhost *h) {
-  struct pyhost__msg *m = find_slot(h);
+  unsigned long number = thread_number();
+  struct pyhost__msg *m = slot_here(h);
+  if (m && m->number != number) { /* an ended thread's: no live thread reads it */
+    if (m->text) m->text[0] = '\0';
+    pyhost__excdata_free(&m->exc);
+    m->number = number;
+  }
   if (m) return m;
   m = pyhost__calloc(1, sizeof *m);
   if (!m) return NULL;
   m->thread = &this_thread;
+  m->number = number;
   pyhost *mh = (pyhost *)h;
   struct pyhost__msg *head = atomic_load(&mh->msgs);
   do m->next = head;

@@ -1,15 +1,37 @@
 /* replay.c: runs a fuzz target on files without libFuzzer, so that the seed corpus and
  * every crash ever found (tests/fuzz/regressions/) are plain CTest regression tests in
- * any build.  Usage: fuzz_<target>_replay FILE_OR_DIR... */
+ * any build.  Each input must end within UNIT_LIMIT seconds (the targets bound their
+ * units to a few seconds, fuzz_python.h): one that runs longer fails the replay naming
+ * its file, as libFuzzer's -timeout fails the fuzzing run.
+ * Usage: fuzz_<target>_replay FILE_OR_DIR... */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#ifdef __cplusplus
+extern "C"
+#endif
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { UNIT_LIMIT = 60 }; /* seconds: over ten times a unit's budget under ASan and load */
+
+static char running[4096]; /* the input being run, for the alarm's message */
+
+static void too_long(int sig) {
+  (void)sig;
+  static const char msg[] = "replay: this input ran for over 60 seconds: ";
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  ignored = write(2, running, strlen(running));
+  ignored = write(2, "\n", 1);
+  (void)ignored;
+  abort();
+}
 
 static int run_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -23,13 +45,17 @@ static int run_file(const char *path) {
   }
   fclose(f);
   if (!buf) return 1;
+  snprintf(running, sizeof running, "%s", path);
+  alarm(UNIT_LIMIT);
   LLVMFuzzerTestOneInput(buf, n);
+  alarm(0);
   free(buf);
   return 0;
 }
 
 int main(int argc, char **argv) {
   int files = 0, bad = 0;
+  signal(SIGALRM, too_long);
   for (int i = 1; i < argc; i++) {
     struct stat st;
     if (stat(argv[i], &st) != 0) continue; /* an empty regressions/ may be absent */
