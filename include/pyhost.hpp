@@ -1433,6 +1433,11 @@ struct member_base {
   virtual ~member_base() = default;
   virtual int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) = 0;
 };
+struct typed_member_base {
+  typed_site site;  // "module.Type.method" and the parameters' names
+  virtual ~typed_member_base() = default;
+  virtual int call(pyhost *h, void *self, const pyhost_arg *argv, pyhost_ret *ret) = 0;
+};
 struct getter_base {
   std::string name;  // "module.Type.property", for argument errors
   virtual ~getter_base() = default;
@@ -1442,6 +1447,7 @@ struct getter_base {
 
 struct type_state_base : holder_base {
   std::vector<std::unique_ptr<member_base>> methods;
+  std::vector<std::unique_ptr<typed_member_base>> typed_methods;
   std::vector<std::unique_ptr<getter_base>> properties;
   bool inline_payload = true;
   size_t live_offset = 0;  // of inline_slot<T>::live
@@ -1460,6 +1466,17 @@ template <size_t I> int method_trampoline(pyhost *h, void *payload, void *ud, co
     void *self = st->object(payload);
     if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
     return st->methods[I]->call(h, self, args, ret);
+  } catch (...) {
+    return exception_to_python(h);
+  }
+}
+template <size_t I>
+int typed_method_trampoline(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) noexcept {
+  auto *st = static_cast<type_state_base *>(ud);
+  try {
+    void *self = st->object(payload);
+    if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
+    return st->typed_methods[I]->call(h, self, argv, ret);
   } catch (...) {
     return exception_to_python(h);
   }
@@ -1487,6 +1504,10 @@ template <size_t I> int setter_trampoline(pyhost *h, void *payload, void *ud, co
 template <size_t... I> constexpr std::array<pyhost_fast_method, sizeof...(I)> method_table(std::index_sequence<I...>) {
   return {{&method_trampoline<I>...}};
 }
+template <size_t... I>
+constexpr std::array<pyhost_typed_method, sizeof...(I)> typed_method_table(std::index_sequence<I...>) {
+  return {{&typed_method_trampoline<I>...}};
+}
 template <size_t... I> constexpr std::array<pyhost_fast_getter, sizeof...(I)> getter_table(std::index_sequence<I...>) {
   return {{&getter_trampoline<I>...}};
 }
@@ -1497,6 +1518,10 @@ template <size_t... I> constexpr std::array<pyhost_fast_setter, sizeof...(I)> se
 template <class T> struct type_state : type_state_base {
   std::string ctor_name;  // "module.Type", for argument errors
   pyhost_fast_constructor constructor = nullptr;  // construct<A...>, set by init<A...>()
+  // construct_typed<A...> and its signature, set by init<A...>(pyh::arg...)
+  pyhost_typed_constructor typed_constructor = nullptr;
+  std::string constructor_signature;
+  typed_site ctor_site;
   type_state() { live_offset = offsetof(inline_slot<T>, live); }
   static void destroy(void *payload, void *ud) noexcept {
     auto *st = static_cast<type_state *>(ud);
@@ -1515,24 +1540,61 @@ template <class T> struct type_state : type_state_base {
   // in the inline payload, or in memory of its own the payload then points to.
   template <class... A> static int construct(pyhost *h, void *ud, const pyhost_args *args, void **payload) noexcept {
     auto *st = static_cast<type_state *>(ud);
+    return build(h, st, payload, [&](auto &&make) {
+      return invoker<std::tuple<A...>>::template run<void>(h, args, nullptr, st->ctor_name.c_str(), make);
+    });
+  }
+  // The same for the typed constructor (init<A...>(pyh::arg...)).
+  template <class... A>
+  static int construct_typed(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) noexcept {
+    auto *st = static_cast<type_state *>(ud);
+    return build(h, st, payload, [&](auto &&make) {
+      return typed_invoker<std::tuple<A...>>::template run<void>(h, argv, nullptr, st->ctor_site, make);
+    });
+  }
+  // run(make) reads the arguments and calls make(arguments...), which builds the T.
+  template <class Run> static int build(pyhost *h, type_state *st, void **payload, const Run &run) noexcept {
     try {
       if (st->inline_payload) {
         auto *slot = static_cast<inline_slot<T> *>(*payload);
-        int rc = invoker<std::tuple<A...>>::template run<void>(
-            h, args, nullptr, st->ctor_name.c_str(),
-            [slot](auto &&...a) { ::new (static_cast<void *>(slot->storage)) T(std::forward<decltype(a)>(a)...); });
+        int rc = run([slot](auto &&...a) { ::new (static_cast<void *>(slot->storage)) T(std::forward<decltype(a)>(a)...); });
         if (rc == PYHOST_OK) slot->live = true;  // a throwing T constructor leaves it not live
         return rc;
       }
       T *made = nullptr;
-      int rc = invoker<std::tuple<A...>>::template run<void>(
-          h, args, nullptr, st->ctor_name.c_str(),
-          [&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
+      int rc = run([&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
       if (rc == PYHOST_OK) *payload = made;
       return rc;
     } catch (...) {
       return exception_to_python(h);
     }
+  }
+};
+
+// A method of T: F is a member function pointer, or a callable taking T& first.
+// params: its parameters after the object; bind(fn, obj): a callable of those.
+template <class T, class F> struct method_traits {
+  template <class... A> struct tail_of;
+  template <class A0, class... A> struct tail_of<std::tuple<A0, A...>> { using type = std::tuple<A...>; };
+  static constexpr bool member = std::is_member_function_pointer<F>::value;
+  using all = typename callable_traits<F>::args;
+  using params = typename std::conditional_t<member, std::enable_if<true, all>, tail_of<all>>::type;
+  using result = typename callable_traits<F>::result;
+  static auto bind(F &fn, T &obj) {
+    if constexpr (member)
+      return [&fn, &obj](auto &&...a) -> decltype(auto) { return (obj.*fn)(std::forward<decltype(a)>(a)...); };
+    else
+      return [&fn, &obj](auto &&...a) -> decltype(auto) { return fn(obj, std::forward<decltype(a)>(a)...); };
+  }
+};
+
+template <class T, class F> struct typed_method_holder : typed_member_base {
+  F fn;
+  explicit typed_method_holder(F f) : fn(std::move(f)) {}
+  int call(pyhost *h, void *self, const pyhost_arg *argv, pyhost_ret *ret) override {
+    using m = method_traits<T, F>;
+    return typed_invoker<typename m::params>::template run<typename m::result>(h, argv, ret, site,
+                                                                               m::bind(fn, *static_cast<T *>(self)));
   }
 };
 
@@ -1542,21 +1604,9 @@ template <class T, class F> struct method_holder : member_base {
   const std::string *name = &name_text;
   method_holder(F f, std::string n) : fn(f), name_text(std::move(n)) {}
   int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) override {
-    T &obj = *static_cast<T *>(self);
-    if constexpr (std::is_member_function_pointer<F>::value) {
-      using traits = callable_traits<F>;
-      auto bound = [this, &obj](auto &&...a) -> decltype(auto) { return (obj.*fn)(std::forward<decltype(a)>(a)...); };
-      return invoker<typename traits::args>::template run<typename traits::result>(h, args, ret, name->c_str(), bound);
-    } else {
-      using traits = callable_traits<F>;
-      using all = typename traits::args;  // (T&, A...)
-      return run_rest<typename traits::result>(h, args, ret, obj, decltype(tail(std::declval<all>())){});
-    }
-  }
-  template <class... A> struct list {};
-  template <class A0, class... A> static list<A...> tail(std::tuple<A0, A...>);
-  template <class R, class... A> int run_rest(pyhost *h, const pyhost_args *args, pyhost_ret *ret, T &obj, list<A...>) {
-    return invoker<std::tuple<A...>>::template run<R>(h, args, ret, name->c_str(), fn, obj);
+    using m = method_traits<T, F>;
+    return invoker<typename m::params>::template run<typename m::result>(h, args, ret, name->c_str(),
+                                                                         m::bind(fn, *static_cast<T *>(self)));
   }
 };
 
@@ -1775,6 +1825,36 @@ template <class T> class class_builder {
   // Python may call the class as Type(a...): T(a...) is built in place.
   template <class... A> class_builder &init() {
     st_->constructor = &detail::type_state<T>::template construct<A...>;
+    st_->typed_constructor = nullptr;
+    return *this;
+  }
+  // The same with the parameters declared, as module::def declares them: Python may
+  // call Type(a, name=b), inspect.signature(Type) shows them, wrong arguments get
+  // CPython's TypeErrors.  .init<std::string, int>(pyh::arg("name"), pyh::arg("count") = 0)
+  template <class... A, class E0, class... E, class = std::enable_if_t<detail::starts_declaration<E0>>>
+  class_builder &init(const E0 &first, const E &...rest) {
+    static_assert(detail::check_declaration<std::tuple<A...>, E0, E...>(), "");
+    static_assert(((detail::declared<E> != 5) && ...),
+                  "pyhost: a constructor's docstring is the type's (module.type<T>(name, doc))");
+    detail::declaration<std::tuple<A...>> decl(st_->ctor_name, name_.c_str(), first, rest...);
+    st_->constructor_signature = std::move(decl.signature);
+    st_->ctor_site = std::move(decl.site);
+    st_->typed_constructor = &detail::type_state<T>::template construct_typed<A...>;
+    st_->constructor = nullptr;
+    return *this;
+  }
+  // A method with its parameters declared (as module::def declares them):
+  // .def("add", &Counter::add, pyh::arg("n"), pyh::arg("step") = 1).
+  template <class F, class E0, class... E, class = std::enable_if_t<detail::starts_declaration<E0>>>
+  class_builder &def(const char *name, F fn, const E0 &first, const E &...rest) {
+    using params = typename detail::method_traits<T, F>::params;
+    static_assert(detail::check_declaration<params, E0, E...>(), "");
+    if (st_->typed_methods.size() >= detail::max_members) throw error(PYHOST_MISUSE, "", "too many methods");
+    detail::declaration<params> decl(m_.name() + "." + name_ + "." + (name ? name : ""), name, first, rest...);
+    auto holder = std::make_unique<detail::typed_method_holder<T, F>>(fn);
+    holder->site = std::move(decl.site);
+    st_->typed_methods.push_back(std::move(holder));
+    typed_methods_.push_back({std::move(decl.signature), decl.doc});
     return *this;
   }
   // A method from a member function pointer, or a callable taking T& first.
@@ -1807,8 +1887,12 @@ template <class T> class class_builder {
     static constexpr auto mt = detail::method_table(std::make_index_sequence<detail::max_members>());
     static constexpr auto gt = detail::getter_table(std::make_index_sequence<detail::max_members>());
     static constexpr auto stt = detail::setter_table(std::make_index_sequence<detail::max_members>());
+    static constexpr auto tmt = detail::typed_method_table(std::make_index_sequence<detail::max_members>());
     std::vector<pyhost_fast_method_def> md;
     for (size_t i = 0; i < methods_.size(); i++) md.push_back({methods_[i].first.c_str(), mt[i], methods_[i].second});
+    std::vector<pyhost_typed_method_def> td;
+    for (size_t i = 0; i < typed_methods_.size(); i++)
+      td.push_back({typed_methods_[i].first.c_str(), tmt[i], typed_methods_[i].second});
     std::vector<pyhost_fast_property_def> pd;
     for (size_t i = 0; i < props_.size(); i++)
       pd.push_back({props_[i].name.c_str(), gt[i], props_[i].writable ? stt[i] : nullptr, props_[i].doc});
@@ -1821,6 +1905,10 @@ template <class T> class class_builder {
     spec.fast_properties = pd.data();
     spec.n_fast_properties = pd.size();
     spec.fast_constructor = st_->constructor;
+    spec.typed_methods = td.data();
+    spec.n_typed_methods = td.size();
+    spec.typed_constructor = st_->typed_constructor;
+    spec.constructor_signature = st_->typed_constructor ? st_->constructor_signature.c_str() : nullptr;
     spec.destructor = &detail::type_state<T>::destroy;
     spec.userdata = st_.get();
     spec.payload_size = st_->inline_payload ? sizeof(detail::inline_slot<T>) : 0;
@@ -1851,6 +1939,7 @@ template <class T> class class_builder {
   std::string name_, doc_;
   std::unique_ptr<detail::type_state<T>> st_;
   std::vector<std::pair<std::string, const char *>> methods_;
+  std::vector<std::pair<std::string, const char *>> typed_methods_;  // signature, doc
   std::vector<prop> props_;
 };
 
