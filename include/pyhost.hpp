@@ -45,6 +45,15 @@
 #  pragma GCC diagnostic ignored "-Wshadow"
 #endif
 
+// A cold path kept out of the hot function that reaches it.
+#if defined(__GNUC__)
+#  define PYH_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#  define PYH_NOINLINE __declspec(noinline)
+#else
+#  define PYH_NOINLINE
+#endif
+
 namespace pyh {
 
 // ---- errors ----------------------------------------------------------------
@@ -144,7 +153,7 @@ inline std::vector<pyh::frame> frames_of(const pyhost *h) {
 
 // Throws the exception that status rc of the last call on h stands for, with the
 // Python exception's data read from pyhost (never parsed from the text).
-[[noreturn]] inline void throw_status(pyhost *h, int rc) {
+[[noreturn]] inline PYH_NOINLINE void throw_status(pyhost *h, int rc) {
   if (rc == PYHOST_NOMEM) throw std::bad_alloc();
   std::string what = pyhost_errmsg(h), type = pyhost_errtype(h), text = pyhost_errtext(h);
   std::vector<pyh::frame> frames = frames_of(h);
@@ -159,12 +168,21 @@ inline std::vector<pyh::frame> frames_of(const pyhost *h) {
 // PYHOST_RANGE) is thrown again with "<who()>: " before its message, so that the error
 // names what was called: "plugin scorer: hook score: the result: expected float, got
 // str".  who is called only then.
-template <class Who, class F> auto naming(const Who &who, F &&f) -> decltype(f()) {
+// (The renaming is a function of its own, so that a call's frame stays as light as
+// the call it wraps.)
+template <class Who> [[noreturn]] PYH_NOINLINE void rethrow_named(const Who &who) {
   try {
-    return f();
+    throw;
   } catch (const error &e) {
     if (e.status() != PYHOST_TYPE && e.status() != PYHOST_RANGE) throw;
     throw error(e.status(), e.type_name(), std::string(who()) + ": " + e.what());
+  }
+}
+template <class Who, class F> auto naming(const Who &who, F &&f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const error &) {
+    rethrow_named(who);
   }
 }
 
@@ -849,6 +867,22 @@ template <class A> struct named_slot : arg_format_slot<A> {
   using arg_format_slot<A>::arg_format_slot;
 };
 
+// The value-tree route of typed_call: the arguments as a tuple and a dict.
+template <class R, class Slow, class... A> PYH_NOINLINE R value_tree_call(pyhost *h, const Slow &slow, const A &...a) {
+  if constexpr (is_borrowed_result<R>) {
+    (void)h, (void)slow, ((void)a, ...);
+    throw error(PYHOST_MISUSE, "",
+                "a std::string_view or pyh::bytes result is lent by pyhost_prepared_callf, which "
+                "cannot carry this call (keyword names given at run time that are not ASCII "
+                "identifiers or repeat, or more than 16 arguments)");
+  } else {
+    value_args va = make_value_args(a...);
+    pyhost_value *r = nullptr;
+    check(h, slow(va.args.get(), va.kwargs.get(), &r));
+    return take_result<R>(r);
+  }
+}
+
 // A call, keywords allowed: through fn and a static format when every keyword is
 // named by "name"_kw; else through fn and a format written now when every argument has
 // a letter and the names fit; else through the value trees (slow(args tuple, kwargs
@@ -863,17 +897,7 @@ R typed_call(pyhost *h, bool fast, const Fn &fn, const Slow &slow, const A &...a
     if (fast && f.build<R>(a...))
       return callf_finish<R>(h, fn, f.text, std::tuple_cat(callf_positional(a)..., callf_keyword(a)...));
   }
-  if constexpr (is_borrowed_result<R>) {
-    throw error(PYHOST_MISUSE, "",
-                "a std::string_view or pyh::bytes result is lent by pyhost_prepared_callf, which "
-                "cannot carry this call (keyword names given at run time that are not ASCII "
-                "identifiers or repeat, or more than 16 arguments)");
-  } else {
-    value_args va = make_value_args(a...);
-    pyhost_value *r = nullptr;
-    check(h, slow(va.args.get(), va.kwargs.get(), &r));
-    return take_result<R>(r);
-  }
+  return value_tree_call<R>(h, slow, a...);
 }
 
 }  // namespace detail
@@ -1324,14 +1348,16 @@ inline std::string float_literal(double d) {
   return text;
 }
 
-// A default's text in a signature.
-template <class V> std::string default_literal(const V &v) {
+// A default's text in a signature (to_float: an integer default of a floating-point
+// parameter, written as the float the callable gets).
+template <class V> std::string default_literal(const V &v, bool to_float) {
+  (void)to_float;  // read for integers only
   if constexpr (std::is_same<V, bool>::value) {
     return v ? "True" : "False";
   } else if constexpr (std::is_same<V, std::nullptr_t>::value || std::is_same<V, std::nullopt_t>::value) {
     return "None";
   } else if constexpr (is_integer<V>) {
-    return std::to_string(widen_int(v));
+    return to_float ? float_literal(static_cast<double>(v)) : std::to_string(widen_int(v));
   } else if constexpr (std::is_floating_point<V>::value) {
     return float_literal(static_cast<double>(v));
   } else {
@@ -1359,8 +1385,9 @@ template <class... P> struct signature_writer<std::tuple<P...>> {
     if (none) text += " = None";
   }
   template <class V> void add(const arg_v<V> &a) {
+    bool to_float = std::strcmp(types[names.size()] ? types[names.size()] : "", "float") == 0;
     param(a.name);
-    text += " = " + default_literal(a.value);
+    text += " = " + default_literal(a.value, to_float);
   }
   void add(pos_only) { mark("/"); }
   void add(kw_only) { mark("*"); }
@@ -1847,10 +1874,13 @@ template <class T> class class_builder {
   // .def("add", &Counter::add, pyh::arg("n"), pyh::arg("step") = 1).
   template <class F, class E0, class... E, class = std::enable_if_t<detail::starts_declaration<E0>>>
   class_builder &def(const char *name, F fn, const E0 &first, const E &...rest) {
+    return def_typed(name, fn, first, rest...);
+  }
+  template <class F, class... E> class_builder &def_typed(const char *name, F fn, const E &...extras) {
     using params = typename detail::method_traits<T, F>::params;
-    static_assert(detail::check_declaration<params, E0, E...>(), "");
+    static_assert(detail::check_declaration<params, E...>(), "");
     if (st_->typed_methods.size() >= detail::max_members) throw error(PYHOST_MISUSE, "", "too many methods");
-    detail::declaration<params> decl(m_.name() + "." + name_ + "." + (name ? name : ""), name, first, rest...);
+    detail::declaration<params> decl(m_.name() + "." + name_ + "." + (name ? name : ""), name, extras...);
     auto holder = std::make_unique<detail::typed_method_holder<T, F>>(fn);
     holder->site = std::move(decl.site);
     st_->typed_methods.push_back(std::move(holder));
@@ -1909,7 +1939,9 @@ template <class T> class class_builder {
     spec.n_typed_methods = td.size();
     spec.typed_constructor = st_->typed_constructor;
     spec.constructor_signature = st_->typed_constructor ? st_->constructor_signature.c_str() : nullptr;
-    spec.destructor = &detail::type_state<T>::destroy;
+    // an inline T that is trivially destructible needs no call when the instance dies
+    bool trivial = st_->inline_payload && std::is_trivially_destructible<T>::value;
+    spec.destructor = trivial ? nullptr : &detail::type_state<T>::destroy;
     spec.userdata = st_.get();
     spec.payload_size = st_->inline_payload ? sizeof(detail::inline_slot<T>) : 0;
     spec.flags = PYHOST_TYPE_WEAKREF;
@@ -2183,6 +2215,8 @@ using gil_guard = detail::thread_scope<&pyhost_gil_enter, &pyhost_gil_leave>;
 using thread_attachment = detail::thread_scope<&pyhost_thread_attach, &pyhost_thread_detach>;
 
 }  // namespace pyh
+
+#undef PYH_NOINLINE
 
 #if defined(__GNUC__)
 #  pragma GCC diagnostic pop
