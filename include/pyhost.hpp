@@ -1588,13 +1588,17 @@ template <class T> struct type_state : type_state_base {
         if (rc == PYHOST_OK) slot->live = true;  // a throwing T constructor leaves it not live
         return rc;
       }
-      T *made = nullptr;
-      int rc = run([&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
-      if (rc == PYHOST_OK) *payload = made;
-      return rc;
+      return build_boxed(payload, run);
     } catch (...) {
       return exception_to_python(h);
     }
+  }
+  // (Out of line: the inline payload's path stays as light as a C constructor.)
+  template <class Run> PYH_NOINLINE static int build_boxed(void **payload, const Run &run) {
+    T *made = nullptr;
+    int rc = run([&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
+    if (rc == PYHOST_OK) *payload = made;
+    return rc;
   }
 };
 

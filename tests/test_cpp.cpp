@@ -588,6 +588,7 @@ TEST_CASE(typed_hostfn_signatures) {
       .def("whole", [](double d) { return d; }, pyh::arg("d") = 3);
   py.exec("import ts, inspect\n");
   CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.scale))"), "(x, factor=0.1)");
+  CHECK_STR(py.eval<std::string>("ts.scale.__text_signature__"), "(x, factor=0.1)");  // the shortest text
   CHECK_STR(py.eval<std::string>("ts.scale.__doc__"), "scales x");
   CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.opts))"), "(s=None, /, n=-7, *, b=True, f=1e+20)");
   CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.quote))"), "(s=\"it's\")");
