@@ -66,6 +66,30 @@
 #define BENCH_TRIP_BYTES (1024u * 1024u) /* (f3): 1 MiB of bytes C->Python->C */
 #define BENCH_LIST_LEN 100000u
 
+/* (g1, g2): bulk data, 1 KiB and 64 MiB.  Run only by the g modes (64 MiB each side):
+ * first(v) reads one element; get_small(), get_big() and get_np() hand Python's
+ * buffers to C (get_np() a numpy uint8 array where numpy is installed, else None). */
+#define BENCH_BULK_SMALL 1024u
+#define BENCH_BULK_LARGE (64u << 20)
+#define BENCH_BULK_PY                                                            \
+  "def first(v):\n"                                                               \
+  "    return v[0]\n"                                                             \
+  "small = bytearray(1024)\n"                                                     \
+  "big = bytearray(64 << 20)\n"                                                   \
+  "small[0] = big[0] = 7\n"                                                       \
+  "def get_small():\n"                                                            \
+  "    return small\n"                                                            \
+  "def get_big():\n"                                                              \
+  "    return big\n"                                                              \
+  "try:\n"                                                                        \
+  "    import numpy\n"                                                            \
+  "    npbig = numpy.zeros(64 << 20, dtype=numpy.uint8)\n"                        \
+  "    npbig[0] = 7\n"                                                            \
+  "except ImportError:\n"                                                         \
+  "    npbig = None\n"                                                            \
+  "def get_np():\n"                                                               \
+  "    return npbig\n"
+
 static inline double bench_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -85,6 +85,35 @@ static void list_from_py(unsigned long n) {
   }
 }
 
+/* (g1) host memory to Python per operation: a memoryview made by
+ * PyMemoryView_FromMemory, passed to first(v), dropped (a direct host cannot tell
+ * whether Python kept it). */
+static unsigned char *bulk;
+static void bulk_to_py(size_t len, unsigned long n) {
+  PyObject *first = get("first");
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *mv = PyMemoryView_FromMemory((char *)bulk, (Py_ssize_t)len, PyBUF_READ);
+    check(mv != NULL, "PyMemoryView_FromMemory");
+    PyObject *r = call1(first, mv);
+    check(r != NULL && PyLong_AsLong(r) == 7, "first(v)");
+    Py_DECREF(r);
+    Py_DECREF(mv);
+  }
+}
+
+/* (g2) Python's buffer read in place through PyObject_GetBuffer. */
+static void bulk_from_py(const char *getter, unsigned long n) {
+  PyObject *f = get(getter);
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *o = call0(f);
+    Py_buffer v;
+    check(o != NULL && PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) == 0, "get()");
+    check(((const unsigned char *)v.buf)[0] == 7, "get()");
+    PyBuffer_Release(&v);
+    Py_DECREF(o);
+  }
+}
+
 /* (c): a directly linked builtin, METH_FASTCALL where the runtime has it (3.7+). */
 static PyObject *host_g(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self, (void)args, (void)nargs;
@@ -263,6 +292,10 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     list_to_py(list_data, BENCH_LIST_LEN, n);
   } else if (!strcmp(mode, "conv_list_from_py")) {
     list_from_py(n);
+  } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large")) {
+    bulk_to_py(mode[3] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE, n);
+  } else if (!strcmp(mode, "g2_small") || !strcmp(mode, "g2_large") || !strcmp(mode, "g2_numpy")) {
+    bulk_from_py(mode[3] == 's' ? "get_small" : mode[3] == 'l' ? "get_big" : "get_np", n);
   } else if (!run_loop_mode(mode, n)) {
     bench_die(mode, "unknown mode");
   }
@@ -285,6 +318,11 @@ int main(int argc, char **argv) {
   set_up_main();
   list_data = malloc(sizeof *list_data * BENCH_LIST_LEN);
   for (unsigned i = 0; i < BENCH_LIST_LEN; i++) list_data[i] = i;
+  if (!strncmp(mode, "g1", 2) || !strncmp(mode, "g2", 2)) {
+    run(BENCH_BULK_PY);
+    check((bulk = calloc(1, BENCH_BULK_LARGE)) != NULL, "calloc");
+    bulk[0] = 7;
+  }
   if (!strcmp(mode, "hostfn")) bind_g(PyCFunction_New(&host_g_def, NULL));
   if (!strncmp(mode, "hostfn2", 7)) bind_g(PyCFunction_New(&host_h_def, NULL));
   if (!strcmp(mode, "hosttype")) {

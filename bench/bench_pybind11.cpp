@@ -4,6 +4,9 @@
 // pybind11: f(i, 2) -> int cast to int64_t, g2(i, 2.5) -> float from a lambda, and
 // T2(i).get() on a py::class_, the Python loops inside a function.
 #include <pybind11/embed.h>
+#include <pybind11/stl.h>
+
+#include <vector>
 
 extern "C" {
 #include "bench.h"
@@ -25,6 +28,8 @@ PYBIND11_EMBEDDED_MODULE(pyhost_bench, m) {
 }
 
 static py::object main_dict; // null until the interpreter runs
+static unsigned char *bulk;    // (g1): 64 MiB, bulk[0] == 7
+static std::vector<int64_t> list_data; // (g3)
 
 static void run_loop(const char *src, unsigned long n) {
   main_dict["n"] = n;
@@ -58,6 +63,31 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     run_loop(BENCH_LOOP_FN_EMPTY_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
     run_loop(BENCH_LOOP_EMPTY_PY, n);
+  } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large")) {
+    // (g1) host memory lent as py::memoryview::from_memory, one element read in Python
+    py::function first = main_dict["first"];
+    size_t len = mode[3] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE;
+    for (unsigned long i = 0; i < n; i++)
+      if (first(py::memoryview::from_memory(bulk, (py::ssize_t)len, true)).cast<int>() != 7)
+        bench_die("first(v)", "wrong");
+  } else if (!strncmp(mode, "g2_", 3)) {
+    // (g2) Python's buffer read in place through py::buffer::request()
+    py::function get = main_dict[mode[3] == 's' ? "get_small" : mode[3] == 'l' ? "get_big" : "get_np"];
+    for (unsigned long i = 0; i < n; i++) {
+      py::buffer b = get();
+      py::buffer_info info = b.request();
+      if (static_cast<const unsigned char *>(info.ptr)[0] != 7) bench_die("get()", "wrong");
+    }
+  } else if (!strcmp(mode, "g3_to_py")) {
+    // (g3) the list through pybind11's std::vector caster
+    py::function keep = main_dict["keep"];
+    for (unsigned long i = 0; i < n; i++) keep(py::cast(list_data));
+  } else if (!strcmp(mode, "g3_from_py")) {
+    py::function get_l = main_dict["get_l"];
+    for (unsigned long i = 0; i < n; i++) {
+      std::vector<int64_t> v = get_l().cast<std::vector<int64_t>>();
+      if (v.size() != BENCH_LIST_LEN) bench_die("get_l()", "wrong");
+    }
   } else {
     bench_die(mode, "unknown mode");
   }
@@ -79,10 +109,18 @@ int main(int argc, char **argv) {
            "from pyhost_bench import g2, T2\n"
            "def run_fn(n):\n    for i in range(n):\n        g2(i, 2.5)\n"
            "def run_type(n):\n    for i in range(n):\n        T2(i).get()\n", main_dict);
+  if (!strncmp(mode, "g", 1) && mode[1] >= '1' && mode[1] <= '3') {
+    py::exec(BENCH_BULK_PY, main_dict);
+    bulk = static_cast<unsigned char *>(calloc(1, BENCH_BULK_LARGE));
+    if (!bulk) bench_die("calloc", "out of memory");
+    bulk[0] = 7;
+    for (unsigned i = 0; i < BENCH_LIST_LEN; i++) list_data.push_back(i);
+  }
   bench_loop(mode, n / 10 + 1);
   double t0 = bench_now();
   bench_loop(mode, n);
   bench_result(mode, bench_now() - t0, n);
   main_dict.release().dec_ref(); // before the interpreter goes, not at exit
+  free(bulk);
   return 0;
 }

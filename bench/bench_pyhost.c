@@ -75,6 +75,55 @@ static void list_from_py(unsigned long n) {
   }
 }
 
+/* (g1) a loan of len bytes of host memory per operation: made, passed to first(v)
+ * (which reads one element), released. */
+static pyhost_callable *pfirst, *pget_small, *pget_big, *pget_np;
+static unsigned char *bulk;
+static void bulk_to_py(size_t len, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_buffer_spec s = {bulk, "B", 1, {len}, 0, NULL, NULL};
+    pyhost_buffer *b = NULL;
+    int64_t x = 0;
+    check(pyhost_buffer_new(h, &s, &b), "pyhost_buffer_new");
+    check(pyhost_prepared_callf(h, pfirst, "m>L", b, &x), "first(v)");
+    if (x != 7) bench_die("first(v)", "wrong result");
+    check(pyhost_buffer_release(h, b, NULL), "pyhost_buffer_release");
+  }
+}
+
+/* (g2) Python's buffer read in place: get() returns it, the host reads one byte. */
+static void bulk_from_py(pyhost_callable *get, unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_view v;
+    check(pyhost_prepared_callf(h, get, ">w", &v), "get()");
+    if (((const unsigned char *)v.data)[0] != 7) bench_die("get()", "wrong result");
+    pyhost_view_release(h, &v);
+  }
+}
+
+/* (g3) the list through the array entry points. */
+static void array_to_py(unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_value *l = NULL;
+    check(pyhost_value_from_int64s(h, list_data, BENCH_LIST_LEN, &l), "pyhost_value_from_int64s");
+    check(pyhost_prepared_callf(h, pkeep, "O", l), "keep(l)");
+    pyhost_value_free(l);
+  }
+}
+
+static void array_from_py(unsigned long n) {
+  for (unsigned long i = 0; i < n; i++) {
+    pyhost_value *l = NULL;
+    check(pyhost_prepared_callf(h, pget_l, ">o", &l), "get_l()");
+    int64_t *items = malloc(sizeof *items * BENCH_LIST_LEN);
+    size_t got = 0;
+    check(pyhost_value_to_int64s(h, l, items, BENCH_LIST_LEN, &got), "pyhost_value_to_int64s");
+    sink = items;
+    free(sink);
+    pyhost_value_free(l);
+  }
+}
+
 /* (c): the host function g, as trivial as the baseline's builtin. */
 static int host_g(pyhost *hh, void *userdata, const pyhost_value *const *args, size_t nargs,
                   const pyhost_value *kwargs, pyhost_value **result) {
@@ -245,6 +294,14 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     str_from_py(n);
   } else if (!strcmp(mode, "conv_list_from_py")) {
     list_from_py(n);
+  } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large")) {
+    bulk_to_py(mode[3] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE, n);
+  } else if (!strcmp(mode, "g2_small") || !strcmp(mode, "g2_large") || !strcmp(mode, "g2_numpy")) {
+    bulk_from_py(mode[3] == 's' ? pget_small : mode[3] == 'l' ? pget_big : pget_np, n);
+  } else if (!strcmp(mode, "g3_to_py")) {
+    array_to_py(n);
+  } else if (!strcmp(mode, "g3_from_py")) {
+    array_from_py(n);
   } else {
     bench_die(mode, "unknown mode");
   }
@@ -427,11 +484,20 @@ int main(int argc, char **argv) {
     check(pyhost_prepare_expression(h, "x", BENCH_EXPR, &pexpr), "pyhost_prepare_expression");
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
-  int scoped = !strncmp(mode, "conv_", 5) || !strcmp(mode, "eval_scope") ||
+  int scoped = !strncmp(mode, "conv_", 5) || mode[0] == 'g' || !strcmp(mode, "eval_scope") ||
                !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "expr_inputs") || strstr(mode, "_trip") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
-  if (!strncmp(mode, "conv_", 5)) make_values();
+  if (!strncmp(mode, "conv_", 5) || !strncmp(mode, "g3", 2)) make_values();
+  if (!strncmp(mode, "g1", 2) || !strncmp(mode, "g2", 2)) {
+    check(pyhost_exec(h, BENCH_BULK_PY, "<bench>"), "bulk setup");
+    check(pyhost_prepare_name(h, "first", &pfirst), "first");
+    check(pyhost_prepare_name(h, "get_small", &pget_small), "get_small");
+    check(pyhost_prepare_name(h, "get_big", &pget_big), "get_big");
+    check(pyhost_prepare_name(h, "get_np", &pget_np), "get_np");
+    if (!(bulk = calloc(1, BENCH_BULK_LARGE))) bench_die("calloc", NULL);
+    bulk[0] = 7;
+  }
   bench_loop(mode, n / 10 + 1); /* warm-up: caches, allocator, branch predictors */
   double t0 = bench_now();
   bench_loop(mode, n);
@@ -440,6 +506,11 @@ int main(int argc, char **argv) {
   pyhost_callable_free(pkeep);
   pyhost_callable_free(pget_s);
   pyhost_callable_free(pget_l);
+  pyhost_callable_free(pfirst);
+  pyhost_callable_free(pget_small);
+  pyhost_callable_free(pget_big);
+  pyhost_callable_free(pget_np);
+  free(bulk);
   free(str_data);
   free(list_data);
   pyhost_value_free(fn);

@@ -167,6 +167,10 @@ PYHOST_API int pyhost_main(const pyhost_config *cfg, int argc, char **argv, pyho
  * releases (taking the GIL itself).  Not thread-safe: one thread at a time per value. */
 typedef struct pyhost_value pyhost_value;
 
+/* Host memory lent to Python as a memoryview (pyhost_buffer_new, "bulk data" below).
+ * Since 0.1. */
+typedef struct pyhost_buffer pyhost_buffer;
+
 /* Runs statements in the __main__ module's namespace.  That namespace is pyhost's own:
  * the dict of the __main__ module that existed at init, held from init to finalize, so
  * code that removes or replaces sys.modules['__main__'] (or clears sys.modules) does
@@ -512,8 +516,10 @@ typedef enum pyhost_arg_kind {
   PYHOST_ARG_STR = 4,   /* u.s, len (or PYHOST_STRLEN): UTF-8, strict (invalid UTF-8 raises
                          * UnicodeDecodeError) */
   PYHOST_ARG_BYTES = 5, /* u.p, len: bytes */
-  PYHOST_ARG_VALUE = 6  /* u.v: a pyhost_value converted as pyhost_call converts it (an
+  PYHOST_ARG_VALUE = 6, /* u.v: a pyhost_value converted as pyhost_call converts it (an
                          * object value is passed as it is; NULL is None) */
+  PYHOST_ARG_BUFFER = 7 /* u.p: a pyhost_buffer *, passed as its memoryview (no copy on
+                         * 3.11+; see pyhost_buffer_new).  Since 0.1. */
 } pyhost_arg_kind;
 
 /* One argument of a prepared call, borrowed: pyhost reads it during the call and
@@ -578,6 +584,15 @@ static inline pyhost_arg pyhost_arg_value(const pyhost_value *v) {
   pyhost_arg a = pyhost_arg_none();
   a.kind = PYHOST_ARG_VALUE;
   a.u.v = v;
+  return a;
+}
+
+/* A host buffer (pyhost_buffer_new) as an argument: Python gets its memoryview.
+ * Since 0.1. */
+static inline pyhost_arg pyhost_arg_buffer(const pyhost_buffer *b) {
+  pyhost_arg a = pyhost_arg_none();
+  a.kind = PYHOST_ARG_BUFFER;
+  a.u.p = b;
   return a;
 }
 
@@ -652,6 +667,13 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   n  None (no C argument)  s  const char * (UTF-8, NUL-terminated)
  *   z  const char *, size_t (UTF-8 of that length)     y  const void *, size_t (bytes)
  *   O  const pyhost_value * (as pyhost_arg_value) / pyhost_value ** (own)
+ *   bulk data (since 0.2; docs/values.md, "Bulk data"):
+ *   m  pyhost_buffer * (argument only): Python gets the buffer's memoryview
+ *   o  result only, pyhost_value ** (own): the object itself as an object value, never
+ *      converted (a list stays one Python list: read it with pyhost_value_to_int64s)
+ *   w  result only, pyhost_view *: the result's buffer read in place (no copy on 3.11+,
+ *      and for bytes and bytearray on every version), as pyhost_view_get with flags 0;
+ *      release it with pyhost_view_release
  *   results only, borrowed (pyhost_prepared_callf only; the other forms refuse them
  *   with PYHOST_MISUSE):
  *   s  const char **, size_t *: a str's UTF-8, NUL-terminated, read in place
@@ -676,6 +698,141 @@ PYHOST_API int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *
 
 /* Resolves a dotted name (as pyhost_resolve), then calls it.  Since 0.1. */
 PYHOST_API int pyhost_call_namef(pyhost *h, const char *dotted, const char *fmt, ...);
+
+/* ======================================================================
+ * bulk data: buffers and arrays without copies (docs/values.md, "Bulk data")
+ * ====================================================================== */
+
+/* ---- host memory seen by Python ----
+ *
+ * A pyhost_buffer lends host memory to Python as a memoryview with an item format and
+ * a shape, so that `numpy.asarray(view)`, `view[i]` and `view.cast(...)` read it in
+ * place.  Lifetime: the host hands the memory over with a free callback.  When the
+ * host releases the buffer (pyhost_buffer_release), pyhost releases the memoryview it
+ * made (Python code that kept it gets ValueError from then on) and counts what Python
+ * still holds: views made from it (slices, casts, `numpy.asarray`).  With none, the
+ * free callback runs before pyhost_buffer_release returns; otherwise the memory stays
+ * readable for them and the callback runs when the last of them ends (or at
+ * pyhost_finalize).  So no Python code ever reads freed memory, whatever it keeps.
+ *
+ * In place from 3.11 (the first stable ABI with the buffer protocol): the memoryview
+ * reads the host's memory through a pyhost exporter that counts its exports.  Before
+ * 3.11 the stable ABI has no exporter a host can write, and PyMemoryView_FromMemory
+ * cannot tell when Python stops reading; so pyhost lends a copy instead: Python reads
+ * a snapshot taken at pyhost_buffer_new (in a bytes object, or a bytearray when
+ * writable) and, for a writable buffer, what Python wrote is copied back into the
+ * host's memory at pyhost_buffer_release; the free callback then runs at once.
+ * pyhost_buffer_in_place tells which.  Since 0.1. */
+
+/* The most dimensions a pyhost_buffer has. */
+#define PYHOST_BUFFER_MAXDIM 8
+
+/* Called once when neither pyhost nor Python reads data any more (data and userdata as
+ * given in the spec).  It runs with the GIL held, possibly on a thread Python runs,
+ * and must not call pyhost. */
+typedef void (*pyhost_buffer_free_fn)(void *data, void *userdata);
+
+/* What a pyhost_buffer lends.  Read by pyhost_buffer_new only (it may be temporary).
+ * The layout is frozen (docs/abi.md). */
+typedef struct pyhost_buffer_spec {
+  void *data;           /* the first byte; may be NULL only when there are no items */
+  const char *format;   /* one native struct letter: b B h H i I l L q Q n N f d ? c;
+                         * NULL means "B" */
+  int ndim;             /* 1 .. PYHOST_BUFFER_MAXDIM */
+  size_t shape[PYHOST_BUFFER_MAXDIM]; /* items per dimension, C order (row-major,
+                         * contiguous); 0 only in a 1-dimensional buffer */
+  int writable;         /* 0: Python gets a read-only view (a write raises TypeError) */
+  pyhost_buffer_free_fn free_fn; /* NULL: the memory outlives pyhost (static data) */
+  void *userdata;       /* passed to free_fn */
+} pyhost_buffer_spec;
+
+/* Lends spec's memory to Python; *out (own) is the handle, to give to
+ * pyhost_buffer_release.  PYHOST_MISUSE for a NULL argument, an unknown format, ndim
+ * out of range, a size that overflows, or NULL data with items.  Since 0.1. */
+PYHOST_API int pyhost_buffer_new(pyhost *h, const pyhost_buffer_spec *spec, pyhost_buffer **out);
+
+/* The buffer's memoryview as an object value (own *view; the same memoryview each
+ * time), to pass to Python by any call.  Since 0.1. */
+PYHOST_API int pyhost_buffer_value(pyhost *h, pyhost_buffer *b, pyhost_value **view);
+
+/* 1 when Python reads the host's memory in place (3.11+), 0 when it reads a copy
+ * (before 3.11).  Since 0.1. */
+PYHOST_API int pyhost_buffer_in_place(const pyhost_buffer *b);
+
+/* Ends the loan (own b: the handle is gone after the call, whatever it returns).
+ * Releases pyhost's memoryview; *exports (may be NULL) receives the number of exports
+ * Python still holds (views made from it, numpy arrays): 0 means the free callback
+ * has run; more means it runs when the last ends.  Returns PYHOST_OK; PYHOST_MISUSE
+ * for a NULL h or b.  After pyhost_finalize it only runs the free callback.
+ * Since 0.1. */
+PYHOST_API int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports);
+
+/* ---- Python buffers read by the host ----
+ *
+ * A view of a Python object's memory, in place: bytes and bytearray on every version
+ * (a bytearray cannot be resized while viewed), and from 3.11 any object exporting
+ * the buffer protocol (memoryview, array.array, numpy arrays) with its format, shape
+ * and strides.  Before 3.11 other exporters arrive through one copy, made C-contiguous
+ * by memoryview.tobytes() with their format and shape kept; the view then says copied
+ * and is read-only.  Release every view with pyhost_view_release. */
+typedef struct pyhost_view {
+  void *data;               /* the first byte */
+  size_t len;               /* bytes in all */
+  size_t itemsize;          /* bytes per item */
+  const char *format;       /* struct syntax ("B", "d", "<f"); "B" when the exporter
+                             * gives none */
+  int readonly;             /* 1: do not write */
+  int ndim;                 /* dimensions (0 for a scalar) */
+  const ptrdiff_t *shape;   /* ndim items */
+  const ptrdiff_t *strides; /* ndim items, in bytes (C-contiguous unless the exporter
+                             * says otherwise) */
+  int copied;               /* 1: data is a copy pyhost made (before 3.11) */
+  void *internal_[16];      /* pyhost's */
+} pyhost_view;
+
+/* pyhost_view_get flags. */
+#define PYHOST_VIEW_WRITABLE 1u   /* refuse a read-only buffer (and a copy) */
+#define PYHOST_VIEW_CONTIGUOUS 2u /* refuse a buffer that is not C-contiguous */
+
+/* Fills *view with obj's buffer: an object value (a bytearray, a memoryview, an array
+ * or numpy array from Python) read in place as described above, or a bytes value read
+ * in place from the value itself (no Python involved; view it only while the value
+ * lives).  PYHOST_TYPE naming the type for anything that exports no buffer,
+ * PYHOST_TYPE also for a read-only buffer asked PYHOST_VIEW_WRITABLE or a strided one
+ * asked PYHOST_VIEW_CONTIGUOUS; PYHOST_MISUSE for NULL arguments.  On failure *view is
+ * zeroed (releasing it is a no-op).  Since 0.1. */
+PYHOST_API int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flags,
+                               pyhost_view *view);
+
+/* Releases a view (the exporter may resize or free its memory again) and zeroes it.
+ * A zeroed view is a no-op.  Takes the GIL when it holds a Python object; after
+ * pyhost_finalize it only forgets it.  Since 0.1. */
+PYHOST_API void pyhost_view_release(pyhost *h, pyhost_view *view);
+
+/* ---- arrays of numbers ----
+ *
+ * C arrays to and from Python lists without a pyhost_value per item: the list is made
+ * and read in C in one pass of Python's own loops where the stable ABI has them. */
+
+/* A Python list of n ints (or floats) holding a[0..n), as an object value (own
+ * *list): pass it to Python as any value (kind PYHOST_KIND_OBJECT: it stays one Python
+ * list; pyhost_value_to_int64s reads it back).  Since 0.1. */
+PYHOST_API int pyhost_value_from_int64s(pyhost *h, const int64_t *a, size_t n,
+                                        pyhost_value **list);
+PYHOST_API int pyhost_value_from_doubles(pyhost *h, const double *a, size_t n,
+                                         pyhost_value **list);
+
+/* Reads a list or tuple of ints (or floats; ints are accepted as floats) into
+ * out[0..cap): v may be an object value (a list or tuple Python made, as the "o"
+ * result letter gives) or a list or tuple value.  *n receives the number of items; when
+ * cap is smaller nothing is written and the answer is PYHOST_RANGE (call again with
+ * *n).  PYHOST_TYPE names the first item of another type ("item 3: expected int, got
+ * str") or a v that is no list or tuple; PYHOST_RANGE an int beyond 64 bits.
+ * Since 0.1. */
+PYHOST_API int pyhost_value_to_int64s(pyhost *h, const pyhost_value *v, int64_t *out,
+                                      size_t cap, size_t *n);
+PYHOST_API int pyhost_value_to_doubles(pyhost *h, const pyhost_value *v, double *out,
+                                       size_t cap, size_t *n);
 
 /* ======================================================================
  * holding the GIL across calls

@@ -86,11 +86,11 @@ TEST_CASE(callf_errors) {
   static const struct {
     const char *fmt, *msg;
   } bad[] = {
-      {"iq", "unknown type (i L d b n s z y O) at column 2"},
+      {"iq", "unknown type (i L d b n s z y O m) at column 2"},
       {",k=i,i", "expected name=type after ',' at column 7"},
       {",k=ii", "a positional argument after a keyword at column 5"},
       {",=i", "expected name=type after ',' at column 2"},
-      {"i>", "expected one result type (i L d b O s y) after '>' at column 3"},
+      {"i>", "expected one result type (i L d b O s y o w) after '>' at column 3"},
       {"i>ii", "expected one result type"},
       {"i>x", "expected one result type"},
       {"iiiiiiiiiiiiiiiii", "more arguments than pyhost takes (16) at column 17"},

@@ -20,7 +20,7 @@ static int is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static int is_arg_letter(char c) { return c && strchr("iLdbnszyO", c) != NULL; }
+static int is_arg_letter(char c) { return c && strchr("iLdbnszyOm", c) != NULL; }
 
 /* Reads fmt into *p (names point into fmt): PYHOST_OK or PYHOST_MISUSE naming the
  * fault and its column. */
@@ -48,14 +48,14 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
     }
     if (p->n == PYHOST__CALLF_MAX)
       return bad_format(h, fn, fmt, c, "more arguments than pyhost takes (16)");
-    if (!is_arg_letter(*c)) return bad_format(h, fn, fmt, c, "unknown type (i L d b n s z y O)");
+    if (!is_arg_letter(*c)) return bad_format(h, fn, fmt, c, "unknown type (i L d b n s z y O m)");
     p->letter[p->n++] = *c;
     if (!name) p->npos++;
   }
   if (*c == '>') {
     p->rtype = c[1];
-    if (!p->rtype || !strchr("iLdbOsy", p->rtype) || c[2])
-      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O s y) after '>'");
+    if (!p->rtype || !strchr("iLdbOsyow", p->rtype) || c[2])
+      return bad_format(h, fn, fmt, c + 1, "expected one result type (i L d b O s y o w) after '>'");
   }
   return PYHOST_OK;
 }
@@ -92,6 +92,7 @@ PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char
     a = pyhost_arg_bytes(p, va_arg(*ap, size_t));
     break;
   }
+  case 'm': a = pyhost_arg_buffer(va_arg(*ap, const pyhost_buffer *)); break;
   default: a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); break; /* 'O' */
   }
   return pyhost__arg_to_python(h, &a, i, fn);

@@ -7,6 +7,7 @@
 #define PYHOST_CALLF_H
 
 #include "bridge.h"
+#include "buffer.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -69,6 +70,10 @@ static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void
     if (!(*(pyhost_value **)out = pyhost__from_python(h, r)))
       rc = pyhost__take_exception(h, "converting the result failed");
     break;
+  case 'o':
+    if (!(*(pyhost_value **)out = pyhost__object_value(r))) rc = pyhost__take_exception(h, fn);
+    break;
+  case 'w': rc = pyhost__view_from_object(h, r, 0, (pyhost_view *)out, fn); break;
   default: break;
   }
   pyhost__drop_as(r, counted);
@@ -102,6 +107,7 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   if (p->rtype) {
     out = va_arg(*ap, void *);
     if ((borrowed = p->rtype == 's' || p->rtype == 'y')) out_len = va_arg(*ap, size_t *);
+    if (p->rtype == 'w' && out) memset(out, 0, sizeof(pyhost_view)); /* releasable on failure */
   }
   PyObject *r = NULL;
   if (done < p->n) {

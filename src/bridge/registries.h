@@ -17,6 +17,7 @@
 struct hostfn;
 struct typerec;
 struct methrec;
+struct pyhost_buffer;
 
 #define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
 #define PYHOST__EVAL_CACHE_SIZE 64 /* code objects pyhost_eval keeps (eval.c) */
@@ -56,6 +57,12 @@ struct pyhost__bridge {
    * host function as finalize begins, free the orphaned records after it */
   struct pyhost__teardown eval_cache_hook, plugin_loader_hook;
   struct pyhost__teardown hostfn_close_hook, hostfn_orphans_hook;
+  /* host memory lent to Python (buffer_host.c): every loan not yet freed, and the
+   * exporter type of 3.11+ (pyhost.HostMemory); after Py_FinalizeEx the hook frees
+   * what Python never handed back */
+  struct pyhost_buffer *buffers;
+  PyTypeObject *hostmem_type;
+  struct pyhost__teardown buffers_drop_hook, buffers_after_hook;
 };
 extern PYHOST__HIDDEN struct pyhost__bridge pyhost__bridge;
 

@@ -2,7 +2,7 @@
  * without a pyhost_value in between: the conversions of the fast forms (prepared
  * calls).  The rules are pyhost_value's (value.c), so both forms agree on what is an
  * int, a float or a bool. */
-#include "internal.h"
+#include "buffer.h"
 
 #include <string.h>
 
@@ -29,6 +29,10 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
       return a->u.v->u.obj;
     }
     return pyhost__to_python(h, a->u.v);
+  case PYHOST_ARG_BUFFER:
+    if (a->u.p) return pyhost__buffer_object((const pyhost_buffer *)a->u.p);
+    pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: a NULL pyhost_buffer", fn, index);
+    return NULL;
   default:
     pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: unknown pyhost_arg kind %d", fn,
                       index, a->kind);

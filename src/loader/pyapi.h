@@ -13,6 +13,27 @@
 #include <stddef.h>
 #include <wchar.h>
 
+/* Py_buffer (and the buffer protocol's flags and type slots) entered the limited API
+ * in 3.11; the floor's headers hide them.  Its layout is the same in every CPython 3
+ * (the 3.11 stable ABI froze the one 3.0 introduced), so below 3.11's headers pyhost
+ * declares it itself.  Only bridge/buffer*.c use it, and only on runtimes whose stable
+ * ABI has the buffer protocol (3.11+). */
+#if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030B0000
+typedef struct {
+  void *buf;
+  PyObject *obj;
+  Py_ssize_t len;
+  Py_ssize_t itemsize;
+  int readonly;
+  int ndim;
+  char *format;
+  Py_ssize_t *shape;
+  Py_ssize_t *strides;
+  Py_ssize_t *suboffsets;
+  void *internal;
+} Py_buffer;
+#endif
+
 /* Runtime versions inside pyhost are (major << 8) | minor, e.g. 0x030A for 3.10. */
 #define PYHOST__V(major, minor) (((major) << 8) | (minor))
 

@@ -45,6 +45,7 @@ PYAPI_FN(int, Py_GetRecursionLimit, (void), 3, 2, REQ)
 PYAPI_FN(void, Py_IncRef, (PyObject *), 3, 2, REQ)
 PYAPI_FN(void, Py_DecRef, (PyObject *), 3, 2, REQ)
 PYAPI_FN(void, _Py_Dealloc, (PyObject *), 3, 2, REQ) /* abi_only: what old limited Py_DECREF calls */
+PYAPI_FN(Py_ssize_t, Py_REFCNT, (PyObject *), 3, 14, OPT) /* before 3.14 a read of ob_refcnt */
 PYAPI_FN(PyObject *, PyObject_Repr, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_Str, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyObject_GetAttrString, (PyObject *, const char *), 3, 2, REQ)
@@ -91,6 +92,15 @@ PYAPI_FN(PyObject *, PyUnicode_Join, (PyObject *, PyObject *), 3, 2, REQ)
 PYAPI_FN(int, PyUnicode_CompareWithASCIIString, (PyObject *, const char *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyBytes_FromStringAndSize, (const char *, Py_ssize_t), 3, 2, REQ)
 PYAPI_FN(int, PyBytes_AsStringAndSize, (PyObject *, char **, Py_ssize_t *), 3, 2, REQ)
+PYAPI_FN(PyObject *, PyByteArray_FromStringAndSize, (const char *, Py_ssize_t), 3, 2, REQ)
+PYAPI_FN(char *, PyByteArray_AsString, (PyObject *), 3, 2, REQ)
+PYAPI_FN(Py_ssize_t, PyByteArray_Size, (PyObject *), 3, 2, REQ)
+
+/* ---- buffers (bridge/buffer*.c): Py_buffer is pyapi.h's mirror below 3.11's headers ---- */
+PYAPI_FN(PyObject *, PyMemoryView_FromObject, (PyObject *), 3, 2, REQ)
+PYAPI_FN(PyObject *, PyMemoryView_FromMemory, (char *, Py_ssize_t, int), 3, 7, OPT)
+PYAPI_FN(int, PyObject_GetBuffer, (PyObject *, Py_buffer *, int), 3, 11, OPT)
+PYAPI_FN(void, PyBuffer_Release, (Py_buffer *), 3, 11, OPT)
 
 /* ---- containers ---- */
 PYAPI_FN(PyObject *, PyList_New, (Py_ssize_t), 3, 2, REQ)
@@ -149,6 +159,7 @@ PYAPI_DATA(PyObject *, PyExc_ZeroDivisionError, 3, 2, REQ)
 PYAPI_DATA(PyObject *, PyExc_NotImplementedError, 3, 2, REQ)
 PYAPI_DATA(PyObject *, PyExc_RecursionError, 3, 7, OPT)
 PYAPI_DATA(PyObject *, PyExc_ReferenceError, 3, 2, REQ)
+PYAPI_DATA(PyObject *, PyExc_BufferError, 3, 2, REQ)
 
 /* ---- well-known objects and types (the symbols are the objects) ---- */
 PYAPI_DATA(PyObject, _Py_NoneStruct, 3, 2, REQ)
@@ -160,6 +171,8 @@ PYAPI_DATA(PyTypeObject, PyBytes_Type, 3, 2, REQ)
 PYAPI_DATA(PyTypeObject, PyList_Type, 3, 2, REQ)
 PYAPI_DATA(PyTypeObject, PyTuple_Type, 3, 2, REQ)
 PYAPI_DATA(PyTypeObject, PyDict_Type, 3, 2, REQ)
+PYAPI_DATA(PyTypeObject, PyByteArray_Type, 3, 2, REQ)
+PYAPI_DATA(PyTypeObject, PyMemoryView_Type, 3, 2, REQ)
 
 /* ---- compiling, evaluating and importing ---- */
 PYAPI_FN(PyObject *, Py_CompileString, (const char *, const char *, int), 3, 2, REQ)

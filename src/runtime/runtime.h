@@ -66,6 +66,16 @@ int pyhost__inflight_begin(PyGILState_STATE *gil);
  * Python takes calls or this thread is inside one; else 0, once every call in flight
  * has returned (it waits for them): then only the handle's memory may be freed. */
 int pyhost__inflight_free_begin(PyGILState_STATE *gil);
+/* pyhost__inflight_free_begin for a release that names its handle h (NULL allowed):
+ * inside this thread's scope on a running h the scope already holds the GIL and counts
+ * the call in flight, so the free takes nothing (the cost of a per-item release). */
+static inline int pyhost__free_begin(const pyhost *h, PyGILState_STATE *gil) {
+  if (pyhost__gil_scoped(h) && atomic_load_explicit(&h->state, memory_order_relaxed) == PYHOST__RUNNING) {
+    *gil = PYHOST__GIL_SCOPED;
+    return 1;
+  }
+  return pyhost__inflight_free_begin(gil);
+}
 void pyhost__inflight_free_end(PyGILState_STATE gil);
 /* 1 in a child forked while other threads were inside pyhost calls: Python no longer
  * takes calls there, and finalize leaves it alone (docs/threads.md). */

@@ -6,7 +6,8 @@
  * pyhost's conversions and calls: dunder methods and metaclasses that mutate what is
  * being converted, __del__ that frees handles or calls back, reentrant calls through
  * host functions and a host type, deep recursion, exceptions whose __new__
- * misbehaves, dicts cleared during calls, huge ints.  Whatever the program, no call may
+ * misbehaves, dicts cleared during calls, huge ints; host memory lent to Python (kept,
+ * sliced, released under it) and Python's buffers and lists read in place.  Whatever the program, no call may
  * crash, leak or trip a sanitizer; a Python exception is a normal outcome, and every
  * failing call must say why.  Finalize cannot run in the fuzzing process (CPython
  * starts once per process), so the "finalize" operation forks: the child finalizes
@@ -416,6 +417,80 @@ static void set_value(int slot, pyhost_value *v) {
   pyhost_value_free(old);
 }
 
+/* ---- bulk data: one loan of host memory at a time, views and arrays of the slots ---- */
+
+static pyhost_buffer *loan;
+
+static void free_loan_memory(void *data, void *userdata) {
+  (void)userdata;
+  free(data); /* ASan: a read of the loan after this is a use after free */
+}
+
+/* Lends 48 fresh bytes as (format, shape) chosen by arg, the view into a slot; or,
+ * when a loan is out, releases it (Python may keep views: they must fail or wait). */
+static void bulk_loan(int slot, uint8_t arg) {
+  if (loan) {
+    size_t left = 0;
+    checked(pyhost_buffer_release(h, loan, &left));
+    loan = NULL;
+    return;
+  }
+  static const char *const formats[] = {"B", "q", "d", "i", "h", "?", "x", NULL};
+  unsigned char *mem = malloc(48);
+  if (!mem) return;
+  for (int k = 0; k < 48; k++) mem[k] = (unsigned char)(k * 37 + arg);
+  const char *f = formats[arg % 8];
+  size_t item = !f || !strchr("qd", f[0]) ? (f && f[0] == 'i' ? 4 : f && f[0] == 'h' ? 2 : 1) : 8;
+  pyhost_buffer_spec spec = {mem, f, 1 + (arg >> 3) % 2, {0}, (arg >> 4) & 1, free_loan_memory, NULL};
+  spec.shape[0] = spec.ndim == 1 ? 48 / item : 2;
+  spec.shape[1] = 48 / item / 2;
+  if (pyhost_buffer_new(h, &spec, &loan) != PYHOST_OK) {
+    checked(PYHOST_ERROR); /* must say why */
+    free(mem);
+    loan = NULL;
+    return;
+  }
+  pyhost_value *v = NULL;
+  checked(pyhost_buffer_value(h, loan, &v));
+  set_value(slot, v);
+  /* Python keeps the view and views derived from it past the release: reading them then
+   * must raise or wait, never read freed memory */
+  if (v && pyhost_set_global(h, "M", v) == PYHOST_OK)
+    pyhost_exec(h, "K = [M, M[1:], M.cast('B') if M.c_contiguous else M]\nV = K[1]\n"
+                   "L.append(K[-1])\n", "<bulk>");
+  if (callables[arg % NCALLABLES]) checked(pyhost_prepared_callf(h, callables[arg % NCALLABLES], "m", loan));
+}
+
+/* A slot read as a buffer (every byte of it, so ASan sees a bad read) or as an array. */
+static void bulk_read(int slot, uint8_t arg) {
+  const pyhost_value *v = values[slot];
+  if (!v) return;
+  if (arg & 1) {
+    pyhost_view view;
+    unsigned flags = (arg & 2 ? PYHOST_VIEW_WRITABLE : 0) | (arg & 4 ? PYHOST_VIEW_CONTIGUOUS : 0);
+    if (pyhost_view_get(h, v, flags, &view) == PYHOST_OK) {
+      volatile unsigned char sum = 0;
+      for (size_t k = 0; k < view.len; k++) sum += ((const unsigned char *)view.data)[k];
+      if (view.ndim > 0 && (!view.shape || !view.strides)) abort();
+      pyhost_view_release(h, &view);
+    } else {
+      checked(PYHOST_ERROR);
+    }
+    return;
+  }
+  int64_t ints[16];
+  double doubles[16];
+  size_t n = 0;
+  pyhost_value *made = NULL;
+  if (arg & 2) {
+    if (pyhost_value_to_int64s(h, v, ints, (arg >> 2) % 17, &n) == PYHOST_OK)
+      checked(pyhost_value_from_int64s(h, ints, n, &made));
+  } else if (pyhost_value_to_doubles(h, v, doubles, (arg >> 2) % 17, &n) == PYHOST_OK) {
+    checked(pyhost_value_from_doubles(h, doubles, n, &made));
+  }
+  if (made) set_value((slot + 1) % NVALUES, made);
+}
+
 static void read_value(const pyhost_value *v, int how) {
   int64_t i;
   double d;
@@ -510,6 +585,7 @@ static void finalize_in_child(uint8_t how) {
     if (values[0] && pyhost_object_payload(h, values[0], box, &payload) == PYHOST_OK) _exit(4);
     if (pyhost_eval(h, "1", &v) != PYHOST_MISUSE || pyhost_gil_enter(h) != PYHOST_MISUSE) _exit(5);
     for (int i = 0; i < NVALUES; i++) pyhost_value_free(values[i]);
+    if (loan && pyhost_buffer_release(h, loan, NULL)) _exit(6); /* after finalize: frees it */
     pyhost_plugin_unload(plugin);
     pyhost_free(h);
     _exit(0);
@@ -531,7 +607,7 @@ static void op(uint8_t code, uint8_t arg) {
   int slot = arg % NVALUES, cslot = arg % NCALLABLES;
   pyhost_value *v = NULL;
   int rc;
-  switch (code % 20) {
+  switch (code % 22) {
   case 0:
     if (!skipped(arg % NSNIPPETS)) checked(pyhost_exec(h, snippets[arg % NSNIPPETS], "<snippet>"));
     break;
@@ -658,6 +734,12 @@ static void op(uint8_t code, uint8_t arg) {
   case 18:
     if ((arg & 0x3f) == 0x2a) finalize_in_child(arg);
     break;
+  case 19:
+    bulk_loan(slot, arg);
+    break;
+  case 20:
+    bulk_read(slot, arg);
+    break;
   default:
     checked(pyhost_eval(h, "sum(fz.echo(i) for i in range(10))", &v));
     set_value(slot, v);
@@ -676,6 +758,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   for (int i = 0; i < NCALLABLES; i++) pyhost_callable_free(take_callable(i));
   for (int i = 0; i < NVALUES; i++) set_value(i, NULL);
+  if (loan && pyhost_buffer_release(h, loan, NULL)) abort();
+  loan = NULL;
   pyhost_plugin_unload(plugin);
   plugin = NULL;
   pyhost_exec(h,
