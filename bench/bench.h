@@ -21,14 +21,17 @@
 #  define BENCH_NOINLINE
 #endif
 
-/* Python run once before any mode: the trivial function for C->Python calls, the
- * expression's variable, a 1 MiB str and a 100 000-element list for the conversions,
- * and the functions (f) hands data through: keep(x), get_s(), get_l(). */
+/* Python run once before any mode: the functions for C->Python calls (f(), and
+ * f2(a, b) and fk(i, y) with arguments), the expression's variable, a 1 MiB str and
+ * a 100 000-element list for the conversions, and the functions (f) hands data
+ * through: keep(x), get_s(), get_l(). */
 #define BENCH_SETUP_PY                                                           \
   "def f():\n"                                                                    \
   "    return None\n"                                                             \
   "def f2(a, b):\n"                                                               \
   "    return a + b\n"                                                            \
+  "def fk(i, y):\n"                                                               \
+  "    return i + y\n"                                                            \
   "def ident(x):\n"                                                               \
   "    return x\n"                                                                \
   "x = 20\n"                                                                      \

@@ -43,6 +43,19 @@ static PyObject *call2(PyObject *f, PyObject *a0, PyObject *a1) {
 #endif
 }
 
+/* (b3): f(x, y=y): vectorcall with a tuple of names made once from 3.12, before it a
+ * tuple and a dict per call, the stable ABI's only call with keywords. */
+static PyObject *call_kw(PyObject *f, PyObject *x, PyObject *y) {
+#if Py_LIMITED_API >= 0x030C0000
+  static PyObject *kwnames;
+  if (!kwnames) check((kwnames = PyTuple_Pack(1, kw_y)) != NULL, "kwnames");
+  PyObject *args[2] = {x, y};
+  return PyObject_Vectorcall(f, args, 1, kwnames);
+#else
+  return call_kw_dict(f, x, y);
+#endif
+}
+
 /* (c2, c3): g(i, y) by hand: the count, the keyword's name. */
 static PyObject *bad_arguments(void) {
   PyErr_SetString(PyExc_TypeError, "g(i, y): bad arguments");
@@ -54,8 +67,8 @@ static PyObject *host_h(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   (void)self;
   Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
   if (nargs + nkw != 2 ||
-      (nkw && PyUnicode_CompareWithASCIIString(PyTuple_GetItem(kwnames, nkw - 1), "y") != 0) ||
-      (nkw == 2 && PyUnicode_CompareWithASCIIString(PyTuple_GetItem(kwnames, 0), "i") != 0))
+      (nkw && !kw_is(PyTuple_GetItem(kwnames, nkw - 1), kw_y, "y")) ||
+      (nkw == 2 && !kw_is(PyTuple_GetItem(kwnames, 0), kw_i, "i")))
     return bad_arguments();
   return host_h_finish(args[0], args[1]);
 }
@@ -139,8 +152,10 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       Py_DECREF(r);
       check(v == (long)(i & 0xffff) + 2, "f2() result");
     }
+  } else if (!strcmp(mode, "call_kw")) {
+    loop_call_kw(n, call_kw);
   } else if (!strcmp(mode, "expr_inputs")) {
-    loop_expr_inputs(n);
+    loop_expr_inputs(n, call1);
   } else if (!strcmp(mode, "str_trip") || !strcmp(mode, "bytes_trip")) {
     loop_trip(mode[0] == 's', n, call1, read_str);
   } else if (!run_loop_mode(mode, n)) {

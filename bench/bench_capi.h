@@ -52,10 +52,21 @@ static void start_python(void) {
   Py_InitializeEx(0);
 }
 
+/* (c3): the interned names of g's parameters (set_up_main): a keyword's name is
+ * matched as CPython's own argument parsing matches it (find_keyword in getargs.c), by
+ * identity with the interned name first, by value only when that fails. */
+static PyObject *kw_i, *kw_y;
+static inline int kw_is(PyObject *name, PyObject *interned, const char *text) {
+  return name == interned || PyUnicode_CompareWithASCIIString(name, text) == 0;
+}
+
 /* After start_python: __main__, the shared Python set-up, str_data. */
 static void set_up_main(void) {
   main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
   run(BENCH_SETUP_PY);
+  kw_i = PyUnicode_InternFromString("i");
+  kw_y = PyUnicode_InternFromString("y");
+  if (!kw_i || !kw_y) bench_die("PyUnicode_InternFromString", NULL);
   str_data = malloc(BENCH_STR_BYTES);
   if (!str_data) bench_die("malloc", NULL);
   for (unsigned i = 0; i < BENCH_STR_BYTES; i++) str_data[i] = "0123456789abcdef"[i % 16];
@@ -86,22 +97,59 @@ static PyObject *host_h_finish(PyObject *io, PyObject *yo) {
   return PyFloat_FromDouble((double)i + y);
 }
 
-/* (d2): the expression compiled once, evaluated with x = i in a dict of its own
- * (PyEval_EvalCode), the int read. */
-static void loop_expr_inputs(unsigned long n) {
-  static PyObject *code, *globals;
-  if (!code) {
-    check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
+/* (b3): fk(i, y=2.5) -> float, y by keyword: callkw is the host's fastest such call,
+ * its keyword's name made once and interned (kw_y), as CPython's callers pass names. */
+static void loop_call_kw(unsigned long n, PyObject *(*callkw)(PyObject *, PyObject *, PyObject *)) {
+  PyObject *f = get("fk");
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *x = PyLong_FromLong((long)(i & 0xffff)), *y = PyFloat_FromDouble(2.5);
+    check(x && y, "fk arguments");
+    PyObject *r = callkw(f, x, y);
+    Py_DECREF(x);
+    Py_DECREF(y);
+    check(r != NULL, "fk()");
+    double v = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    check(v == (double)(i & 0xffff) + 2.5, "fk() result");
+  }
+}
+
+/* (b3) where there is no vectorcall: f(x, y=y) with an argument tuple and a dict. */
+static inline PyObject *call_kw_dict(PyObject *f, PyObject *x, PyObject *y) {
+  PyObject *args = PyTuple_Pack(1, x), *kw = PyDict_New(), *r = NULL;
+  if (args && kw && PyDict_SetItem(kw, kw_y, y) == 0) r = PyObject_Call(f, args, kw);
+  Py_XDECREF(args);
+  Py_XDECREF(kw);
+  return r;
+}
+
+/* (d2): the expression's own globals: a dict holding only __builtins__. */
+static PyObject *expr_globals(void) {
+  static PyObject *globals;
+  if (!globals)
     check((globals = PyDict_New()) != NULL &&
               PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) == 0,
           "globals");
+  return globals;
+}
+
+/* (d2): what pyhost runs for an expression with input x, done by hand: the expression
+ * compiled once as `lambda x: (EXPR)`, the function called with x = i (call1, the
+ * host's fastest call with one argument), the int read. */
+static void loop_expr_inputs(unsigned long n, PyObject *(*call1)(PyObject *, PyObject *)) {
+  static PyObject *fn;
+  if (!fn) {
+    PyObject *code = Py_CompileString("lambda x: (" BENCH_EXPR "\n)", "<eval>", Py_eval_input);
+    check(code != NULL, "compile");
+    check((fn = PyEval_EvalCode(code, expr_globals(), expr_globals())) != NULL, "lambda");
+    Py_DECREF(code);
   }
   for (unsigned long i = 0; i < n; i++) {
     PyObject *x = PyLong_FromLong((long)(i & 0xffff));
-    check(x && PyDict_SetItemString(globals, "x", x) == 0, "x");
+    check(x != NULL, "x");
+    PyObject *r = call1(fn, x);
     Py_DECREF(x);
-    PyObject *r = PyEval_EvalCode(code, globals, globals);
-    check(r != NULL, "eval");
+    check(r != NULL, "call");
     long v = PyLong_AsLong(r);
     Py_DECREF(r);
     check(v == (long)(i & 0xffff) * 2 + 1, "result");

@@ -137,8 +137,8 @@ static PyObject *host_h(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   (void)self;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   if (nargs + nkw != 2 ||
-      (nkw && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, nkw - 1), "y") != 0) ||
-      (nkw == 2 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "i") != 0)) {
+      (nkw && !kw_is(PyTuple_GET_ITEM(kwnames, nkw - 1), kw_y, "y")) ||
+      (nkw == 2 && !kw_is(PyTuple_GET_ITEM(kwnames, 0), kw_i, "i"))) {
     PyErr_SetString(PyExc_TypeError, "g(i, y): bad arguments");
     return NULL;
   }
@@ -224,6 +224,40 @@ static void read_str(PyObject *r, size_t len) {
   check(back && (size_t)got == len && back[len - 1] == str_data[len - 1], "result");
 }
 
+/* (d2) for reference: the expression compiled once, evaluated with x = i set in its
+ * globals (PyEval_EvalCode), the int read: less work than a call, as no frame takes an
+ * argument. */
+static void loop_expr_eval(unsigned long n) {
+  static PyObject *code;
+  if (!code) check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
+  for (unsigned long i = 0; i < n; i++) {
+    PyObject *x = PyLong_FromLong((long)(i & 0xffff));
+    check(x && PyDict_SetItemString(expr_globals(), "x", x) == 0, "x");
+    Py_DECREF(x);
+    PyObject *r = PyEval_EvalCode(code, expr_globals(), expr_globals());
+    check(r != NULL, "eval");
+    long v = PyLong_AsLong(r);
+    Py_DECREF(r);
+    check(v == (long)(i & 0xffff) * 2 + 1, "result");
+  }
+}
+
+/* (b3): f(x, y=y), the keyword's name in a tuple made once (vectorcall, 3.8+). */
+static PyObject *call_kw(PyObject *f, PyObject *x, PyObject *y) {
+#if PY_VERSION_HEX >= 0x03080000
+  static PyObject *kwnames;
+  if (!kwnames) check((kwnames = PyTuple_Pack(1, kw_y)) != NULL, "kwnames");
+  PyObject *args[2] = {x, y};
+#  if PY_VERSION_HEX >= 0x03090000
+  return PyObject_Vectorcall(f, args, 1, kwnames);
+#  else
+  return _PyObject_Vectorcall(f, args, 1, kwnames);
+#  endif
+#else
+  return call_kw_dict(f, x, y);
+#endif
+}
+
 /* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
   if (!strcmp(mode, "call")) {
@@ -260,6 +294,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       Py_DECREF(r);
       check(v == (long)(i & 0xffff) + 2, "f2() result");
     }
+  } else if (!strcmp(mode, "call_kw")) {
+    loop_call_kw(n, call_kw);
   } else if (!strcmp(mode, "hostfn") || !strcmp(mode, "hosttype")) {
     run_loop(BENCH_LOOP_CALL_PY, n);
   } else if (!strcmp(mode, "loop_empty")) {
@@ -270,7 +306,9 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     if (!code) check((code = Py_CompileString(BENCH_EXPR, "<eval>", Py_eval_input)) != NULL, "compile");
     for (unsigned long i = 0; i < n; i++) Py_DECREF(eval_expr(code));
   } else if (!strcmp(mode, "expr_inputs")) {
-    loop_expr_inputs(n);
+    loop_expr_inputs(n, call1);
+  } else if (!strcmp(mode, "expr_eval")) {
+    loop_expr_eval(n);
   } else if (!strcmp(mode, "str_trip") || !strcmp(mode, "bytes_trip")) {
     loop_trip(mode[0] == 's', n, call1, read_str);
   } else if (!strcmp(mode, "eval_compile")) {

@@ -11,6 +11,7 @@ static pyhost *h;
 static pyhost_value *fn;       /* (b): the Python function f, resolved once */
 static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_callable *pfn2;  /* (b2): f2(a, b) prepared */
+static pyhost_callable *pfk;   /* (b3): fk(i, y) prepared */
 static pyhost_callable *pexpr; /* (d2): BENCH_EXPR with input x */
 static pyhost_callable *pident; /* (f2, f3): ident(x), prepared */
 static char *trip;             /* (f2, f3): the C data sent */
@@ -242,6 +243,13 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(pyhost_prepared_call_int(h, pfn2, argv, 2, &r), "f2()");
       if (r != (int64_t)(i & 0xffff) + 2) bench_die("f2()", "wrong result");
     }
+  } else if (!strcmp(mode, "call_kw")) {
+    /* (b3): fk(i, y=2.5), y by keyword, a float out: the one public route with keywords */
+    for (unsigned long i = 0; i < n; i++) {
+      double r = 0;
+      check(pyhost_prepared_callf(h, pfk, "L,y=d>d", (int64_t)(i & 0xffff), 2.5, &r), "fk()");
+      if (r != (double)(i & 0xffff) + 2.5) bench_die("fk()", "wrong result");
+    }
   } else if (!strcmp(mode, "expr_inputs")) {
     /* (d2): x * 2 + 1 for x = i, an int out: an expression with inputs */
     for (unsigned long i = 0; i < n; i++) {
@@ -472,6 +480,7 @@ int main(int argc, char **argv) {
     check(pyhost_get_global(h, "f", &fn), "f");
     check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
     check(pyhost_prepare_name(h, "f2", &pfn2), "pyhost_prepare_name");
+    check(pyhost_prepare_name(h, "fk", &pfk), "pyhost_prepare_name");
   }
   if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
   if (strstr(mode, "_trip")) {
@@ -485,7 +494,7 @@ int main(int argc, char **argv) {
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || mode[0] == 'g' || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "expr_inputs") || strstr(mode, "_trip") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
+               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "call_kw") || !strcmp(mode, "expr_inputs") || strstr(mode, "_trip") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5) || !strncmp(mode, "g3", 2)) make_values();
@@ -516,6 +525,7 @@ int main(int argc, char **argv) {
   pyhost_value_free(fn);
   pyhost_callable_free(pfn);
   pyhost_callable_free(pfn2);
+  pyhost_callable_free(pfk);
   pyhost_callable_free(pexpr);
   pyhost_callable_free(pident);
   free(trip);

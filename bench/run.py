@@ -271,6 +271,18 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     pairs = b.pairs(lambda: ns_per_op(b.p("call2", n)), lambda: ns_per_op(b.d("call2", n)))
     add("b2", "the same in one line: pyhost_prepared_callf(\"ii>i\")", pairs, None,
         join("for reference", allocs_note("call2", "call2", cg)), ir_line, key="b2: one line (callf)")
+    # (b3) fk(i, y=2.5): a C int by position, a double by keyword, a float out, through
+    # the one public route with keywords (pyhost_prepared_callf "L,y=d>d")
+    ir = None
+    if cg:
+        ir = (instructions(b.p("call_kw", cg), cg), instructions(b.d("call_kw", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("call_kw", n)), lambda: ns_per_op(b.d("call_kw", n)))
+    add("b3", "C->Python: fk(i, y=2.5) a keyword, a float out: pyhost_prepared_callf(\"L,y=d>d\") "
+        "in a GIL scope vs direct vectorcall with an interned name", pairs,
+        1.15 if minor >= 12 else None,
+        join("" if minor >= 12 else "before 3.12 the stable ABI's only call with keywords "
+             "takes a tuple and a dict", allocs_note("call_kw", "call_kw", cg)), ir,
+        key="b3: C->Python keyword")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -339,16 +351,24 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     add("d", "pyhost_eval cached (scope) vs direct PyEval_EvalCode of compiled code", pairs, None,
         "includes converting the result", key="d: eval vs direct code")
 
-    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs a direct
-    # PyEval_EvalCode of the compiled expression with x set in its dict
+    # (d2) x * 2 + 1 for a C int x, an int out: an expression with inputs vs the same
+    # work by hand (the expression compiled once as `lambda x: (...)`, called with x),
+    # and for reference vs PyEval_EvalCode with x set in a dict (no call: less work)
     ir = None
     if cg:
         ir = (instructions(b.p("expr_inputs", cg), cg), instructions(b.d("expr_inputs", cg), cg))
     pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_inputs", ne)))
     add("d2", "expression with an input: pyhost_prepare_expression + pyhost_prepared_call_int vs "
-        "PyEval_EvalCode with x in its dict", pairs, 1.20 if minor >= 12 else None,
+        "the same compiled lambda called directly", pairs, 1.20 if minor >= 12 else None,
         allocs_note("expr_inputs", "expr_inputs", cg), ir,
         key="d2: expression with inputs")
+    ir_eval = None
+    if cg:
+        ir_eval = (ir[0], instructions(b.d("expr_eval", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("expr_inputs", ne)), lambda: ns_per_op(b.d("expr_eval", ne)))
+    add("d2", "the same vs PyEval_EvalCode of the compiled expression with x in its dict", pairs,
+        None, "for reference: no call, no frame argument", ir_eval,
+        key="d2: expression vs PyEval_EvalCode")
 
     # (e) host-type instances, net of the loop
     ir = None
@@ -420,6 +440,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
         for rid, mode, base, net_of, what in (
                 ("b2", "call2_args", "call2", None, "f(a, b) ints, pyhost_prepared_call_int"),
                 ("b2", "call2", "call2", None, "f(a, b) ints, one line (pyhost_prepared_callf)"),
+                ("b3", "call_kw", "call_kw", None, "fk(i, y=2.5) a keyword (pyhost_prepared_callf)"),
                 ("c2", "hostfn2", "hostfn2", "loop_fn_empty", "g(i, 2.5) typed host function"),
                 ("c3", "hostfn2_kw", "hostfn2_kw", "loop_fn_empty", "g(i, y=2.5) typed host function"),
                 ("d2", "expr_inputs", "expr_inputs", None, "expression with an input"),
@@ -487,6 +508,121 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
         add("g", "e2 vs pybind11: typed constructor and method vs py::class_ with py::init "
             "(net of the loop)", pairs, None, "", ir, key="g: pybind11 e2")
     return rows
+
+
+# (i2, i3) the isolation levels (issue 34): bench_isolation against a raw ping-pong of
+# the same bytes between two C processes, and against multiprocessing on the same Python.
+ISO_CALLS = 20_000
+ISO_CYCLES = 20
+ISO_RSS_PLUGINS = 5
+POOL_PY = r"""
+import multiprocessing, sys, time
+def f(a, b):
+    return a + b
+if __name__ == "__main__":
+    n = int(sys.argv[1])
+    if len(sys.argv) > 2:  # a Python that runs under its own loader: so do its helpers
+        multiprocessing.set_executable(sys.argv[2])
+    per = max(1, n // 21)
+    with multiprocessing.Pool(1) as pool:
+        for i in range(n // 10 + 1):
+            pool.apply(f, (i, 2))
+        t = []
+        for _ in range(21):
+            t0 = time.perf_counter()
+            for i in range(per):
+                pool.apply(f, (i, 2))
+            t.append((time.perf_counter() - t0) * 1e9 / per)
+    print("RESULT pool_apply %.3f" % sorted(t)[10])
+"""
+
+
+def measure_isolation(cfg, entry, runs, scale):
+    """Rows i2 and i3: (id, what, pyhost, baseline, unit, ratio, target, note)."""
+    prog = entry.get("launcher", []) + [cfg["isolation"]]
+    lib = entry["lib"]
+    n = max(21, int(ISO_CALLS * scale))
+    cycles = max(3, int(ISO_CYCLES * scale))
+    rows = []
+
+    def add(rid, what, pairs, unit, target, note=""):
+        pa = statistics.median(x for x, _ in pairs)
+        pb = statistics.median(y for _, y in pairs)
+        rows.append(dict(id=rid, what=what, pyhost=pa, base=pb, unit=unit,
+                         ratio=median_ratio(pairs), target=target, note=note))
+
+    def results_of(cmd):
+        return {k: float(v.split()[0]) for k, v in
+                (line.split(" ", 2)[1:] for line in run(cmd).splitlines() if line.startswith("RESULT "))}
+
+    raw = run(prog + ["proc_call", str(n), lib])  # also says how many bytes a call moves
+    m = re.search(r"^RESULT proc_call_bytes (\d+) (\d+)$", raw, re.M)
+    if not m:
+        sys.exit(f"run.py: no byte counts from {prog[-1]} proc_call:\n{raw}")
+    inb, outb = m.group(1), m.group(2)
+    pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
+              results_of(prog + ["pingpong", str(n), inb, outb])["pingpong"]) for _ in range(runs)]
+    add("i2", f"hook f(a, b) ints -> int at the process level (pyhost_plugin_callf \"ii>i\") vs a raw "
+        f"ping-pong of the same bytes ({inb} out, {outb} back) over a socketpair between two C processes",
+        pairs, "ns", 1.5, "median of 21 batches per run; the floor is two context switches")
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "pool_apply.py")
+        with open(script, "w") as f:
+            f.write(POOL_PY)
+        pool_cmd = entry.get("launcher", []) + [entry["python"], script, str(max(21, n // 4))]
+        if entry.get("launcher"):
+            wrapper = os.path.join(d, "python")
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nexec " + " ".join(entry["launcher"] + [entry["python"]]) + ' "$@"\n')
+            os.chmod(wrapper, 0o755)
+            pool_cmd.append(wrapper)
+        pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
+                  results_of(pool_cmd)["pool_apply"]) for _ in range(runs)]
+    add("i2", "the same call vs multiprocessing Pool(1).apply(f, (a, b)) on the same Python",
+        pairs, "ns", None, "what a Python user would pick; expected well under 0.3")
+    pairs = [(results_of(prog + ["proc_call", str(n), lib])["proc_call"],
+              results_of(prog + ["shared_call", str(n), lib])["shared_call"]) for _ in range(runs)]
+    add("i2", "the same call at the process level vs at the shared level", pairs, "ns", None,
+        "for reference: what crossing a process costs over an in-process call")
+    pairs = [(results_of(prog + ["proc_cycle", str(cycles), lib])["proc_cycle"],
+              results_of(prog + ["shared_cycle", str(cycles), lib])["shared_cycle"])
+             for _ in range(runs)]
+    add("i3", "load + first call + unload: process level vs shared level", pairs, "ns", None,
+        "a Python starts in the worker, and ends")
+    k = max(2, int(ISO_RSS_PLUGINS * scale))
+    proc = [results_of(prog + ["proc_rss", str(k), lib]) for _ in range(runs)]
+    shared = [results_of(prog + ["shared_rss", str(k), lib]) for _ in range(runs)]
+    pairs = [(p["proc_rss_worker_kib"] + p["proc_rss_host_kib"], s["shared_rss_host_kib"])
+             for p, s in zip(proc, shared)]
+    add("i3", "RSS per loaded plugin: the worker process plus the host's growth (process level) vs "
+        "the host's growth (shared level)", [(a, max(b, 1.0)) for a, b in pairs], "KiB", None,
+        f"{k} plugins, each after a first call; the host's own growth per process-level plugin: "
+        f"{statistics.median(p['proc_rss_host_kib'] for p in proc):.0f} KiB")
+    return rows
+
+
+def fmt_unit(x, unit):
+    if unit == "KiB":
+        return f"{x / 1024:.1f} MiB" if x >= 1024 else f"{x:.0f} KiB"
+    return fmt_ns(x)
+
+
+def isolation_table(parts):
+    """parts: [(tag, version text, rows)] -> the markdown of rows i2, i3."""
+    out = []
+    for tag, text, rows in parts:
+        out += [f"### {tag} ({text})", "",
+                "| | benchmark | pyhost | baseline | ratio (median) | target | |",
+                "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            t = "" if r["target"] is None else f"<= {r['target']:.2f}"
+            v = "" if r["target"] is None else ("met (time)" if r["ratio"] <= r["target"] else
+                                               f"missed by {(r['ratio'] / r['target'] - 1) * 100:.0f}% (time)")
+            note = f" ({r['note']})" if r["note"] else ""
+            out.append(f"| {r['id']} | {md(r['what'] + note)} | {fmt_unit(r['pyhost'], r['unit'])} | "
+                       f"{fmt_unit(r['base'], r['unit'])} | {r['ratio']:.2f} | {t} | {v} |")
+        out.append("")
+    return "\n".join(out)
 
 
 def has_numpy(b):
@@ -625,7 +761,7 @@ plot {cols}
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-ARG_ROWS = ("b2", "c2", "c3", "d2", "e2", "f2", "f3")  # issue 24: the shapes real hosts call
+ARG_ROWS = ("b2", "b3", "c2", "c3", "d2", "e2", "f2", "f3")  # issue 24: the shapes real hosts call
 
 
 def cell(r):
@@ -670,15 +806,18 @@ def replace_between(text, name, body):
     return head + begin + "\n" + body + end + tail
 
 
-def update_doc(out_dir, generated, args_table, other_table):
+def update_doc(out_dir, generated, args_table, other_table, isolation=None):
     doc = os.path.join(out_dir, "performance.md")
     if not os.path.exists(doc):
         return
     with open(doc) as f:
         text = f.read()
-    text = replace_between(text, "", generated)
-    text = replace_between(text, "arguments ", args_table)
-    text = replace_between(text, "no-arguments ", other_table)
+    if generated is not None:
+        text = replace_between(text, "", generated)
+        text = replace_between(text, "arguments ", args_table)
+        text = replace_between(text, "no-arguments ", other_table)
+    if isolation is not None:
+        text = replace_between(text, "isolation ", isolation)
     with open(doc, "w") as f:
         f.write(text)
 
@@ -710,6 +849,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "docs"))
+    ap.add_argument("--only", choices=("all", "isolation"), default="all",
+                    help="isolation: only rows i2 and i3 (their section of performance.md)")
     ap.add_argument("--bulk-only", action="store_true",
                     help="only the bulk-data rows g1-g3, into their own section of performance.md")
     a = ap.parse_args()
@@ -719,6 +860,24 @@ def main():
     entries = [e for e in cfg["entries"] if e["tag"] in [f"py{v}" for v in want] and e["direct"]]
     callgrind = not a.no_callgrind and shutil.which("valgrind")
     os.makedirs(os.path.join(a.out, "bench"), exist_ok=True)
+    iso_parts = []
+    for e in entries if cfg.get("isolation") and not a.bulk_only else []:
+        print(f"run.py: isolation on {e['tag']} ...", file=sys.stderr, flush=True)
+        text = subprocess.run(e.get("launcher", []) + [e["python"], "-c",
+                               "import sys; print(sys.version.split()[0])"],
+                              capture_output=True, text=True, env=ENV).stdout.strip()
+        iso_parts.append((e["tag"], f"Python {text}", measure_isolation(cfg, e, a.runs, a.scale)))
+    isolation = None
+    if iso_parts:
+        isolation = (f"Generated by `bench/run.py --only {a.only}` on "
+                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {machine()}; "
+                     f"{a.runs} runs per row, scale {a.scale}.\n\n" + isolation_table(iso_parts))
+        with open(os.path.join(a.out, "bench", "isolation.md"), "w") as f:
+            f.write(isolation)
+    if a.only == "isolation":
+        update_doc(a.out, None, None, None, isolation)
+        print(isolation or "run.py: no isolation benchmark built")
+        return
     all_rows, tags, parts, tsv = [], [], [], ["tag\tid\tbenchmark\tpyhost_ns\tbase_ns\tratio\tir_pyhost\tir_base\ttarget"]
     for e in entries:
         print(f"run.py: {e['tag']} ...", file=sys.stderr, flush=True)
@@ -758,7 +917,7 @@ def main():
     args_table, other_table = summary(all_rows, tags, True), summary(all_rows, tags, False)
     with open(os.path.join(a.out, "bench", "summary.md"), "w") as f:
         f.write("## With arguments\n\n" + args_table + "\n## Without arguments\n\n" + other_table)
-    update_doc(a.out, generated, args_table, other_table)
+    update_doc(a.out, generated, args_table, other_table, isolation)
     print(generated)
 
 

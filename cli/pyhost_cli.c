@@ -2,6 +2,7 @@
  *
  *   pyhost [pyhost options] [python's options and arguments]
  *   pyhost [pyhost options] -e EXPR | --info | --list [--json] | --check LIB
+ *   pyhost [pyhost options] --deps FILE [ARGS...] | --deps-list | --deps-prune[=DAYS]
  *
  * pyhost's own options come first; the first argument that is not one of them starts
  * python's command line, which goes unchanged to the chosen Python's own main
@@ -10,6 +11,7 @@
  * through pyhost_init; errors of pyhost's own print one line and exit 1.
  */
 #include "pyhost.h"
+#include "deps.h"
 #include "doctor.h"
 #include "executable.h"
 
@@ -20,6 +22,7 @@
 static void usage(FILE *to) {
   fputs("usage: pyhost [pyhost options] [python's options and arguments]\n"
         "       pyhost [pyhost options] -e EXPR | --info | --list [--json] | --check LIB\n"
+        "       pyhost [pyhost options] --deps FILE [ARGS...] | --deps-list | --deps-prune[=DAYS]\n"
         "\n"
         "pyhost's options come first; everything from the first other argument on is\n"
         "python's command line, run by the chosen Python's own main (Py_BytesMain, Py_Main\n"
@@ -43,6 +46,11 @@ static void usage(FILE *to) {
         "  --list               every Python discovery examines, taken or passed over and\n"
         "                       why (docs/discovery.md); --json for tools\n"
         "  --check LIB          what pyhost knows about a library, then whether it starts\n"
+        "  --deps FILE [ARGS]   run the script FILE with the dependencies its PEP 723 block\n"
+        "                       declares, prepared once in a cache (docs/plugins.md)\n"
+        "  --deps-list          the cache's environments ($PYHOST_DEPS_CACHE, else\n"
+        "                       $XDG_CACHE_HOME/pyhost/deps)\n"
+        "  --deps-prune[=DAYS]  remove environments not used for DAYS days (30; 0: all)\n"
         "  --pyhost-version     print pyhost's version and stable-ABI floor (-V and\n"
         "                       --version are python's: the chosen Python's version)\n"
         "  --pyhost-help        this text (-h and --help are python's, after two lines)\n",
@@ -70,6 +78,7 @@ static int bad_usage(const char *what, const char *arg) {
 struct own {
   const char *lib, *expr, *executable;
   int info, list, json, wrapper, first; /* first: python's first argument */
+  int deps, deps_list, deps_prune;      /* deps_prune: days + 1, 0 when not asked */
 };
 
 /* pyhost's options at the start of argv.  0, or 1 after printing why not, or -2 when
@@ -108,6 +117,16 @@ static int parse_own(int argc, char **argv, struct own *o, int *status) {
       o->list = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--deps")) {
+      o->deps = 1;
+    } else if (!strcmp(a, "--deps-list")) {
+      o->deps_list = 1;
+    } else if (!strcmp(a, "--deps-prune") || !strncmp(a, "--deps-prune=", 13)) {
+      char *end = NULL;
+      long days = a[12] ? strtol(a + 13, &end, 10) : 30;
+      if (a[12] && (end == a + 13 || *end || days < 0 || days > 100000))
+        return bad_usage("--deps-prune=DAYS takes a number of days: ", a);
+      o->deps_prune = (int)days + 1;
     } else if ((policy_rc = pyhost_cli_policy_arg(argc, argv, &i)) == 0) {
       break; /* python's command line starts here */
     } else if (policy_rc < 0) {
@@ -117,7 +136,10 @@ static int parse_own(int argc, char **argv, struct own *o, int *status) {
   o->first = i;
   if (o->json && !o->list) return bad_usage("--json goes with --list", " (pyhost --list --json)");
   if (o->executable && o->wrapper) return bad_usage("--executable and --executable-wrapper", " exclude each other");
-  const char *mode = o->list ? "--list" : o->info ? "--info" : o->expr ? "-e" : NULL;
+  const char *mode = o->list ? "--list" : o->info ? "--info" : o->expr ? "-e"
+                     : o->deps_list ? "--deps-list" : o->deps_prune ? "--deps-prune" : NULL;
+  if (o->deps && (mode || i >= argc))
+    return bad_usage("--deps runs a script", mode ? " (not with another mode)" : ": pyhost --deps FILE [ARGS...]");
   if (mode && i < argc) {
     fprintf(stderr, "pyhost: %s takes no python arguments (%s); pyhost --pyhost-help lists pyhost's options\n",
             mode, argv[i]);
@@ -221,6 +243,9 @@ int main(int argc, char **argv) {
   if (o.lib) pyhost_config_set_library(cfg, o.lib);
   pyhost_cli_policy_apply(cfg);
   if (o.list) status = pyhost_cli_list(cfg, o.json);
+  else if (o.deps_list) status = pyhost_cli_deps_list();
+  else if (o.deps_prune) status = pyhost_cli_deps_prune((unsigned)o.deps_prune - 1);
+  else if (o.deps && pyhost_cli_deps_prepare(cfg, argv[o.first]) != 0) status = 1;
   else if (o.info || o.expr) status = run_library_mode(cfg, &o);
   else status = run_python(cfg, &o, argc, argv);
   pyhost_config_free(cfg);

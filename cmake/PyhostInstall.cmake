@@ -3,6 +3,8 @@
 #   lib/libpyhost.so.0.1.0 (SONAME libpyhost.so.0) + links, lib/libpyhost.a
 #     (Windows: bin/libpyhost.dll, lib/libpyhost.dll.a, lib/libpyhost_static.a)
 #   bin/pyhost                          the command, when PYHOST_BUILD_CLI
+#   libexec/pyhost-worker               the worker of process-level plugins
+#                                       (Windows: bin/pyhost-worker.exe, beside the DLL)
 #   lib/cmake/pyhost/pyhostConfig.cmake, pyhostConfigVersion.cmake, pyhostTargets*.cmake
 #                                       find_package(pyhost): pyhost::pyhost, pyhost::pyhost_static
 #   lib/pkgconfig/pyhost.pc             pkg-config pyhost (relocatable: ${pcfiledir})
@@ -32,6 +34,8 @@ if(TARGET pyhost_cli)
   endif()
   install(TARGETS pyhost_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# the worker program of process-level plugins, where plugin_proc.c looks for it
+install(TARGETS pyhost_worker RUNTIME DESTINATION ${PYHOST_WORKER_INSTALL_DIR})
 install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
 # the user guide beside README.md, so that README's docs/... links work where installed
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs

@@ -127,7 +127,9 @@ PYHOST_API int pyhost_finalize(pyhost *h);
  * from a host callback) the scope ends first.  Call it on the thread that called
  * pyhost_init, or after pyhost_finalize there: on another thread it still finalizes
  * (the handle is given up either way), with the hazards pyhost_finalize refuses to run
- * into.  Since 0.1. */
+ * into.  From inside a pyhost call on this thread (a host callback) it is refused: the
+ * handle stays, its message says why, and a build with asserts aborts naming the
+ * misuse (docs/reliability.md).  Since 0.1. */
 PYHOST_API void pyhost_free(pyhost *h);
 
 /* Runs the configured Python's own `python` program with the command line argv, as
@@ -227,7 +229,11 @@ PYHOST_API int pyhost_eval(pyhost *h, const char *expr, pyhost_value **result);
   X(RANGE, 17, "a number does not fit the C type")                                 \
   X(INTERRUPTED, 18, "the call was stopped by pyhost_interrupt")                  \
   X(NOHOOK, 19, "the plugin has no such hook")                                     \
-  X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)")
+  X(DAMAGED, 20, "the library file is damaged (truncated or inconsistent headers)") \
+  X(PROCESS, 21, "the plugin's process ended (it crashed, was killed or exited)")   \
+  X(LIMIT, 22, "the plugin hit a limit (memory, CPU time or wall-clock time)")       \
+  X(DEPS, 23, "a plugin's dependencies could not be prepared or disagree")          \
+  X(BUSY, 24, "the memory is exported to Python and cannot change now")
 
 /* The status codes every fallible function returns: the rows of PYHOST_STATUS_MAP. */
 enum pyhost_status {
@@ -634,8 +640,9 @@ PYHOST_API int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_
 
 /* As pyhost_prepared_call, reading the result straight into a C scalar: *out is
  * written only on PYHOST_OK.  _int wants an int (not a bool) and gives PYHOST_RANGE
- * beyond 64 bits; _float takes a float or an int; _bool wants a bool (True/False, not
- * a truth value).  A result of another type gives PYHOST_TYPE naming the expected and
+ * beyond 64 bits; _float takes a float or an int (PYHOST_RANGE beyond a double's
+ * range); _bool wants a bool (True/False, not a truth value).  Subclasses of int and
+ * float are read by the value they store, without calling their dunder methods.  A result of another type gives PYHOST_TYPE naming the expected and
  * the actual type, as pyhost_value_to_int and friends do.  Since 0.1. */
 PYHOST_API int pyhost_prepared_call_int(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                         size_t nargs, int64_t *out);
@@ -674,14 +681,16 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   w  result only, pyhost_view *: the result's buffer read in place (no copy on 3.11+,
  *      and for bytes and bytearray on every version), as pyhost_view_get with flags 0;
  *      release it with pyhost_view_release
- *   results only, borrowed (pyhost_prepared_callf only; the other forms refuse them
- *   with PYHOST_MISUSE):
+ *   results only, borrowed (pyhost_prepared_callf and pyhost_plugin_callf; the other
+ *   forms refuse them with PYHOST_MISUSE):
  *   s  const char **, size_t *: a str's UTF-8, NUL-terminated, read in place
  *   y  const void **, size_t *: a bytes object's data, read in place
  *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
  *   callable has returned (so it may be that call's argument) or the callable is
- *   freed; the callable holds it, so any thread may read it meanwhile, without the
- *   GIL.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
+ *   freed (a call whose callable is freed during it answers PYHOST_MISUSE and writes
+ *   no borrowed result); the callable holds it, so any thread may read it meanwhile, without the
+ *   GIL.  pyhost_plugin_callf's lives in the plugin likewise, until its next
+ *   pyhost_plugin_callf has returned or it is unloaded.  Before 3.10 (no UTF-8 view in the stable ABI) a str result is encoded once
  *   into a bytes object the callable holds instead.
  *
  * Arguments are read in place and kept by nothing; results follow the rules of
@@ -944,7 +953,8 @@ typedef enum pyhost_exc {
   PYHOST_EXC_OVERFLOW_ERROR,
   PYHOST_EXC_MEMORY_ERROR,
   PYHOST_EXC_REFERENCE_ERROR,
-  PYHOST_EXC_EXCEPTION
+  PYHOST_EXC_EXCEPTION,
+  PYHOST_EXC_BUFFER_ERROR /* BufferError: exported memory cannot change now */
 } pyhost_exc;
 
 /* Raises a Python exception of the given type with a printf-formatted UTF-8 message
@@ -1026,7 +1036,9 @@ PYHOST_API int pyhost_args_kwname(pyhost *h, const pyhost_args *args, size_t k,
 PYHOST_API pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i);
 
 /* Argument i converted into C, under the rules of pyhost_value_to_int and friends: _int
- * wants an int (not a bool), _float a float or an int, _bool True or False, _str a str
+ * wants an int (not a bool), _float a float or an int, _bool True or False (subclasses
+ * of int and float are read by the value they store: no __index__, __float__ or other
+ * Python code runs), _str a str
  * (UTF-8, borrowed until the callback returns; a NUL follows its len bytes), _bytes a
  * bytes object (borrowed likewise).  _value converts any argument into a pyhost_value
  * (own *out).  On success: PYHOST_OK.  Otherwise nothing is written and the getter
@@ -1273,6 +1285,23 @@ enum pyhost_type_flag {
   PYHOST_TYPE_WEAKREF = 1u << 1
 };
 
+/* What an instance's payload exports through the buffer protocol: filled by a
+ * pyhost_getbuffer callback each time Python asks.  The layout is frozen (docs/abi.md). */
+typedef struct pyhost_buffer_info {
+  void *data;         /* the first byte; may be NULL only when there are no items */
+  const char *format; /* one native struct letter as in pyhost_buffer_spec; NULL: "B" */
+  int ndim;           /* 1 .. PYHOST_BUFFER_MAXDIM */
+  size_t shape[PYHOST_BUFFER_MAXDIM]; /* items per dimension, C order, contiguous */
+  int writable;       /* 0: Python's views are read-only */
+} pyhost_buffer_info;
+
+/* Describes payload's memory in *info (zeroed before the call) when Python asks for the
+ * instance's buffer (memoryview(obj), numpy.asarray(obj)).  Runs with the GIL held and
+ * must not call pyhost.  Returns PYHOST_OK, or any other status to refuse: Python gets
+ * BufferError naming the type and the status.  A description pyhost cannot read (an
+ * unknown format, ndim out of range, NULL data with items) is BufferError saying so. */
+typedef int (*pyhost_getbuffer)(void *payload, void *userdata, pyhost_buffer_info *info);
+
 /* Everything pyhost_type_new needs.  pyhost copies the strings and the arrays: the spec
  * may be temporary.  Set size to sizeof(pyhost_type_spec) (PYHOST_TYPE_SPEC_INIT does):
  * later versions append fields, and a library reads only the fields a caller's size
@@ -1310,6 +1339,14 @@ typedef struct pyhost_type_spec {
    * one of the three); both set or both NULL. */
   pyhost_typed_constructor typed_constructor; /* NULL: see constructor */
   const char *constructor_signature;          /* typed_constructor's: "Counter(...)" */
+  /* Appended with bulk data (issue 37): instances export their payload's memory through the buffer
+   * protocol (memoryview, numpy, bytes(obj) read it in place), described by getbuffer
+   * at each request.  While Python holds such a view the instance counts it
+   * (pyhost_object_exports): the host must not resize or free that memory then, and
+   * pyhost_object_invalidate answers PYHOST_BUSY.  Needs Python 3.11+ (the first stable
+   * ABI with the buffer protocol): before, pyhost_type_new refuses a spec with it
+   * (PYHOST_VERSION).  NULL: no buffer (docs/host-types.md, "Exporting memory"). */
+  pyhost_getbuffer getbuffer;
 } pyhost_type_spec;
 
 /* Starts a pyhost_type_spec initializer with its size: PYHOST_TYPE_SPEC_INIT, .name = "T" */
@@ -1358,8 +1395,26 @@ PYHOST_API int pyhost_object_payload(pyhost *h, const pyhost_value *obj, pyhost_
  * destructor does not run (the host destroys the C object itself), and every later
  * method call, property access or pyhost_object_payload on it fails with
  * ReferenceError / PYHOST_MISUSE.  Invalidating twice is PYHOST_OK.  PYHOST_TYPE when
- * obj is not an instance of t.  Since 0.1. */
+ * obj is not an instance of t.  PYHOST_BUSY while Python holds buffer
+ * views of the payload (a type with getbuffer; pyhost_object_exports): nothing changes
+ * then.  Since 0.1. */
 PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t);
+
+/* The number of buffer views Python holds of an instance's payload (t a type whose
+ * spec has getbuffer) into *exports: memoryviews, numpy arrays and the like made from
+ * it and not yet released.  A host resizes or frees the payload's memory only when it is 0; from
+ * a method, refuse with `return pyhost_raise(h, PYHOST_EXC_BUFFER_ERROR, ...)` as
+ * bytearray does.  0 for a type without getbuffer.  PYHOST_TYPE when obj is not an
+ * instance of t, PYHOST_MISUSE for NULL arguments.  Since 0.1. */
+PYHOST_API int pyhost_object_exports(pyhost *h, const pyhost_value *obj, pyhost_type *t,
+                                     size_t *exports);
+
+/* As pyhost_object_exports for a payload, as a method or property callback of t gets
+ * it: the buffer views Python holds of instances of t carrying payload (instances that
+ * share a payload share its count).  0 for a payload nothing exports.  PYHOST_MISUSE
+ * for NULL t or exports.  Since 0.1. */
+PYHOST_API int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload,
+                                      size_t *exports);
 
 /* ======================================================================
  * plugins
@@ -1373,7 +1428,8 @@ PYHOST_API int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyho
  * d/, for a package in the package, and each plugin gets its own copy.  Plugin code
  * is compiled from source on every load, never from __pycache__.  A plugin that fails
  * (to load, or in a hook) only returns an error: other plugins and the host go on.
- * Not thread-safe: one thread at a time per plugin. */
+ * Not thread-safe: one thread at a time per plugin (at the process isolation level,
+ * calls from several threads take turns; see "isolation levels" below). */
 typedef struct pyhost_plugin pyhost_plugin;
 
 /* Loads the plugin at path (a .py file, or a directory with __init__.py) and runs its
@@ -1421,7 +1477,9 @@ PYHOST_API int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook,
 
 /* As pyhost_plugin_call in one line: hook's arguments and result as the format of
  * pyhost_prepared_callf says (a Python error is PYHOST_PYEXC, "plugin NAME: hook HOOK
- * raised: " and the traceback, as pyhost_plugin_call's).  Since 0.1. */
+ * raised: " and the traceback, as pyhost_plugin_call's).  A borrowed result (>s, >y)
+ * stays valid until the plugin's next pyhost_plugin_callf has returned, or its unload
+ * (appended in 0.1: before, it was refused with PYHOST_MISUSE).  Since 0.1. */
 PYHOST_API int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook,
                                    const char *fmt, ...);
 
@@ -1434,8 +1492,9 @@ PYHOST_API int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **
  * replace the old ones (removed from sys.modules; objects Python still holds from
  * the old code keep working).  On failure (statuses as pyhost_plugin_load) the plugin
  * keeps its previous module and hooks, so a typo while editing does not disable it.
- * No hook is called: a host with on_unload/on_load hooks calls them around it.
- * Since 0.1. */
+ * No hook is called: a host with on_unload/on_load hooks calls them around it.  At the
+ * process level the plugin's process reloads it; a plugin whose process ended is
+ * started again, as pyhost_plugin_restart does.  Since 0.1. */
 PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
 
 /* Removes the plugin's modules from sys.modules, drops pyhost's reference and frees
@@ -1444,9 +1503,294 @@ PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
  * unload plugins before pyhost_free.  Unloading a plugin whose hook is running (from
  * a host function the hook called) is safe: the hook's call frees p as it returns,
  * and any other call on p meanwhile answers PYHOST_MISUSE.  Once finalize has begun on
- * another thread, it waits for the calls finalize waits for.  NULL is a no-op.
- * Since 0.1. */
+ * another thread, it waits for the calls finalize waits for.  NULL is a no-op.  At the
+ * process level it ends the plugin's process (told to end, killed if it has not
+ * within the grace period, reaped before unload returns); a call of p running on
+ * another thread is interrupted first (it returns PYHOST_INTERRUPTED, or
+ * PYHOST_PROCESS when it had to be killed), and unload waits for it.  Since 0.1. */
 PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
+
+/* ---- isolation levels (docs/plugins.md, "Isolation") ----
+ *
+ * A plugin loaded with pyhost_plugin_load shares the host's interpreter (the shared
+ * level).  pyhost_plugin_load_with takes options, among them the level:
+ *
+ *   pyhost_plugin_options *o = pyhost_plugin_options_new();
+ *   pyhost_plugin_options_set_isolation(o, PYHOST_ISOLATION_PROCESS);
+ *   pyhost_plugin_options_set_memory_limit(o, 512u << 20);
+ *   int rc = pyhost_plugin_load_with(h, "plugins/risky.py", o, &p);
+ *   pyhost_plugin_options_free(o);
+ *
+ * Every plugin call above works at every level with the same meaning, statuses and
+ * messages, with these differences at the process level:
+ *  - values cross as data: an object value (any Python object but None, bool, int,
+ *    float, str, bytes, list, tuple and dict) cannot cross; a hook that returns one
+ *    gives PYHOST_TYPE naming its type, and so does a host function;
+ *  - pyhost_plugin_module answers PYHOST_MISUSE (the module lives in the plugin's
+ *    process); pyhost_plugin_module_name names it there;
+ *  - the plugin's process may end (a crash, a kill, a limit): the call that was
+ *    running returns PYHOST_PROCESS (or PYHOST_LIMIT) with the signal or exit code and
+ *    the last lines the process wrote to stderr; every later call returns
+ *    PYHOST_PROCESS until pyhost_plugin_restart (or pyhost_plugin_reload) starts it
+ *    again; the host and other plugins go on;
+ *  - host functions of the host's modules are there for the plugin (the same modules,
+ *    functions, plain values and exception classes) and run in the host, on the
+ *    thread of the plugin call, nested to any depth; host types are in-process only:
+ *    in the plugin's process `myapp.Counter(...)` raises TypeError saying so;
+ *  - calls of one process-level plugin from several host threads take turns (a call
+ *    waits for the one running; a call from inside a host function the plugin called
+ *    is nested, not a deadlock); calls of different plugins run in parallel; a call
+ *    that would wait for a plugin whose running call waits for a plugin this thread's
+ *    call holds answers PYHOST_MISUSE instead of deadlocking;
+ *  - pyhost_interrupt reaches the plugin's process: the running hook gets
+ *    KeyboardInterrupt (a subclass that is also pyhost.Interrupted), also inside
+ *    time.sleep, and the call returns PYHOST_INTERRUPTED as in-process. */
+
+/* The isolation levels.  Values are fixed (docs/abi.md); new levels are appended. */
+typedef enum pyhost_isolation {
+  /* The host's interpreter, the plugin's own module namespace (pyhost_plugin_load). */
+  PYHOST_ISOLATION_SHARED = 0,
+  /* A sub-interpreter of the plugin's own: its own sys.modules, builtins and
+   * __main__.  Reserved: this build answers PYHOST_MISUSE ("not available yet"). */
+  PYHOST_ISOLATION_INTERPRETER = 1,
+  /* A worker process pyhost starts and owns, running the host's Python or another
+   * one: crash isolation, limits, a restart without restarting the host. */
+  PYHOST_ISOLATION_PROCESS = 2
+} pyhost_isolation;
+
+/* Options of one plugin load, as pyhost_config is for pyhost_init: made with every
+ * default (the shared level), set by the setters below, copied by
+ * pyhost_plugin_load_with (free or reuse it right after).  Not thread-safe: one thread
+ * builds it. */
+typedef struct pyhost_plugin_options pyhost_plugin_options;
+
+/* own result, or NULL when out of memory.  Since 0.1. */
+PYHOST_API pyhost_plugin_options *pyhost_plugin_options_new(void);
+
+/* Frees the options; NULL is a no-op.  Since 0.1. */
+PYHOST_API void pyhost_plugin_options_free(pyhost_plugin_options *o);
+
+/* Each setter returns PYHOST_OK, PYHOST_NOMEM, or PYHOST_MISUSE for a NULL o or a value
+ * out of range.  The options that apply to the process level only (everything below
+ * the isolation) make pyhost_plugin_load_with answer PYHOST_MISUSE at another level. */
+
+/* The isolation level (a pyhost_isolation).  Default PYHOST_ISOLATION_SHARED.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_isolation(pyhost_plugin_options *o, int isolation);
+
+/* Process level: the Python the plugin's process runs, as pyhost_init would choose it
+ * from cfg (copied): a library (pyhost_config_set_library), or a version requirement
+ * that discovery resolves in the new process (pyhost_config_set_min_python,
+ * _max_python, _python_minor; docs/discovery.md), and the rest of a config (sys.path
+ * entries, isolation from PYTHON* variables...).  NULL (the default): the host's own
+ * Python, started as the host started it.  A Python the plugin's process cannot start
+ * makes the load fail with pyhost_init's status and message.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_python(pyhost_plugin_options *o,
+                                                const pyhost_config *cfg);
+
+/* Process level: the worker program (pyhost-worker, built and installed with the
+ * library).  Default (NULL): the PYHOST_WORKER environment variable, then beside the
+ * library (or the program) that contains pyhost, then its ../libexec, then where this
+ * pyhost was installed, then its build tree; a load that finds none answers
+ * PYHOST_NOTFOUND naming every place it looked.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_worker(pyhost_plugin_options *o, const char *path);
+
+/* Process level: the most memory the plugin's process may map, in bytes (POSIX:
+ * RLIMIT_AS, address space, so leave room for Python itself: 64 MiB at least; Windows:
+ * a job object's committed-memory limit).  A hook that runs into it gets MemoryError,
+ * and the call returns PYHOST_LIMIT with its traceback; a process killed by it (a C
+ * allocation that cannot fail gracefully) ends with PYHOST_PROCESS.  0 (the default):
+ * none.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_memory_limit(pyhost_plugin_options *o, uint64_t bytes);
+
+/* Process level: the CPU time the plugin's process may use over its life, in seconds
+ * (POSIX: RLIMIT_CPU; Windows: the job's per-process user time).  A process that uses
+ * it up is ended by the system; the call returns PYHOST_LIMIT, and the plugin is
+ * restarted as after a crash (the count starts again).  0 (the default): none.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_cpu_limit(pyhost_plugin_options *o, unsigned seconds);
+
+/* Process level: the wall-clock time one call (a hook call, a load, a reload,
+ * including the host functions it calls) may take, in milliseconds.  When it is up,
+ * the call is interrupted as by pyhost_interrupt; if it has not returned grace_ms
+ * later, the plugin's process is killed.  Either way the call returns PYHOST_LIMIT
+ * (with the traceback of where it stopped, when the interrupt stopped it).  0 (the
+ * default): none.  grace_ms 0: 1000.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_call_timeout(pyhost_plugin_options *o,
+                                                      unsigned timeout_ms, unsigned grace_ms);
+
+/* Where the output of a plugin's process goes.  fn(ctx, p, stream, data, len) gets
+ * what the process wrote to stream 1 (stdout) or 2 (stderr), in order, in pieces:
+ * on a thread of pyhost's, or, for what a call wrote before it returned, on the thread
+ * of that call before the call returns; one piece at a time per plugin, never with
+ * the GIL held, p NULL during pyhost_plugin_load_with.  It must return promptly and
+ * must not call pyhost on p.  Default (fn NULL): the host's own stdout and stderr (a
+ * call's output is written before the call returns).  Since 0.1. */
+typedef void (*pyhost_output_fn)(void *ctx, pyhost_plugin *p, int stream, const char *data,
+                                 size_t len);
+PYHOST_API int pyhost_plugin_options_set_output(pyhost_plugin_options *o, pyhost_output_fn fn,
+                                                void *ctx);
+
+/* As pyhost_plugin_load, at the level and with the options o says (NULL: the
+ * defaults, which is pyhost_plugin_load).  At the process level the plugin's process
+ * is started, starts its Python and loads the plugin there; the statuses are
+ * pyhost_plugin_load's, and besides: PYHOST_NOTFOUND (no worker program), PYHOST_PROCESS
+ * (the process ended while starting), PYHOST_LIMIT, pyhost_init's status when the
+ * process cannot start its Python ("its process could not start Python: " and
+ * pyhost_init's message), PYHOST_MISUSE for options that do not apply to the level.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_load_with(pyhost *h, const char *path,
+                                       const pyhost_plugin_options *o, pyhost_plugin **out);
+
+/* The plugin's isolation level (a pyhost_isolation); PYHOST_ISOLATION_SHARED for NULL.
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_isolation(const pyhost_plugin *p);
+
+/* Starts the plugin afresh (the process level): its process, if it still runs, is
+ * ended, and a new one started, where the plugin is loaded anew (its state starts
+ * over).  This is how a plugin whose process ended (PYHOST_PROCESS) comes back;
+ * pyhost_plugin_reload does the same then.  On failure (statuses as
+ * pyhost_plugin_load_with's) the plugin stays ended: its calls answer PYHOST_PROCESS
+ * until a restart succeeds.  Waits for a call of p running on another thread.  At the
+ * shared level: PYHOST_MISUSE (a fresh start needs an isolated level; reload reloads
+ * the code).  Since 0.1. */
+PYHOST_API int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p);
+
+/* The process id of a process-level plugin's worker process, or 0 (another level, or
+ * its process ended).  For diagnostics and tests.  Since 0.1. */
+PYHOST_API long pyhost_plugin_process_id(const pyhost_plugin *p);
+
+/* ---- a plugin's own dependencies (docs/plugins.md, "Dependencies") ----
+ *
+ * A plugin may declare the packages it needs where Python people declare them: a .py
+ * file in a PEP 723 block, a package directory in its pyproject.toml
+ * ([project] dependencies and requires-python; without one, a PEP 723 block in its
+ * __init__.py):
+ *
+ *   # /// script
+ *   # requires-python = ">=3.9"
+ *   # dependencies = ["requests>=2.31", "rich"]
+ *   # ///
+ *
+ * With pyhost_plugin_options_set_deps(o, PYHOST_DEPS_DECLARED), pyhost_plugin_load_with
+ * prepares them before the plugin's code runs: an environment directory per distinct
+ * requirement set and Python (version, ABI, platform), in a cache, made once by the
+ * installer (uv when it is on PATH, else the selected Python's own pip, as a child
+ * process, with the user's own pip or uv configuration: pyhost names no index), and
+ * put first on the plugin's sys.path.  A later load of the same set finds it ready.
+ *  - process level: first on sys.path in the plugin's process only;
+ *  - shared level: first on the host interpreter's sys.path, which every shared
+ *    plugin sees; a plugin whose environment holds another version of a package than
+ *    one an earlier shared plugin's does is refused with PYHOST_DEPS naming both
+ *    plugins, the package and both versions (load one of them at another level);
+ *  - requires-python: at the shared level the host's Python must meet it
+ *    (PYHOST_VERSION); at the process level, without pyhost_plugin_options_set_python,
+ *    a Python that meets it is chosen by discovery when the host's does not (with
+ *    one set, that one must meet it).
+ * The load's statuses besides pyhost_plugin_load_with's: PYHOST_DEPS (malformed
+ * metadata, naming file, line and what is wrong; the installer failed, with its own
+ * message; versions that disagree at the shared level), PYHOST_VERSION, PYHOST_NOTFOUND
+ * (no installer: neither uv nor pip for that Python; or no cache directory). */
+
+/* What pyhost_plugin_load_with prepares.  Values are fixed. */
+typedef enum pyhost_deps_mode {
+  PYHOST_DEPS_OFF = 0,      /* nothing (the default): metadata is not even read */
+  PYHOST_DEPS_DECLARED = 1, /* the plugin's declaration, with the host's requirements */
+  PYHOST_DEPS_HOST_ONLY = 2 /* the host's requirements only; the file's are ignored */
+} pyhost_deps_mode;
+
+/* A pyhost_deps_mode.  Default PYHOST_DEPS_OFF.  Applies at every level.  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_deps(pyhost_plugin_options *o, int mode);
+
+/* Adds a requirement of the host's (PEP 508, "numpy<2"): one naming a package the
+ * plugin declares replaces the plugin's requirement for it; others are added.  Also
+ * makes PYHOST_DEPS_OFF PYHOST_DEPS_DECLARED.  NULL removes every one added.
+ * PYHOST_MISUSE for text that is not a requirement (an installer option such as
+ * "--index-url=..." included).  Since 0.1. */
+PYHOST_API int pyhost_plugin_options_add_requirement(pyhost_plugin_options *o,
+                                                     const char *requirement);
+
+/* The cache's root directory (copied).  Default (NULL): the PYHOST_DEPS_CACHE
+ * environment variable, else $XDG_CACHE_HOME/pyhost/deps or ~/.cache/pyhost/deps
+ * (macOS ~/Library/Caches/pyhost/deps; Windows %LOCALAPPDATA%/pyhost/cache/deps, with
+ * backslashes).
+ * Since 0.1. */
+PYHOST_API int pyhost_plugin_options_set_deps_cache(pyhost_plugin_options *o, const char *dir);
+
+/* The steps of preparing an environment.  Values are fixed; new ones are appended. */
+typedef enum pyhost_deps_phase {
+  PYHOST_DEPS_WAITING = 1,    /* another host or thread prepares the same one: waiting */
+  PYHOST_DEPS_REBUILDING = 2, /* a damaged entry (its marker missing or wrong) is removed */
+  PYHOST_DEPS_PREPARING = 3,  /* the installer starts (line: which); total: requirements */
+  PYHOST_DEPS_RESOLVING = 4,  /* it looks at package (done: how many so far) */
+  PYHOST_DEPS_DOWNLOADING = 5, /* it fetches package */
+  PYHOST_DEPS_BUILDING = 6,   /* it builds a wheel of package */
+  PYHOST_DEPS_INSTALLING = 7, /* it installs (package: the list); done of total */
+  PYHOST_DEPS_READY = 8       /* the environment is there (done = total = packages in it) */
+} pyhost_deps_phase;
+
+/* One progress event.  Strings are valid during the call only; "" when not known. */
+typedef struct pyhost_deps_progress {
+  int phase;           /* a pyhost_deps_phase */
+  const char *package; /* the package (or packages) concerned */
+  long done, total;    /* -1 when not known */
+  const char *line;    /* the installer's output line the event comes from */
+  const char *env;     /* the environment directory (WAITING, REBUILDING, READY) */
+  const char *who;     /* "plugin NAME" or "script PATH" */
+  int fresh;           /* READY: 1 when this call installed it, 0 when it was cached */
+} pyhost_deps_progress;
+
+/* Called on the loading thread while a load prepares the plugin's dependencies, in
+ * order; never with the GIL held.  It must not call pyhost on the loading handle.
+ * Without one, nothing is reported.  Since 0.1. */
+typedef void (*pyhost_deps_progress_fn)(void *ctx, const pyhost_deps_progress *ev);
+PYHOST_API int pyhost_plugin_options_set_progress(pyhost_plugin_options *o,
+                                                  pyhost_deps_progress_fn fn, void *ctx);
+
+/* The environment directory a plugin's dependencies were prepared in; "" when it has
+ * none (or p is NULL).  Owned by p.  Since 0.1. */
+PYHOST_API const char *pyhost_plugin_deps_env(const pyhost_plugin *p);
+
+/* Prepares the dependencies the file at path declares (as a plugin's; o's deps mode,
+ * requirements, cache and progress apply; o NULL: the file's declaration) for the
+ * Python python selects (as pyhost_init would; NULL: discovery's default choice; a
+ * requires-python the choice does not meet picks one that does, whose library is
+ * then set in python when it names none), without starting it.  On PYHOST_OK env
+ * holds the environment's directory ("" when nothing is declared); otherwise msg says
+ * why.  Statuses as pyhost_plugin_load_with's for dependencies; PYHOST_MISUSE for
+ * NULL path, env or msg.  This is what `pyhost --deps FILE` runs.  Since 0.1. */
+PYHOST_API int pyhost_deps_prepare(const char *path, const pyhost_plugin_options *o,
+                                   pyhost_config *python, char *env, size_t env_cap,
+                                   char *msg, size_t msg_cap);
+
+/* One entry of the cache, for pyhost_deps_list and _prune.  Strings valid during the
+ * call only. */
+typedef struct pyhost_deps_entry {
+  const char *dir;          /* its directory */
+  const char *name;         /* its name in the cache ("cp312-linux-x86_64-<hash>") */
+  const char *python;       /* the Python it is for ("cp312-linux-x86_64") */
+  const char *requirements; /* one per line */
+  const char *installed;    /* "NAME VERSION" per line */
+  int complete;             /* 0: an install left over, or a damaged entry */
+  long long last_used;      /* seconds since 1970 */
+} pyhost_deps_entry;
+
+/* Called once per entry by pyhost_deps_list and pyhost_deps_prune. */
+typedef void (*pyhost_deps_entry_fn)(void *ctx, const pyhost_deps_entry *e);
+
+/* Calls fn for each entry of the cache (cache NULL: the default root, as
+ * pyhost_plugin_options_set_deps_cache says).  PYHOST_OK (also for a cache not made
+ * yet), or PYHOST_NOTFOUND / PYHOST_ERROR with msg (msg_cap bytes).  Since 0.1. */
+PYHOST_API int pyhost_deps_list(const char *cache, pyhost_deps_entry_fn fn, void *ctx, char *msg,
+                                size_t msg_cap);
+
+/* Removes the entries not used for days days (0: every one), installs left over by
+ * a host that ended mid-way, and damaged entries; never one another host is
+ * preparing (its lock is held).  fn (may be NULL) is called for each one removed.
+ * Plugins loaded from an entry keep what they imported; a later load makes it again.
+ * Statuses as pyhost_deps_list's.  Since 0.1. */
+PYHOST_API int pyhost_deps_prune(const char *cache, unsigned days, pyhost_deps_entry_fn fn,
+                                 void *ctx, char *msg, size_t msg_cap);
 
 /* ======================================================================
  * configuration

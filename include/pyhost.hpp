@@ -17,7 +17,9 @@
 
 #include "pyhost.h"
 
+#include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <cstddef>
 #include <cstdint>
 #include <clocale>
@@ -2217,6 +2219,233 @@ using gil_guard = detail::thread_scope<&pyhost_gil_enter, &pyhost_gil_leave>;
 // Keeps a Python thread state for this host thread for a scope (pyhost_thread_attach /
 // pyhost_thread_detach): a worker that calls in a loop attaches once.
 using thread_attachment = detail::thread_scope<&pyhost_thread_attach, &pyhost_thread_detach>;
+
+
+// ---- bulk data: loans, views and arrays (docs/cpp.md "Bulk data") -----------
+
+namespace detail {
+// The struct letter of an item type T ('\0' for a type pyhost does not lend).
+template <class T> constexpr char format_letter() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same<U, bool>::value) return '?';
+  else if constexpr (std::is_same<U, float>::value) return 'f';
+  else if constexpr (std::is_same<U, double>::value) return 'd';
+  else if constexpr (std::is_integral<U>::value) {
+    constexpr bool s = std::is_signed<U>::value;
+    switch (sizeof(U)) {
+    case 1: return s ? 'b' : 'B';
+    case 2: return s ? 'h' : 'H';
+    case 4: return s ? 'i' : 'I';
+    case 8: return s ? 'q' : 'Q';
+    }
+  }
+  return '\0';
+}
+}  // namespace detail
+
+// A contiguous run of T: what pyh::view::as<T>() gives (std::span's shape, C++17).
+template <class T> class span {
+ public:
+  span() noexcept = default;
+  span(T *data, size_t size) noexcept : p_(data), n_(size) {}
+  T *data() const noexcept { return p_; }
+  size_t size() const noexcept { return n_; }
+  bool empty() const noexcept { return n_ == 0; }
+  T &operator[](size_t i) const noexcept { return p_[i]; }
+  T *begin() const noexcept { return p_; }
+  T *end() const noexcept { return p_ + n_; }
+
+ private:
+  T *p_ = nullptr;
+  size_t n_ = 0;
+};
+
+// Host memory lent to Python (pyhost_buffer_new): move-only; the destructor (or
+// release()) ends the loan.  Python gets value() as a memoryview; the memory is the
+// host's again when free_fn runs (at once when Python kept nothing).
+class buffer {
+ public:
+  buffer() noexcept = default;
+  buffer(pyhost *h, const pyhost_buffer_spec &spec) : h_(h) {
+    detail::check(h, pyhost_buffer_new(h, &spec, &b_));
+  }
+  // data[shape[0]][shape[1]]... of T (an arithmetic type of 1, 2, 4 or 8 bytes), read-only
+  // for const T.
+  template <class T>
+  buffer(pyhost *h, T *data, std::initializer_list<size_t> shape,
+         pyhost_buffer_free_fn free_fn = nullptr, void *userdata = nullptr)
+      : h_(h) {
+    constexpr char letter = detail::format_letter<T>();
+    static_assert(letter != '\0', "pyh::buffer lends arithmetic items of 1, 2, 4 or 8 bytes");
+    static const char fmt[2] = {letter, '\0'};
+    pyhost_buffer_spec spec{};
+    if (shape.size() < 1 || shape.size() > PYHOST_BUFFER_MAXDIM)
+      throw error(PYHOST_MISUSE, "", "pyh::buffer: a shape has 1 to 8 dimensions");
+    spec.data = const_cast<std::remove_const_t<T> *>(data);
+    spec.format = fmt;
+    spec.ndim = static_cast<int>(shape.size());
+    std::copy(shape.begin(), shape.end(), spec.shape);
+    spec.writable = !std::is_const<T>::value;
+    spec.free_fn = free_fn;
+    spec.userdata = userdata;
+    detail::check(h, pyhost_buffer_new(h, &spec, &b_));
+  }
+  buffer(const buffer &) = delete;
+  buffer &operator=(const buffer &) = delete;
+  buffer(buffer &&o) noexcept : h_(o.h_), b_(std::exchange(o.b_, nullptr)) {}
+  buffer &operator=(buffer &&o) noexcept {
+    if (this != &o) {
+      release();
+      h_ = o.h_;
+      b_ = std::exchange(o.b_, nullptr);
+    }
+    return *this;
+  }
+  ~buffer() { release(); }
+
+  pyhost_buffer *get() const noexcept { return b_; }
+  explicit operator bool() const noexcept { return b_ != nullptr; }
+  // true when Python reads the memory in place (3.11+), false for a copy (before).
+  bool in_place() const noexcept { return pyhost_buffer_in_place(b_) != 0; }
+  // The memoryview Python reads, to pass in any call.
+  value memoryview() const {
+    pyhost_value *v = nullptr;
+    detail::check(h_, pyhost_buffer_value(h_, b_, &v));
+    return value(v);
+  }
+  // Ends the loan: the exports Python still holds (0: free_fn has run).  Again: 0.
+  size_t release() noexcept {
+    size_t left = 0;
+    if (b_) pyhost_buffer_release(h_, std::exchange(b_, nullptr), &left);
+    return left;
+  }
+
+ private:
+  pyhost *h_ = nullptr;
+  pyhost_buffer *b_ = nullptr;
+};
+
+// A Python object's buffer read in place (pyhost_view_get): move-only; the destructor
+// releases it.  as<T>() gives the items as a span once format and layout agree.
+class view {
+ public:
+  view() = default;
+  view(pyhost *h, const value &obj, unsigned flags = 0) : h_(h), v_(new pyhost_view()) {
+    detail::check(h, pyhost_view_get(h, obj.get(), flags, v_.get()));
+  }
+  view(const view &) = delete;
+  view &operator=(const view &) = delete;
+  view(view &&) noexcept = default;
+  view &operator=(view &&o) noexcept {
+    if (this != &o) {
+      release();
+      h_ = o.h_;
+      v_ = std::move(o.v_);
+    }
+    return *this;
+  }
+  ~view() { release(); }
+
+  // The C view (its pointers stay put: the view lives on the heap).
+  const pyhost_view &raw() const noexcept { return *v_; }
+  explicit operator bool() const noexcept { return v_ && v_->data; }
+  void *data() const noexcept { return v_ ? v_->data : nullptr; }
+  size_t bytes() const noexcept { return v_ ? v_->len : 0; }
+  size_t itemsize() const noexcept { return v_ ? v_->itemsize : 0; }
+  std::string_view format() const noexcept { return v_ && v_->format ? v_->format : ""; }
+  bool readonly() const noexcept { return !v_ || v_->readonly; }
+  bool copied() const noexcept { return v_ && v_->copied; }
+  int ndim() const noexcept { return v_ ? v_->ndim : 0; }
+  std::vector<ptrdiff_t> shape() const { return v_ ? std::vector<ptrdiff_t>(v_->shape, v_->shape + v_->ndim) : std::vector<ptrdiff_t>(); }
+  std::vector<ptrdiff_t> strides() const { return v_ ? std::vector<ptrdiff_t>(v_->strides, v_->strides + v_->ndim) : std::vector<ptrdiff_t>(); }
+  bool c_contiguous() const noexcept {
+    if (!v_) return false;
+    ptrdiff_t step = static_cast<ptrdiff_t>(v_->itemsize);
+    for (int i = v_->ndim - 1; i >= 0; i--) {
+      if (v_->shape[i] > 1 && v_->strides[i] != step) return false;
+      step *= v_->shape[i];
+    }
+    return true;
+  }
+  // Every item as T, in C order: PYHOST_TYPE (as pyh::error) when the format is not
+  // T's native letter ("d", "<d" on a little-endian host, "=d", "@d"), the view is
+  // strided, or T is not const and the view read-only.
+  template <class T> span<T> as() const {
+    constexpr char letter = detail::format_letter<T>();
+    static_assert(letter != '\0', "pyh::view::as reads arithmetic items of 1, 2, 4 or 8 bytes");
+    std::string_view f = format();
+    if (!f.empty() && (f[0] == '@' || f[0] == '=' || (f[0] == (little_endian() ? '<' : '>'))))
+      f.remove_prefix(1);
+    char have = f.size() == 1 ? f[0] : '\0';
+    // 'l'/'L' are 8 bytes on LP64 and 4 on LLP64: the same item as 'q' or 'i' there
+    if ((have == 'l' || have == 'L') && v_ && v_->itemsize == sizeof(T))
+      have = static_cast<char>(have == 'l' ? letter | 0x20 : letter & ~0x20);
+    if (have != letter || itemsize() != sizeof(T))
+      throw error(PYHOST_TYPE, "", std::string("pyh::view::as: the buffer's format is \"") +
+                                       std::string(format()) + "\", not \"" + letter + "\"");
+    if (!c_contiguous()) throw error(PYHOST_TYPE, "", "pyh::view::as: the buffer is not C-contiguous");
+    if (!std::is_const<T>::value && readonly())
+      throw error(PYHOST_TYPE, "", "pyh::view::as: the buffer is read-only (ask for const items)");
+    return span<T>(static_cast<T *>(v_->data), bytes() / sizeof(T));
+  }
+  // Releases the view now (the exporter may resize or free again).
+  void release() noexcept {
+    if (v_) pyhost_view_release(h_, v_.get());
+    v_.reset();
+  }
+
+ private:
+  static bool little_endian() noexcept {
+    const uint16_t one = 1;
+    unsigned char b;
+    std::memcpy(&b, &one, 1);
+    return b == 1;
+  }
+  pyhost *h_ = nullptr;
+  std::unique_ptr<pyhost_view> v_;
+};
+
+// A Python list of ints or floats from a C++ array, with no value per item
+// (pyhost_value_from_int64s / _from_doubles).
+inline value list_of(pyhost *h, const int64_t *a, size_t n) {
+  pyhost_value *v = nullptr;
+  detail::check(h, pyhost_value_from_int64s(h, a, n, &v));
+  return value(v);
+}
+inline value list_of(pyhost *h, const double *a, size_t n) {
+  pyhost_value *v = nullptr;
+  detail::check(h, pyhost_value_from_doubles(h, a, n, &v));
+  return value(v);
+}
+inline value list_of(pyhost *h, const std::vector<int64_t> &a) { return list_of(h, a.data(), a.size()); }
+inline value list_of(pyhost *h, const std::vector<double> &a) { return list_of(h, a.data(), a.size()); }
+
+namespace detail {
+template <class T, int (*Read)(pyhost *, const pyhost_value *, T *, size_t, size_t *)>
+std::vector<T> read_numbers(pyhost *h, const value &v) {
+  std::vector<T> out;
+  for (;;) {  // a list Python changes between the two reads is read again
+    size_t n = 0;
+    int rc = Read(h, v.get(), out.data(), out.size(), &n);
+    if (rc == PYHOST_OK) {
+      out.resize(n);
+      return out;
+    }
+    if (rc != PYHOST_RANGE || n <= out.size()) throw_status(h, rc);
+    out.resize(n);
+  }
+}
+}  // namespace detail
+
+// A list or tuple of ints (floats) as a vector: v a list value or an object value
+// (pyh::call's result kept as an object).  PYHOST_TYPE names the first item of another
+// type; PYHOST_RANGE an int beyond 64 bits.
+inline std::vector<int64_t> int64s_of(pyhost *h, const value &v) {
+  return detail::read_numbers<int64_t, &pyhost_value_to_int64s>(h, v);
+}
+inline std::vector<double> doubles_of(pyhost *h, const value &v) {
+  return detail::read_numbers<double, &pyhost_value_to_doubles>(h, v);
+}
 
 }  // namespace pyh
 

@@ -23,6 +23,7 @@ KEPT = {
     ("platform/alloc.c", "countdown"): "the fault-injection seam (alloc.h)",
     ("platform/alloc.c", "failures"): "the fault-injection seam (alloc.h)",
     ("platform/discover_posix.c", "pyhost__sys_ld_conf"): "a test seam: the ld.so.conf read",
+    ("platform/proc_posix.c", "pyhost__proc_deathsig"): "a test seam: the parent-death signal",
     # written once by the compiler, never by pyhost: tables CPython's API takes as
     # non-const, and values handed to hosts as non-const pointers
     ("bridge/hosttype.c", "descr_members"): "PyMemberDef table of a type pyhost makes",

@@ -30,6 +30,7 @@ if(MODE STREQUAL "install")
   endforeach()
   file(GLOB_RECURSE found RELATIVE "${prefix}" "${prefix}/*")
   foreach(re "share/doc/pyhost/README\\.md$" "share/doc/pyhost/docs/getting-started\\.md$"
+             "libexec/pyhost-worker$"
              "lib[^/]*/libpyhost\\.so\\.0$" "lib[^/]*/libpyhost\\.a$" "lib[^/]*/pkgconfig/pyhost\\.pc$"
              "lib[^/]*/cmake/pyhost/pyhostConfig\\.cmake$" "lib[^/]*/cmake/pyhost/pyhostConfigVersion\\.cmake$")
     set(hit "")
@@ -91,7 +92,17 @@ elseif(MODE STREQUAL "find_package" OR MODE STREQUAL "pkg-config")
     message(FATAL_ERROR "${MODE}: a C++ compiler (${cxx}) exists but consumer_cpp_example was not built")
   endif()
 endif()
+# The worker program: beside the installed library (the shared library's consumers
+# find it there, no variable set); a host linked with the static library has no library
+# to look beside, and the installed one is named to it (the build tree's would be found
+# otherwise).
+unset(ENV{PYHOST_WORKER})
 foreach(exe IN LISTS exes)
-  pyhost_run_on_pythons("${bin}/${exe}" "^consumer: pyhost [0-9]+\\.[0-9]+\\.[0-9]+, Python @VER@: 45\n$"
-                        "${MODE}: ${exe}")
+  if(exe STREQUAL "consumer_static")
+    set(ENV{PYHOST_WORKER} "${prefix}/libexec/pyhost-worker")
+  endif()
+  pyhost_run_on_pythons("${bin}/${exe}"
+    "^consumer: pyhost [0-9]+\\.[0-9]+\\.[0-9]+, Python @VER@: 45, in a worker process: 45\n$"
+    "${MODE}: ${exe}")
+  unset(ENV{PYHOST_WORKER})
 endforeach()

@@ -522,3 +522,175 @@ TEST_CASE(release_after_finalize) {
   CHECK(freed == 2);
   pyhost_free(h);
 }
+
+/* ---- host types exporting their payload (pyhost_type_spec.getbuffer, 3.11+) ---- */
+
+/* A grayscale canvas the host owns: pixels it reallocates on resize. */
+struct canvas {
+  unsigned char *px;
+  size_t w, hgt;
+  int writable;
+  const char *format; /* what getbuffer says: "B", or a bad letter to test the refusal */
+  int refuse;         /* getbuffer answers this status when not 0 */
+};
+static pyhost_type *canvas_type;
+static int canvas_destroyed;
+
+static int canvas_getbuffer(void *payload, void *userdata, pyhost_buffer_info *info) {
+  (void)userdata;
+  struct canvas *c = payload;
+  if (c->refuse) return c->refuse;
+  info->data = c->px;
+  info->format = c->format;
+  info->ndim = 2;
+  info->shape[0] = c->hgt;
+  info->shape[1] = c->w;
+  info->writable = c->writable;
+  return PYHOST_OK;
+}
+
+/* Canvas.resize(w, h): refused while Python holds views of the pixels, as bytearray's. */
+static int canvas_resize(pyhost *h, void *payload, void *userdata, const pyhost_value *const *args,
+                         size_t nargs, const pyhost_value *kwargs, pyhost_value **result) {
+  (void)userdata, (void)kwargs, (void)result;
+  struct canvas *c = payload;
+  int64_t w, hgt;
+  if (nargs != 2 || pyhost_value_to_int(h, args[0], &w) || pyhost_value_to_int(h, args[1], &hgt))
+    return pyhost_raise(h, PYHOST_EXC_TYPE_ERROR, "resize(w, h) takes two ints");
+  size_t views = 99;
+  int rc = pyhost_payload_exports(h, canvas_type, payload, &views);
+  if (rc) return rc;
+  if (views)
+    return pyhost_raise(h, PYHOST_EXC_BUFFER_ERROR, "Canvas has %zu exported view(s): cannot resize", views);
+  unsigned char *px = realloc(c->px, (size_t)(w * hgt));
+  if (!px) return pyhost_raise(h, PYHOST_EXC_MEMORY_ERROR, "no memory");
+  memset(px, 0, (size_t)(w * hgt));
+  c->px = px;
+  c->w = (size_t)w;
+  c->hgt = (size_t)hgt;
+  return PYHOST_OK;
+}
+
+static void canvas_destroy(void *payload, void *userdata) {
+  (void)payload, (void)userdata;
+  canvas_destroyed++;
+}
+
+static size_t exports_of(pyhost *h, const pyhost_value *obj) {
+  size_t n = 99;
+  CHECK_RC(pyhost_object_exports(h, obj, canvas_type, &n), PYHOST_OK);
+  return n;
+}
+
+TEST_CASE(host_type_exports_its_payload) {
+  pyhost *h = check_start(NULL);
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "img", NULL, &m), PYHOST_OK);
+  pyhost_method_def methods[] = {{"resize", canvas_resize, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "Canvas", .methods = methods,
+                           .n_methods = 1, .destructor = canvas_destroy,
+                           .getbuffer = canvas_getbuffer};
+  int rc = pyhost_type_new(h, m, &spec, &canvas_type);
+  if (!in_place()) {
+    /* no buffer protocol in the stable ABI before 3.11: refused, and said why */
+    CHECK_RC(rc, PYHOST_VERSION);
+    CHECK_CONTAINS(pyhost_errmsg(h), "Canvas: spec->getbuffer needs Python 3.11 or later");
+    CHECK(canvas_type == NULL);
+    spec.getbuffer = NULL; /* the same type without it is fine */
+    CHECK_RC(pyhost_type_new(h, m, &spec, &canvas_type), PYHOST_OK);
+    pyhost_type_free(h, canvas_type);
+    pyhost_free(h);
+    return;
+  }
+  CHECK_RC(rc, PYHOST_OK);
+  struct canvas c = {malloc(3 * 4), 4, 3, 1, "B", 0};
+  for (int i = 0; i < 12; i++) c.px[i] = (unsigned char)i;
+  pyhost_value *obj = NULL;
+  CHECK_RC(pyhost_object_new(h, canvas_type, &c, &obj), PYHOST_OK);
+  CHECK_RC(pyhost_set_global(h, "c", obj), PYHOST_OK);
+  CHECK(exports_of(h, obj) == 0);
+
+  /* a memoryview reads and writes the host's pixels in place */
+  run(h, "mv = memoryview(c)");
+  expect_py(h, "(mv.format, mv.shape, mv.strides, mv.readonly, mv[2, 3])",
+            "('B', (3, 4), (4, 1), False, 11)");
+  run(h, "mv[1, 2] = 200");
+  CHECK(c.px[6] == 200);
+  c.px[0] = 77;
+  expect_py(h, "mv[0, 0]", "77");
+  CHECK(exports_of(h, obj) == 1);
+
+  /* while exported: resize is refused (BufferError), and so is invalidation */
+  run(h, "try:\n    c.resize(8, 8)\nexcept BufferError as e:\n    err = str(e)\nelse:\n    err = None");
+  expect_py(h, "err", "'Canvas has 1 exported view(s): cannot resize'");
+  CHECK_RC(pyhost_object_invalidate(h, obj, canvas_type), PYHOST_BUSY);
+  CHECK_CONTAINS(pyhost_errmsg(h), "Python holds 1 buffer view of the img.Canvas");
+  expect_py(h, "mv[1, 2]", "200"); /* still valid: nothing changed */
+
+  /* a cast and slice holds the export after the first view goes; each is counted */
+  run(h, "row = memoryview(c).cast('B')[4:8]\ndel mv");
+  CHECK(exports_of(h, obj) == 1);
+  run(h, "two = (memoryview(c), memoryview(c))");
+  CHECK(exports_of(h, obj) == 3);
+  run(h, "del two");
+  expect_py(h, "row.tolist()", "[4, 5, 200, 7]");
+
+  /* release unblocks: the host resizes, and a new view sees the new memory */
+  run(h, "row.release()");
+  CHECK(exports_of(h, obj) == 0);
+  run(h, "c.resize(5, 2)\nmv = memoryview(c)");
+  expect_py(h, "(mv.shape, bytes(mv) == bytes(10))", "((2, 5), True)");
+  CHECK(c.w == 5 && c.hgt == 2);
+  run(h, "mv.release()");
+
+  /* read-only: writes raise, and consumers asking for writable memory are refused */
+  c.writable = 0;
+  run(h, "mv = memoryview(c)");
+  expect_py(h, "mv.readonly", "True");
+  run(h, "try:\n    mv[0, 0] = 1\nexcept TypeError:\n    ok = True\nelse:\n    ok = False");
+  expect_py(h, "ok", "True");
+  pyhost_view v;
+  CHECK_RC(pyhost_view_get(h, obj, PYHOST_VIEW_WRITABLE, &v), PYHOST_TYPE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "img.Canvas: the buffer is read-only");
+  CHECK(exports_of(h, obj) == 1); /* mv's alone */
+  run(h, "mv.release()");
+  /* the host reads its own type's buffer as any other, in place */
+  CHECK_RC(pyhost_view_get(h, obj, 0, &v), PYHOST_OK);
+  CHECK(v.data == c.px && v.readonly && v.ndim == 2 && v.shape[0] == 2 && v.shape[1] == 5);
+  CHECK(exports_of(h, obj) == 1);
+  pyhost_view_release(h, &v);
+  CHECK(exports_of(h, obj) == 0);
+  c.writable = 1;
+
+  /* the host's refusal and a description pyhost cannot read: BufferError, no view */
+  c.refuse = PYHOST_BUSY;
+  run(h, "try:\n    memoryview(c)\nexcept BufferError as e:\n    err = str(e)");
+  expect_py(h, "err", "'img.Canvas: the host gives no buffer now (PYHOST_BUSY)'");
+  c.refuse = 0;
+  c.format = "x";
+  run(h, "try:\n    memoryview(c)\nexcept BufferError as e:\n    err = str(e)");
+  CHECK(exports_of(h, obj) == 0);
+  expect_py(h, "err.startswith('img.Canvas: the host\\'s buffer: format \"x\" is not one')", "True");
+  c.format = NULL; /* "B" */
+
+  /* numpy, where it imports: the array is the host's memory, and holds an export */
+  if (pyhost_exec(h, "import numpy as np", "<test>") == PYHOST_OK) {
+    run(h, "a = np.asarray(c)\na[1, 4] = 9");
+    CHECK(c.px[9] == 9);
+    CHECK(exports_of(h, obj) == 1);
+    run(h, "del a");
+    CHECK(exports_of(h, obj) == 0);
+  }
+
+  /* Python drops the object while a view lives: the payload stays until the view ends */
+  c.px[9] = 9;
+  run(h, "mv = memoryview(c)\ndel c");
+  pyhost_value_free(obj);
+  CHECK(canvas_destroyed == 0);
+  expect_py(h, "mv[1, 4]", "9");
+  run(h, "mv.release()");
+  CHECK(canvas_destroyed == 1);
+  free(c.px);
+  pyhost_type_free(h, canvas_type);
+  pyhost_free(h);
+}

@@ -75,6 +75,37 @@ TEST_CASE(callf_arguments_keywords_results) {
   pyhost_free(h);
 }
 
+/* Keyword names reach Python interned, as the names in Python code are, so that the
+ * callee matches them by identity (issue 36): prepared (the names kept from one call
+ * to the next) and in one line, on every runtime (a tuple of names from 3.12, a dict
+ * before). */
+TEST_CASE(callf_keyword_names_interned) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h,
+                       "import sys\n"
+                       "NAMES = ('a_keyword_name_of_some_length', 'other_name')\n" /* interned */
+                       "def interned(**k):\n"
+                       "    return [sys.intern(n) is n for n in k]\n",
+                       "<defs>"),
+           PYHOST_OK);
+  pyhost_callable *f = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "interned", &f), PYHOST_OK);
+  for (int k = 0; k < 2; k++) { /* the first call reads the format, the second its plan */
+    pyhost_value *v = NULL;
+    CHECK_RC(pyhost_prepared_callf(h, f, ",a_keyword_name_of_some_length=i>O", 1, &v), PYHOST_OK);
+    CHECK_STREQ(pyhost_value_repr(h, v), "[True]");
+    pyhost_value_free(v);
+  }
+  pyhost_value *v = NULL;
+  CHECK_RC(pyhost_call_namef(h, "interned", ",a_keyword_name_of_some_length=i,other_name=d>O",
+                             1, 2.0, &v),
+           PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, v), "[True, True]");
+  pyhost_value_free(v);
+  pyhost_callable_free(f);
+  pyhost_free(h);
+}
+
 TEST_CASE(callf_errors) {
   pyhost *h = start();
   CHECK_RC(pyhost_exec(h, defs, "<defs>"), PYHOST_OK);
@@ -127,19 +158,38 @@ TEST_CASE(callf_errors) {
   pyhost_free(h);
 }
 
+/* A plugin loaded from its file name.py, which holds text, in a new directory under
+ * /tmp (struct plugin_file keeps both for plugin_file_unload). */
+struct plugin_file {
+  char dir[sizeof "/tmp/pyhost_callf_XXXXXX"], path[128];
+  pyhost_plugin *p;
+};
+static void plugin_file_load(pyhost *h, struct plugin_file *pf, const char *name, const char *text) {
+  memcpy(pf->dir, "/tmp/pyhost_callf_XXXXXX", sizeof pf->dir);
+  pf->p = NULL;
+  CHECK(mkdtemp(pf->dir) != NULL);
+  snprintf(pf->path, sizeof pf->path, "%s/%s.py", pf->dir, name);
+  FILE *f = fopen(pf->path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+  CHECK_RC(pyhost_plugin_load(h, pf->path, &pf->p), PYHOST_OK);
+}
+/* The plugin unloaded, its file and directory removed. */
+static void plugin_file_unload(struct plugin_file *pf) {
+  pyhost_plugin_unload(pf->p);
+  remove(pf->path);
+  rmdir(pf->dir);
+}
+
 TEST_CASE(callf_plugin_hooks) {
   pyhost *h = start();
-  char dir[] = "/tmp/pyhost_callf_XXXXXX", path[128];
-  CHECK(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/scorer.py", dir);
-  FILE *f = fopen(path, "w");
-  CHECK(f != NULL);
-  fputs("import json\n"
-        "def score(text, weight=1):\n    return sum(json.loads(text)) * weight\n",
-        f);
-  fclose(f);
-  pyhost_plugin *p = NULL;
-  CHECK_RC(pyhost_plugin_load(h, path, &p), PYHOST_OK);
+  struct plugin_file pf;
+  plugin_file_load(h, &pf, "scorer",
+                   "import json\n"
+                   "def score(text, weight=1):\n    return sum(json.loads(text)) * weight\n");
+  pyhost_plugin *p = pf.p;
   double d = 0;
   CHECK_RC(pyhost_plugin_callf(h, p, "score", "s,weight=i>d", "[1, 2, 3.5]", 2, &d), PYHOST_OK);
   CHECK(d == 13.0);
@@ -149,9 +199,7 @@ TEST_CASE(callf_plugin_hooks) {
   CHECK(strstr(pyhost_errmsg(h), "plugin scorer: hook score raised") != NULL);
   CHECK_RC(pyhost_plugin_callf(h, p, "nohook", ""), PYHOST_NOHOOK);
   CHECK_RC(pyhost_plugin_callf(h, p, NULL, ""), PYHOST_MISUSE);
-  pyhost_plugin_unload(p);
-  remove(path);
-  rmdir(dir);
+  plugin_file_unload(&pf);
   pyhost_free(h);
 }
 
@@ -291,15 +339,248 @@ TEST_CASE(callf_borrowed_results) {
   CHECK_RC(pyhost_prepared_callf(h, same, "z>s", "\xed\xb2\x80", (size_t)3, &s, &n), PYHOST_PYEXC);
   CHECK_RC(pyhost_call_namef(h, "up", "s>s", "t", &s, &n), PYHOST_MISUSE);
   CHECK(strstr(pyhost_errmsg(h), "needs a prepared callable") != NULL);
-  /* a str with a lone surrogate has no UTF-8 */
-  CHECK_RC(pyhost_exec(h, "def lone():\n    return '\\udcff'\n", NULL), PYHOST_OK);
-  pyhost_callable *lone = NULL;
-  CHECK_RC(pyhost_prepare_name(h, "lone", &lone), PYHOST_OK);
-  CHECK_RC(pyhost_prepared_callf(h, lone, ">s", &s, &n), PYHOST_PYEXC);
+  /* a str with a lst surrogate has no UTF-8 */
+  CHECK_RC(pyhost_exec(h, "def lst():\n    return '\\udcff'\n", NULL), PYHOST_OK);
+  pyhost_callable *lst = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "lst", &lst), PYHOST_OK);
+  CHECK_RC(pyhost_prepared_callf(h, lst, ">s", &s, &n), PYHOST_PYEXC);
   CHECK(strstr(pyhost_errmsg(h), "UnicodeEncodeError") != NULL);
-  pyhost_callable_free(lone);
+  pyhost_callable_free(lst);
   pyhost_callable_free(up);
   pyhost_callable_free(rev);
   pyhost_callable_free(same);
+  pyhost_free(h);
+}
+
+/* ---- results are written only on PYHOST_OK (issue 39, defect 3) ---- */
+
+/* What each output holds before a call that fails: scalars and borrowed results must
+ * still hold it after, own pointers must be NULL (pyhost.h: "On any status but
+ * PYHOST_OK, *result is NULL"), never a partial or dangling result. */
+static char poison_text[] = "poison";
+#define POISON_I ((int)0x5a5a5a5a)
+#define POISON_L ((int64_t)0x5a5a5a5a5a5a5a5aLL)
+#define POISON_D 12345.25
+#define POISON_N ((size_t)0xdeadbeef)
+#define POISON_V ((pyhost_value *)(void *)poison_text)
+
+struct outs {
+  int i, b;
+  int64_t l;
+  double d;
+  const char *s;
+  const void *y;
+  size_t n;
+  pyhost_value *v;
+};
+static void poison(struct outs *o) {
+  o->i = o->b = POISON_I;
+  o->l = POISON_L;
+  o->d = POISON_D;
+  o->s = poison_text;
+  o->y = poison_text;
+  o->n = POISON_N;
+  o->v = POISON_V;
+}
+static int untouched(const struct outs *o) {
+  return o->i == POISON_I && o->b == POISON_I && o->l == POISON_L && o->d == POISON_D &&
+         o->s == poison_text && o->y == poison_text && o->n == POISON_N;
+}
+#define EXPECT_UNTOUCHED(call, status)                                    \
+  do {                                                                     \
+    poison(&o);                                                            \
+    CHECK_RC(call, status);                                                \
+    if (!untouched(&o)) fprintf(stderr, "%s wrote a result\n", #call);     \
+    CHECK(untouched(&o) && o.v == POISON_V);                               \
+  } while (0)
+#define EXPECT_NULL_RESULT(call, status)                                   \
+  do {                                                                     \
+    poison(&o);                                                            \
+    CHECK_RC(call, status);                                                \
+    CHECK(untouched(&o) && o.v == NULL);                                   \
+  } while (0)
+
+static pyhost_callable *freed_in_call;
+static int free_in_call(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)h, (void)ud, (void)args, (void)ret;
+  pyhost_callable_free(freed_in_call);
+  freed_in_call = NULL;
+  return PYHOST_OK;
+}
+
+/* A getter that fails leaves its output as it was (pyhost.h: "Otherwise nothing is
+ * written"): wrong types, a missing argument, an int out of range. */
+static int getters_fail(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  struct outs o;
+  (void)ud;
+  const char *name = poison_text;
+  size_t len = POISON_N;
+  EXPECT_UNTOUCHED(pyhost_args_int(h, args, 0, &o.l), PYHOST_PYEXC);          /* a str */
+  EXPECT_UNTOUCHED(pyhost_args_int(h, args, 1, &o.l), PYHOST_PYEXC);          /* 2**64 */
+  EXPECT_UNTOUCHED(pyhost_args_float(h, args, 0, &o.d), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_args_float(h, args, 2, &o.d), PYHOST_PYEXC);        /* 2**2000 */
+  EXPECT_UNTOUCHED(pyhost_args_bool(h, args, 1, &o.b), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_args_str(h, args, 1, &o.s, &o.n), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_args_str(h, args, 3, &o.s, &o.n), PYHOST_PYEXC);    /* '\udcff' */
+  EXPECT_UNTOUCHED(pyhost_args_bytes(h, args, 0, &o.y, &o.n), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_args_value(h, args, 4, &o.v), PYHOST_PYEXC);        /* too deep */
+  EXPECT_UNTOUCHED(pyhost_args_value(h, args, 9, &o.v), PYHOST_PYEXC);        /* missing */
+  CHECK_RC(pyhost_args_kwname(h, args, 5, &name, &len), PYHOST_MISUSE);
+  CHECK(name == poison_text && len == POISON_N);
+  return pyhost_ret_none(h, ret); /* the exceptions raised above are the frame's */
+}
+
+TEST_CASE(failed_calls_write_no_result) {
+  pyhost *h = start();
+  struct outs o;
+  CHECK_RC(pyhost_exec(h,
+                       "def boom(*a, **k):\n    raise ValueError('boom')\n"
+                       "def give(x, *a, **k):\n    return x\n"
+                       "deep = []\n"
+                       "for _ in range(2000): deep = [deep]\n" /* deeper than pyhost converts */
+                       "def deepf():\n    return deep\n"
+                       "def lonef():\n    return '\\udcff'\n", /* a str without UTF-8 */
+                       NULL),
+           PYHOST_OK);
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "cfree", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "free", free_in_call, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "getters", getters_fail, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "import cfree\ndef freeing(x):\n    cfree.free()\n    return x\n", NULL),
+           PYHOST_OK);
+  pyhost_callable *boom = NULL, *give = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "boom", &boom), PYHOST_OK);
+  CHECK_RC(pyhost_prepare_name(h, "give", &give), PYHOST_OK);
+  pyhost_value *huge = NULL, *big = NULL, *lst = NULL;
+  CHECK_RC(pyhost_eval(h, "2**2000", &huge), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, "2**64", &big), PYHOST_OK);
+  CHECK_RC(pyhost_eval(h, "[1]", &lst), PYHOST_OK); /* no letter's type */
+  pyhost_arg one = pyhost_arg_int(1), s = pyhost_arg_str("x", 1), hv = pyhost_arg_value(huge),
+             bv = pyhost_arg_value(big);
+
+  /* prepared calls with a typed result: the call raises, the type is wrong, out of range */
+  EXPECT_UNTOUCHED(pyhost_prepared_call_int(h, boom, &one, 1, &o.l), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_int(h, give, &s, 1, &o.l), PYHOST_TYPE);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_int(h, give, &bv, 1, &o.l), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_float(h, boom, &one, 1, &o.d), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_float(h, give, &s, 1, &o.d), PYHOST_TYPE);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_float(h, give, &hv, 1, &o.d), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_bool(h, boom, &one, 1, &o.b), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_bool(h, give, &one, 1, &o.b), PYHOST_TYPE);
+  EXPECT_UNTOUCHED(pyhost_prepared_call_int(h, give, NULL, 1, &o.l), PYHOST_MISUSE);
+  EXPECT_NULL_RESULT(pyhost_prepared_call_value(h, boom, &one, 1, &o.v), PYHOST_PYEXC);
+  pyhost_callable *deepf = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "deepf", &deepf), PYHOST_OK);
+  EXPECT_NULL_RESULT(pyhost_prepared_call_value(h, deepf, NULL, 0, &o.v), PYHOST_PYEXC);
+
+  /* calls in one line, every result letter, each way to fail */
+  static const char *const forms[] = {"i", "L", "d", "b", "O", "s", "y"};
+  for (int which = 0; which < 3; which++) {
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+      char fmt[16];
+      void *out = forms[k][0] == 'i' ? (void *)&o.i : forms[k][0] == 'L' ? (void *)&o.l
+                  : forms[k][0] == 'd' ? (void *)&o.d : forms[k][0] == 'b' ? (void *)&o.b
+                  : forms[k][0] == 'O' ? (void *)&o.v : forms[k][0] == 's' ? (void *)&o.s
+                                                                          : (void *)&o.y;
+      int borrowed = forms[k][0] == 's' || forms[k][0] == 'y';
+      /* the call raises */
+      snprintf(fmt, sizeof fmt, "i>%s", forms[k]);
+      if (which == 0) EXPECT_UNTOUCHED(pyhost_prepared_callf(h, boom, fmt, 1, out, &o.n), PYHOST_PYEXC);
+      if (which == 1)
+        EXPECT_UNTOUCHED(pyhost_call_namef(h, "boom", fmt, 1, out, &o.n),
+                         borrowed ? PYHOST_MISUSE : PYHOST_PYEXC);
+      /* a result of the wrong type (a list for all: O converts anything but too deep) */
+      snprintf(fmt, sizeof fmt, "O>%s", forms[k]);
+      pyhost_value *arg = forms[k][0] == 'O' ? NULL : lst;
+
+      if (which == 0) {
+        if (forms[k][0] == 'O') {
+          EXPECT_UNTOUCHED(pyhost_prepared_callf(h, deepf, ">O", out), PYHOST_PYEXC);
+        } else {
+          EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, fmt, arg, out, &o.n), PYHOST_TYPE);
+        }
+      }
+      if (which == 1 && !borrowed && forms[k][0] != 'O')
+        EXPECT_UNTOUCHED(pyhost_call_namef(h, "give", fmt, arg, out), PYHOST_TYPE);
+      if (which == 1 && forms[k][0] == 'O')
+        EXPECT_UNTOUCHED(pyhost_call_namef(h, "deepf", ">O", out), PYHOST_PYEXC);
+      /* the callable freed during its own call: a borrowed result would go with it */
+      if (which == 2) {
+        CHECK_RC(pyhost_prepare_name(h, "freeing", &freed_in_call), PYHOST_OK);
+        snprintf(fmt, sizeof fmt, "O>%s", forms[k]);
+        pyhost_value *x = NULL;
+        CHECK_RC(pyhost_eval(h, forms[k][0] == 'y' ? "b'bytes'" : forms[k][0] == 's' ? "'str'"
+                                : forms[k][0] == 'b' ? "True" : forms[k][0] == 'd' ? "2.5" : "7",
+                             &x),
+                 PYHOST_OK);
+        pyhost_callable *c = freed_in_call;
+        if (borrowed) {
+          EXPECT_UNTOUCHED(pyhost_prepared_callf(h, c, fmt, x, out, &o.n), PYHOST_MISUSE);
+          CHECK(strstr(pyhost_errmsg(h), "freed during its own call") != NULL);
+        } else {
+          poison(&o);
+          CHECK_RC(pyhost_prepared_callf(h, c, fmt, x, out), PYHOST_OK); /* its own result */
+          if (forms[k][0] == 'O') pyhost_value_free(o.v);
+        }
+        CHECK(freed_in_call == NULL);
+        pyhost_value_free(x);
+      }
+    }
+  }
+  /* out-of-range results of the letters that have a range */
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "O>i", big, &o.i), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "L>i", (int64_t)1 << 40, &o.i), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "O>L", big, &o.l), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "O>d", huge, &o.d), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_call_namef(h, "give", "O>d", huge, &o.d), PYHOST_RANGE);
+  pyhost_callable *lonef = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "lonef", &lonef), PYHOST_OK);
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, lonef, ">s", &o.s, &o.n), PYHOST_PYEXC);
+  pyhost_callable_free(lonef);
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "i>s", 1, &o.s, (size_t *)NULL), PYHOST_MISUSE);
+  EXPECT_UNTOUCHED(pyhost_prepared_callf(h, give, "q>i", 1, &o.i), PYHOST_MISUSE);
+
+  /* plugins */
+  struct plugin_file pf;
+  plugin_file_load(h, &pf, "outs",
+                   "def boom(*a):\n    raise ValueError('boom')\ndef give(x):\n    return x\n"
+                   "def deep():\n    d = []\n    for _ in range(2000): d = [d]\n    return d\n");
+  pyhost_plugin *p = pf.p;
+  EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "boom", "i>L", 1, &o.l), PYHOST_PYEXC);
+  EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "give", "s>L", "x", &o.l), PYHOST_TYPE);
+  EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "give", "O>d", huge, &o.d), PYHOST_RANGE);
+  EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "deep", ">O", &o.v), PYHOST_PYEXC);
+  /* a borrowed result (which pyhost_plugin_callf reads since issue 34) of the wrong type */
+  EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "give", "i>s", 1, &o.s, &o.n), PYHOST_TYPE);
+  EXPECT_UNTOUCHED(pyhost_plugin_callf(h, p, "nohook", ">i", &o.i), PYHOST_NOHOOK);
+  EXPECT_NULL_RESULT(pyhost_plugin_call(h, p, "boom", NULL, NULL, &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_plugin_call(h, p, "deep", NULL, NULL, &o.v), PYHOST_PYEXC);
+  plugin_file_unload(&pf);
+
+  /* the value forms: own results are NULL on failure */
+  pyhost_value *fn = NULL;
+  CHECK_RC(pyhost_resolve(h, "boom", &fn), PYHOST_OK);
+  EXPECT_NULL_RESULT(pyhost_eval(h, "1/0", &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_eval(h, "deep", &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_call(h, fn, NULL, NULL, &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_callv(h, fn, NULL, 0, NULL, &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_call_name(h, "boom", NULL, NULL, &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_call_namev(h, "boom", NULL, 0, NULL, &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_call_name(h, "deepf", NULL, NULL, &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_resolve(h, "no.such.name", &o.v), PYHOST_PYEXC);
+  EXPECT_NULL_RESULT(pyhost_get_global(h, "no_such_global", &o.v), PYHOST_PYEXC);
+
+  /* the fast form's getters */
+  CHECK_RC(pyhost_exec(h, "cfree.getters('s', 2**64, 2**2000, '\\udcff', deep, k=1)", NULL),
+           PYHOST_OK);
+
+  pyhost_value_free(fn);
+  pyhost_value_free(huge);
+  pyhost_value_free(big);
+  pyhost_value_free(lst);
+  pyhost_callable_free(deepf);
+  pyhost_callable_free(boom);
+  pyhost_callable_free(give);
+  pyhost_module_free(h, m);
   pyhost_free(h);
 }

@@ -872,3 +872,73 @@ TEST_CASE(gil_guard_and_thread_attachment) {
   CHECK(last_detached == 1);
   EXPECT_ERROR(pyh::gil_guard(nullptr), PYHOST_MISUSE, "", nullptr);
 }
+
+// ---- bulk data: loans, views and arrays -----------------------------------------
+
+static int cpp_freed;
+
+TEST_CASE(bulk_loans_views_arrays) {
+  auto py = start();
+  pyhost *h = py.get();
+  py.exec(err_helper);
+  bool in_place = check_minor() >= 11;
+  // a loan of a 2x3 float image: Python reads (and, in place, writes) it
+  float *img = new float[6]{0, 1, 2, 3, 4, 5};
+  cpp_freed = 0;
+  {
+    pyh::buffer b(h, img, {2, 3}, [](void *d, void *) { delete[] static_cast<float *>(d); cpp_freed++; });
+    CHECK(b.in_place() == in_place);
+    py.set_global("img", b.memoryview());
+    CHECK_STR(py.eval("(img.format, img.shape, img.tolist())").repr(h),
+              "('f', (2, 3), [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])");
+    py.exec("img[1, 2] = 50.0");
+    if (in_place) CHECK(img[5] == 50.0f);
+    py.exec("kept = img.cast('B')");  // Python keeps a view past the release
+    size_t left = b.release();
+    CHECK(left == (in_place ? 1u : 0u));
+    CHECK(!b);
+    CHECK(b.release() == 0);  // twice: nothing
+    CHECK(cpp_freed == (in_place ? 0 : 1));
+    py.exec("del kept");
+  }  // the destructor of a released loan does nothing more
+  CHECK(cpp_freed == 1);
+  // a read-only loan from const data
+  static const int32_t table[4] = {7, -8, 9, 10};
+  pyh::buffer ro(h, table, {4});
+  py.set_global("t", ro.memoryview());
+  CHECK_STR(py.eval("(t.readonly, t.format, list(t))").repr(h), "(True, 'i', [7, -8, 9, 10])");
+  CHECK_HAS(py.eval("err(t.__setitem__, 0, 1)").repr(h), "TypeError");
+  // views: a bytearray, and the format and layout checks of as<T>()
+  py.exec("ba = bytearray(b'abcd')\nimport array\nad = array.array('d', [0.5, 1.5, 2.5])");
+  {
+    pyh::view v(h, py.global("ba"));
+    auto bytes = v.as<uint8_t>();
+    CHECK(bytes.size() == 4 && bytes[0] == 'a' && !v.readonly() && v.ndim() == 1);
+    bytes[0] = 'z';
+    CHECK_STR(py.eval("ba").repr(h), "bytearray(b'zbcd')");
+    EXPECT_ERROR(v.as<int32_t>(), PYHOST_TYPE, "", "format is \"B\", not \"i\"");
+    pyh::view moved = std::move(v);  // the C view stays where it is: its pointers too
+    CHECK(!v && moved.as<const uint8_t>()[1] == 'b');
+    CHECK(moved.shape() == std::vector<ptrdiff_t>{4});
+  }
+  {
+    pyh::view v(h, py.global("ad"));
+    auto d = v.as<const double>();
+    CHECK(d.size() == 3 && d[2] == 2.5);
+    double sum = 0;
+    for (double x : d) sum += x;
+    CHECK(sum == 4.5);
+    if (v.copied()) EXPECT_ERROR(v.as<double>(), PYHOST_TYPE, "", "read-only");
+  }
+  EXPECT_ERROR(pyh::view(h, py.eval("3")), PYHOST_TYPE, "", nullptr);
+  // arrays of numbers both ways
+  std::vector<int64_t> ints{1, -2, INT64_MAX};
+  py.set_global("li", pyh::list_of(h, ints));
+  CHECK_STR(py.eval("li").repr(h), "[1, -2, 9223372036854775807]");
+  CHECK(pyh::int64s_of(h, py.eval("list(range(100))")).size() == 100);
+  CHECK(pyh::int64s_of(h, py.eval("(5, 6)")) == (std::vector<int64_t>{5, 6}));
+  CHECK(pyh::doubles_of(h, pyh::list_of(h, std::vector<double>{0.5, -1})) == (std::vector<double>{0.5, -1}));
+  CHECK(pyh::int64s_of(h, py.eval("[]")).empty());
+  EXPECT_ERROR(pyh::int64s_of(h, py.eval("[1, 'x']")), PYHOST_TYPE, "", "item 1");
+  EXPECT_ERROR(pyh::int64s_of(h, py.eval("[2**64]")), PYHOST_RANGE, "", nullptr);
+}

@@ -639,6 +639,18 @@ TEST_CASE(plugin_unloaded_by_its_running_hook) {
   CHECK_CONTAINS(pyhost_errmsg(h), "plugin gone2: hook leave raised");
   CHECK_CONTAINS(pyhost_errmsg(h), "raised after the unload");
   churn(h, 200);
+  /* a borrowed result (>s) would die with the plugin: the call fails, writing nothing */
+  p = load_plugin(h, write_file("gone3.py",
+                                "import unloader\n"
+                                "def leave():\n"
+                                "    unloader.unload_me()\n"
+                                "    return 'text' * 100\n"));
+  const char *text = "untouched";
+  size_t len = 12345;
+  CHECK_RC(pyhost_plugin_callf(h, p, "leave", ">s", &text, &len), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "plugin gone3 was unloaded during its own call");
+  CHECK(strcmp(text, "untouched") == 0 && len == 12345);
+  churn(h, 200);
   pyhost_module_free(h, m);
   finish(h);
   tmp_remove();

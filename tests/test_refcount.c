@@ -381,7 +381,7 @@ static int rc_tget(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, p
                                         : pyhost_ret_int(h, ret, *(int64_t *)payload);
 }
 /* Every argument of its exact type: bound before the frame, the result kept as a C
- * value until the method returned (hosttype.c run_bound_method); raises for n < 0. */
+ * value until the method returned (hosttype.c run_typed_method); raises for n < 0. */
 static int rc_tadd(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
   (void)ud;
   if (argv[0].u.i < 0) return pyhost_raise(h, PYHOST_EXC_VALUE_ERROR, "n < 0");

@@ -890,3 +890,477 @@ TEST_CASE(typed_methods_past_the_trampolines) {
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
+
+/* ---- reading scalars runs no Python code (issue 39, defect 1) ---- */
+
+/* fast_floats(x, n): x read by pyhost_args_float, n by pyhost_args_int. */
+static int fast_floats(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  double x;
+  int64_t n;
+  int rc;
+  (void)ud;
+  if ((rc = pyhost_args_float(h, args, 0, &x)) || (rc = pyhost_args_int(h, args, 1, &n))) return rc;
+  return pyhost_ret_float(h, ret, x * (double)n);
+}
+
+/* Subclasses of int and float whose dunders would change the value (or fail) are read
+ * by their value at every door that reads a C scalar: the typed functions' binding
+ * (quick and full), typed methods and constructors, the fast form's getters and the
+ * typed results of calls into Python.  None of their dunders runs. */
+TEST_CASE(scalar_reads_run_no_python_code) {
+  pyhost *h = start();
+  pyhost_type *t = NULL;
+  pyhost_module *m = setup(h);
+  pyhost_module *tm2 = setup_types(h, &t);
+  static const pyhost_typed_method_def scaled_methods[] = {{"mul(y: float)", scaled_mul, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "S", .typed_methods = scaled_methods,
+                           .n_typed_methods = 1, .typed_constructor = scaled_init,
+                           .constructor_signature = "S(x: float, n: int)",
+                           .payload_size = sizeof(double)};
+  pyhost_type *st = NULL;
+  CHECK_RC(pyhost_type_new(h, tm2, &spec, &st), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "floats", fast_floats, NULL, NULL), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "ran = []\n"
+                       "class I(int):\n"
+                       "    def __float__(self): ran.append('float'); return 99.0\n"
+                       "    def __index__(self): ran.append('index'); return 98\n"
+                       "    def __int__(self): ran.append('int'); return 97\n"
+                       "    def __bool__(self): ran.append('bool'); return False\n"
+                       "class F(float):\n"
+                       "    def __float__(self): ran.append('ffloat'); raise ValueError('no')\n"
+                       "    def __index__(self): ran.append('findex'); return 1\n"
+                       "def give(x):\n"
+                       "    return x\n",
+                       NULL),
+           PYHOST_OK);
+  /* typed functions: by position (the full binder after the quick one) and keyword */
+  expect_py(h, "tm.scale(I(3), I(2))", "6.0");
+  expect_py(h, "tm.scale(x=I(3), factor=F(2.5))", "7.5");
+  expect_py(h, "tm.scale(F(1.5), 2)", "3.0");
+  expect_py(h, "tm.mix(I(-5), I(4))", "'i-5 f4 b0 None None sa, b/4/1'");
+  expect_raise(h, "tm.scale(I(2**1100), 1)",
+               "OverflowError: tm.scale() argument 'x': int too large to convert to float");
+  expect_raise(h, "tm.scale(True, 1)", "TypeError: tm.scale() argument 'x' must be float, not bool");
+  expect_raise(h, "tm.mix(False)", "TypeError: tm.mix() argument 'i' must be int, not bool");
+  /* typed constructors and methods */
+  expect_py(h, "tt.S(I(2), I(3)).mul(I(4))", "24.0");
+  expect_py(h, "tt.S(x=F(0.5), n=I(2)).mul(y=F(3.0))", "3.0");
+  expect_py(h, "tt.C(I(7), label=None).add(I(2), times=I(3))", "13");
+  /* the fast form's getters */
+  expect_py(h, "tm.floats(I(3), I(5))", "15.0");
+  expect_py(h, "tm.floats(F(0.25), I(4))", "1.0");
+  expect_raise(h, "tm.floats(I(2**1100), 1)",
+               "OverflowError: tm.floats() argument 0: int too large to convert to float");
+  expect_raise(h, "tm.floats(True, 1)", "TypeError: tm.floats() argument 0: expected float, got bool");
+  expect_py(h, "ran", "[]");
+  /* the typed results of calls into Python */
+  pyhost_callable *give = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "give", &give), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h, "i3, f2 = I(3), F(2.5)", NULL), PYHOST_OK);
+  pyhost_value *i3 = NULL, *f2 = NULL;
+  CHECK_RC(pyhost_get_global(h, "i3", &i3), PYHOST_OK);
+  CHECK_RC(pyhost_get_global(h, "f2", &f2), PYHOST_OK);
+  pyhost_arg a = pyhost_arg_value(i3), b = pyhost_arg_value(f2);
+  double d = 0;
+  int64_t n = 0;
+  CHECK_RC(pyhost_prepared_call_float(h, give, &a, 1, &d), PYHOST_OK);
+  CHECK(d == 3.0);
+  CHECK_RC(pyhost_prepared_call_float(h, give, &b, 1, &d), PYHOST_OK);
+  CHECK(d == 2.5);
+  CHECK_RC(pyhost_prepared_call_int(h, give, &a, 1, &n), PYHOST_OK);
+  CHECK(n == 3);
+  CHECK_RC(pyhost_prepared_callf(h, give, "O>d", i3, &d), PYHOST_OK);
+  CHECK(d == 3.0);
+  CHECK_RC(pyhost_call_namef(h, "give", "O>L", i3, &n), PYHOST_OK);
+  CHECK(n == 3);
+  /* arrays of numbers read from a Python list */
+  pyhost_value *ints = NULL, *floats = NULL;
+  CHECK_RC(pyhost_exec(h, "def ints(): return [I(3), -4]\n"
+                          "def floats(): return [I(3), F(2.5), 1.0]\n", NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_call_namef(h, "ints", ">o", &ints), PYHOST_OK);
+  CHECK_RC(pyhost_call_namef(h, "floats", ">o", &floats), PYHOST_OK);
+  int64_t iv[2] = {0, 0};
+  double dv[3] = {0, 0, 0};
+  size_t count = 0;
+  CHECK_RC(pyhost_value_to_int64s(h, ints, iv, 2, &count), PYHOST_OK);
+  CHECK(count == 2 && iv[0] == 3 && iv[1] == -4);
+  CHECK_RC(pyhost_value_to_doubles(h, floats, dv, 3, &count), PYHOST_OK);
+  CHECK(count == 3 && dv[0] == 3.0 && dv[1] == 2.5 && dv[2] == 1.0);
+  pyhost_value_free(ints);
+  pyhost_value_free(floats);
+  expect_py(h, "ran", "[]");
+  pyhost_value_free(i3);
+  pyhost_value_free(f2);
+  pyhost_callable_free(give);
+  pyhost_type_free(h, st);
+  pyhost_type_free(h, t);
+  pyhost_module_free(h, tm2);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* ---- a removed function's callback never runs (issue 39, defect 2) ---- */
+
+static int victim_removed; /* set by remove_victim: the host may free its state now */
+static int victim_ran_after_removal;
+static pyhost_module *victim_module;
+
+static int typed_victim(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud, (void)argv;
+  if (victim_removed) victim_ran_after_removal++;
+  return pyhost_ret_int(h, ret, 1);
+}
+static int fast_victim(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args;
+  if (victim_removed) victim_ran_after_removal++;
+  return pyhost_ret_int(h, ret, 1);
+}
+/* remove_victim(): what a hostile callback of Python's does to the function being
+ * called. */
+static int fast_remove_victim(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args, (void)ret;
+  int rc = pyhost_module_remove(h, victim_module, "victim");
+  if (rc == PYHOST_OK) victim_removed = 1;
+  return rc == PYHOST_NOTFOUND ? PYHOST_OK : rc;
+}
+
+static void add_victim(pyhost *h, int typed) {
+  victim_removed = 0;
+  CHECK_RC(typed ? pyhost_module_add_typed_function(h, victim_module, "victim(x: float, s: str = '')",
+                                                    typed_victim, NULL, NULL)
+                 : pyhost_module_add_fast_function(h, victim_module, "victim", fast_victim, NULL, NULL),
+           PYHOST_OK);
+}
+
+/* Python code that runs while a call is on its way to the callback removes the
+ * function: the issue's int subclass whose __float__ removes it (no dunder runs now), and
+ * a collection (gc.callbacks; threshold 1, so every other allocation of a tracked object
+ * collects) at each allocation of the call in turn, CPython's own
+ * argument tuple before 3.10 included (on 3.6-3.8 CPython reads the function's C
+ * pointer before making the tuple, so the call arrives at the open door of a removed
+ * function) and the temporaries of the binding (a str argument's UTF-8 before 3.10).
+ * Either the call raises RuntimeError or the callback runs before the removal; never
+ * after it. */
+TEST_CASE(removed_function_never_runs) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_module_new(h, "rv", NULL, &victim_module), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, victim_module, "remove_victim", fast_remove_victim,
+                                           NULL, NULL),
+           PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "import rv, gc\n"
+                       "class I(int):\n"
+                       "    def __float__(self):\n"
+                       "        rv.remove_victim()\n"
+                       "        return 2.0\n"
+                       "state = {'armed': False, 'skip': 0, 'hits': 0}\n"
+                       "def on_gc(phase, info):\n"
+                       "    if phase == 'start' and state['armed']:\n"
+                       "        if state['skip']:\n"
+                       "            state['skip'] -= 1\n"
+                       "            return\n"
+                       "        state['armed'] = False\n"
+                       "        state['hits'] += 1\n"
+                       "        rv.remove_victim()\n"
+                       "gc.callbacks.append(on_gc)\n"
+                       "def trial(k, kw):\n"
+                       "    f = rv.victim\n"
+                       "    keep = []\n"
+                       "    gc.collect()\n"
+                       "    old = gc.get_threshold()\n"
+                       "    gc.set_threshold(1)\n"
+                       "    for _ in range(k % 2): keep.append([])\n"
+                       "    state['skip'] = k // 2\n"
+                       "    state['armed'] = True\n"
+                       "    try:\n"
+                       "        r = f(1.5, s='abc') if kw else f(1.5, 'abc')\n"
+                       "    except RuntimeError as e:\n"
+                       "        r = str(e)\n"
+                       "    finally:\n"
+                       "        state['armed'] = False\n"
+                       "        gc.set_threshold(*old)\n"
+                       "    return r\n",
+                       NULL),
+           PYHOST_OK);
+  for (int typed = 0; typed < 2; typed++) {
+    if (typed) {
+      add_victim(h, 1);
+      pyhost_value *v = NULL;
+      CHECK_RC(pyhost_exec(h, "f = rv.victim", NULL), PYHOST_OK);
+      int rc = pyhost_eval(h, "f(I(3))", &v); /* 1, or the refusal */
+      CHECK(rc == PYHOST_OK || strstr(pyhost_errmsg(h), "rv.victim was unregistered") != NULL);
+      pyhost_value_free(v);
+      CHECK(victim_ran_after_removal == 0);
+    }
+    for (int k = 0; k < 8; k++) /* a collection at each allocation of the call in turn */
+      for (int kw = 0; kw < 2; kw++) {
+        add_victim(h, typed);
+        char expr[32];
+        snprintf(expr, sizeof expr, "trial(%d, %d)", k, kw);
+        pyhost_value *v = NULL;
+        CHECK_RC(pyhost_eval(h, expr, &v), PYHOST_OK);
+        const char *r = pyhost_value_repr(h, v);
+        CHECK(r && (strcmp(r, "1") == 0 || strcmp(r, "'rv.victim was unregistered by the host'") == 0));
+        pyhost_value_free(v);
+        if (victim_ran_after_removal) fprintf(stderr, "typed %d k %d kw %d: ran after removal\n", typed, k, kw);
+        CHECK(victim_ran_after_removal == 0);
+        victim_ran_after_removal = 0;
+      }
+  }
+  /* before 3.10 a collection ran inside calls (from 3.10 the calls allocate nothing the
+   * collector tracks) */
+  expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
+  pyhost_module_free(h, victim_module);
+  pyhost_free(h);
+}
+
+/* ---- an invalidated instance's callbacks never run (issue 39, defect 2) ---- */
+
+static pyhost_value *inv_obj;  /* the instance the hostile code invalidates */
+static pyhost_type *inv_type;
+static int inv_done;           /* invalidated: the host may free the payload now */
+static int inv_ran_after;      /* callbacks that ran on it after that */
+
+static int inv_value_method(pyhost *h, void *payload, void *ud, const pyhost_value *const *args,
+                            size_t nargs, const pyhost_value *kwargs, pyhost_value **result) {
+  (void)h, (void)payload, (void)ud, (void)args, (void)nargs, (void)kwargs, (void)result;
+  if (inv_done) inv_ran_after++;
+  return PYHOST_OK;
+}
+static int inv_setter(pyhost *h, void *payload, void *ud, const pyhost_value *value) {
+  (void)h, (void)payload, (void)ud, (void)value;
+  if (inv_done) inv_ran_after++;
+  return PYHOST_OK;
+}
+static int inv_typed_method(pyhost *h, void *payload, void *ud, const pyhost_arg *argv,
+                            pyhost_ret *ret) {
+  (void)h, (void)payload, (void)ud, (void)argv, (void)ret;
+  if (inv_done) inv_ran_after++;
+  return PYHOST_OK;
+}
+/* invalidate(): what a hostile piece of Python does to the instance being called. */
+static int fast_invalidate(pyhost *h, void *ud, const pyhost_args *args, pyhost_ret *ret) {
+  (void)ud, (void)args, (void)ret;
+  int rc = pyhost_object_invalidate(h, inv_obj, inv_type);
+  if (rc == PYHOST_OK) inv_done = 1;
+  return rc;
+}
+
+/* Converting a value-form method's arguments or a setter's value runs Python code (a
+ * metaclass's __getattribute__ asked for the type's name), and so may a typed method's
+ * binding before 3.10 (a collection while a str's UTF-8 is kept): code that invalidates
+ * the instance there gets ReferenceError, and the callback never sees the payload the
+ * host may have freed. */
+TEST_CASE(invalidated_instance_never_runs) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "inv", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_module_add_fast_function(h, m, "invalidate", fast_invalidate, NULL, NULL),
+           PYHOST_OK);
+  static const pyhost_method_def methods[] = {{"vm", inv_value_method, NULL}};
+  static const pyhost_property_def props[] = {{"p", NULL, inv_setter, NULL}};
+  static const pyhost_typed_method_def typed[] = {{"tm(x: float, s: str = '')", inv_typed_method, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "T", .methods = methods, .n_methods = 1,
+                           .properties = props, .n_properties = 1, .typed_methods = typed,
+                           .n_typed_methods = 1};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &inv_type), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "import inv, gc\n"
+                       "class M(type):\n"
+                       "    def __getattribute__(cls, name):\n"
+                       "        if name == '__module__': inv.invalidate()\n"
+                       "        return type.__getattribute__(cls, name)\n"
+                       "class A(metaclass=M): pass\n"
+                       "state = {'armed': False, 'skip': 0, 'hits': 0}\n"
+                       "def on_gc(phase, info):\n"
+                       "    if phase == 'start' and state['armed']:\n"
+                       "        if state['skip']:\n"
+                       "            state['skip'] -= 1\n"
+                       "            return\n"
+                       "        state['armed'] = False\n"
+                       "        state['hits'] += 1\n"
+                       "        inv.invalidate()\n"
+                       "gc.callbacks.append(on_gc)\n"
+                       "def attempt(f):\n"
+                       "    try:\n"
+                       "        f()\n"
+                       "        return 'ran'\n"
+                       "    except ReferenceError as e:\n"
+                       "        return str(e)\n"
+                       "def trial(o, k, kw):\n"
+                       "    keep = []\n"
+                       "    gc.collect()\n"
+                       "    old = gc.get_threshold()\n"
+                       "    gc.set_threshold(1)\n"
+                       "    for _ in range(k % 2): keep.append([])\n"
+                       "    state['skip'] = k // 2\n"
+                       "    state['armed'] = True\n"
+                       "    try:\n"
+                       "        return attempt(lambda: o.tm(1.5, s='abc') if kw else o.tm(1.5, 'abc'))\n"
+                       "    finally:\n"
+                       "        state['armed'] = False\n"
+                       "        gc.set_threshold(*old)\n",
+                       NULL),
+           PYHOST_OK);
+  static const char *const calls[] = {"attempt(lambda: o.vm(A()))", "attempt(lambda: o.vm(x=[A()]))",
+                                      "attempt(lambda: inv.T.vm(o, A()))",
+                                      "attempt(lambda: setattr(o, 'p', A()))"};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0] + 16; i++) {
+    inv_done = 0;
+    CHECK_RC(pyhost_object_new(h, inv_type, NULL, &inv_obj), PYHOST_OK);
+    CHECK_RC(pyhost_set_global(h, "o", inv_obj), PYHOST_OK);
+    char trial[64];
+    size_t k = i - sizeof calls / sizeof calls[0];
+    snprintf(trial, sizeof trial, "trial(o, %zu, %zu)", k / 2, k % 2);
+    pyhost_value *v = NULL;
+    CHECK_RC(pyhost_eval(h, i < sizeof calls / sizeof calls[0] ? calls[i] : trial, &v), PYHOST_OK);
+    const char *r = pyhost_value_repr(h, v);
+    if (i < sizeof calls / sizeof calls[0])
+      CHECK_STREQ(r, "'inv.T object was invalidated by the host'");
+    else
+      CHECK(r && (strcmp(r, "'ran'") == 0 || strcmp(r, "'inv.T object was invalidated by the host'") == 0));
+    if (inv_ran_after) fprintf(stderr, "call %zu ran on the invalidated instance\n", i);
+    CHECK(inv_ran_after == 0);
+    inv_ran_after = 0;
+    pyhost_value_free(v);
+    pyhost_value_free(inv_obj);
+  }
+  expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
+  pyhost_type_free(h, inv_type);
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}
+
+/* ---- defaults are carried exactly or refused (issue 39, defect 4) ---- */
+
+/* d(x: T = D): its argument back, as the Python value it was read as. */
+static int typed_echo(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  switch (argv[0].kind) {
+  case PYHOST_ARG_INT: return pyhost_ret_int(h, ret, argv[0].u.i);
+  case PYHOST_ARG_FLOAT: return pyhost_ret_float(h, ret, argv[0].u.d);
+  case PYHOST_ARG_BOOL: return pyhost_ret_bool(h, ret, argv[0].u.b);
+  case PYHOST_ARG_STR: return pyhost_ret_str(h, ret, argv[0].u.s, argv[0].len);
+  default: return pyhost_ret_none(h, ret);
+  }
+}
+
+/* Registers d(x: <type> = <dflt>) and checks what came of it: refused, with the
+ * column named; or carried exactly: inspect.signature reads the signature, and calling
+ * d() gives what calling d with the default inspect shows gives.  1 when taken. */
+static int try_default(pyhost *h, pyhost_module *m, const char *type, const char *dflt) {
+  char sig[256];
+  snprintf(sig, sizeof sig, "d(x: %s = %s)", type, dflt);
+  int rc = pyhost_module_add_typed_function(h, m, sig, typed_echo, NULL, NULL);
+  if (rc != PYHOST_OK) {
+    CHECK_RC(rc, PYHOST_MISUSE);
+    if (!strstr(pyhost_errmsg(h), "at column")) fprintf(stderr, "%s: %s\n", sig, pyhost_errmsg(h));
+    CHECK_CONTAINS(pyhost_errmsg(h), "at column");
+    return 0;
+  }
+  pyhost_value *v = NULL;
+  rc = pyhost_eval(h, "exact()", &v);
+  if (rc != PYHOST_OK || strcmp(pyhost_value_repr(h, v), "True") != 0)
+    fprintf(stderr, "%s taken but not exact: %s\n", sig,
+            rc ? pyhost_errmsg(h) : pyhost_value_repr(h, v));
+  CHECK(rc == PYHOST_OK && strcmp(pyhost_value_repr(h, v), "True") == 0);
+  pyhost_value_free(v);
+  return 1;
+}
+
+/* A number below n from the generator seeded *seed. */
+static uint32_t next_random(uint32_t *seed, uint32_t n) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (*seed >> 16) % n;
+}
+
+TEST_CASE(typed_defaults_refused_or_exact) {
+  pyhost *h = start();
+  pyhost_module *m = NULL;
+  CHECK_RC(pyhost_module_new(h, "dflt", NULL, &m), PYHOST_OK);
+  CHECK_RC(pyhost_exec(h,
+                       "import dflt, inspect\n"
+                       "def exact():\n"
+                       "    p = inspect.signature(dflt.d).parameters['x']\n"
+                       "    a, b, c = dflt.d(), dflt.d(p.default), dflt.d(x=p.default)\n"
+                       "    return repr(a) == repr(b) == repr(c) and type(a) is type(b) is type(c)\n",
+                       NULL),
+           PYHOST_OK);
+  static const char *const types[] = {"int", "float", "bool", "str"};
+  /* taken by some type, exactly */
+  static const struct {
+    const char *type, *dflt;
+  } good[] = {{"int", "0"}, {"int", "-0"}, {"int", "+5"}, {"int", "9223372036854775807"},
+              {"int", "-9223372036854775808"}, {"float", "1.5"}, {"float", "-2.5e-3"},
+              {"float", ".5"}, {"float", "5."}, {"float", "1e308"}, {"float", "-0.0"},
+              {"float", "1e-400"}, {"float", "2.2250738585072011e-308"},
+              {"float", "99999999999999999999"}, {"float", "0.1000000000000000055511151231257827"},
+              {"float", "3"}, {"float", "007.5"}, {"bool", "True"}, {"str", "'a, b'"},
+              {"str", "'h\xc3\xa9'"}, {"str", "\"x'y\""}, {"str", "'tab\there'"},
+              {"str", "''"}, {"int", "None"}, {"str", "None"}};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    if (!try_default(h, m, good[i].type, good[i].dflt))
+      fprintf(stderr, "refused: %s = %s: %s\n", good[i].type, good[i].dflt, pyhost_errmsg(h));
+    CHECK(try_default(h, m, good[i].type, good[i].dflt));
+  }
+  /* refused for every type: what Python would read as another value, or not at all */
+  static const char *const refused[] = {
+      "99999999999999999999", "-9223372036854775809", "inf", "-inf", "nan", "+nan", "1e999",
+      "-1e400", "0x10", "1_000", "007", "1e", "1e+", "--1", "'\xff'", "'\xed\xa0\x80'",
+      "'a\x01b'", "'\xc0\x80'", "1.5.2", "1f", "True1", "Truex", "-True", "- 5", "."};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      /* (a float parameter takes the ints beyond 64 bits: rounded, as Python rounds) */
+      int ok = try_default(h, m, types[t], refused[i]) == 0 ||
+               (t == 1 && (strcmp(refused[i], "99999999999999999999") == 0 ||
+                           strcmp(refused[i], "-9223372036854775809") == 0));
+      if (!ok) fprintf(stderr, "taken: %s = %s\n", types[t], refused[i]);
+      CHECK(ok);
+    }
+  /* and a few hundred made up, half of them shaped like numbers (up to 24 digits,
+   * exponents up to 400: the edges of int64 and of a double), half from an alphabet
+   * of odd characters: each refused or exact */
+  static const char alphabet[] = "0123456789012345678901234567890123456789..eE+-_xXabinfTrue' \"";
+  uint32_t seed = 20240601;
+#define RAND(n) next_random(&seed, n)
+  int taken = 0;
+  for (int i = 0; i < 600; i++) {
+    char dflt[64];
+    size_t len = 0;
+    if (i % 2) {
+      size_t n = 1 + (size_t)(i % 14);
+      for (size_t k = 0; k < n; k++) dflt[len++] = alphabet[RAND(sizeof alphabet - 1)];
+    } else {
+      if (RAND(3) == 0) dflt[len++] = RAND(2) ? '-' : '+';
+      for (size_t k = 0, n = RAND(25); k < n; k++) dflt[len++] = (char)('0' + RAND(10));
+      if (RAND(2)) {
+        dflt[len++] = '.';
+        for (size_t k = 0, n = RAND(6); k < n; k++) dflt[len++] = (char)('0' + RAND(10));
+      }
+      if (RAND(3) == 0) {
+        const char *sign = RAND(2) ? "-" : "";
+        len += (size_t)snprintf(dflt + len, sizeof dflt - len, "e%s%u", sign, (unsigned)RAND(400));
+      }
+    }
+    dflt[len] = 0;
+    taken += try_default(h, m, types[(i / 2) % 4 == 3 && i % 2 == 0 ? 1 : (i / 2) % 4], dflt);
+  }
+#undef RAND
+  printf("made-up defaults taken: %d of 600\n", taken);
+  CHECK(taken > 100); /* the generator makes numbers too */
+  /* parameter names Python cannot read back, and self in a method */
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "k(class: int)", typed_echo, NULL, NULL), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "a parameter named with a Python keyword at column 3");
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "k(x: int, lambda: int = 1)", typed_echo, NULL, NULL),
+           PYHOST_MISUSE);
+  pyhost_type *t = NULL;
+  static const pyhost_typed_method_def selfish[] = {{"m(self: int)", counter_add, NULL}};
+  pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "K", .typed_methods = selfish,
+                           .n_typed_methods = 1};
+  CHECK_RC(pyhost_type_new(h, m, &spec, &t), PYHOST_MISUSE);
+  CHECK_CONTAINS(pyhost_errmsg(h), "a method's parameter named self");
+  pyhost_module_free(h, m);
+  pyhost_free(h);
+}

@@ -131,15 +131,36 @@ static inline void pyhost__args_vector(struct pyhost_args *a,
  * by the callback may change or clear: the view then holds a copy (0, or -1 with the
  * Python exception set and nothing held; fastargs.c). */
 int pyhost__args_own_kwdict(struct pyhost_args *a);
+/* Drops what the view keeps (that copy, the temporaries of its reads), once its
+ * callback has returned or will not run. */
+static inline void pyhost__args_drop(struct pyhost_args *a) {
+  if (a->keep) PY.Py_DecRef(a->keep);
+}
+/* A door's liveness: 1 when ctx's callback may run now (its function still
+ * registered, its instance still valid, Python still running); else 0 with the Python
+ * exception set (the door's own refusal).  Every door asks it after any step that may
+ * have run Python code, before it reads the callback, its userdata or the payload. */
+typedef int (*pyhost__live_fn)(void *ctx);
+/* The rare end of pyhost__args_made (run.c). */
+int pyhost__args_made_slow(int made, struct pyhost_args *a, pyhost__live_fn live, void *ctx);
+/* After a view was made, made being pyhost__args_tuple_as's answer: 1 when the call
+ * goes on; 0 (the exception set, the view's copy dropped) when making it failed, or
+ * copied the caller's dict (a collection may run Python code there) and live(ctx) now
+ * refuses.  One test on the common path. */
+static inline int pyhost__args_made(int made, struct pyhost_args *a, pyhost__live_fn live,
+                                    void *ctx) {
+  return PYHOST__UNLIKELY(made != 0) ? pyhost__args_made_slow(made, a, live, ctx) : 1;
+}
 /* Reads o (an argument of the view a) as a C argument of kind PYHOST_ARG_INT, _FLOAT,
  * _BOOL, _STR or _BYTES into *out (kind and value; str and bytes borrowed for the
  * callback): PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE with nothing raised; PYHOST_PYEXC
  * with the exception taken into the callback's frame (fastargs.c). */
 int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out);
-/* 0, or -1 with the Python exception set (the view holds nothing then).  own_kw: copy
- * a caller's keyword dict before 3.9 (above); a caller that takes nothing from the
+/* 0; 1 when it copied the caller's keyword dict (own_kw: before 3.9, above), where a
+ * collection may have run Python code (see pyhost__args_made); or -1 with the Python
+ * exception set (the view holds nothing then).  A caller that takes nothing from the
  * dict past its own conversions (a typed function without bytes parameters: its str
- * arguments are copies before 3.10) passes 0. */
+ * arguments are copies before 3.10) passes own_kw 0. */
 static inline int pyhost__args_tuple_as(struct pyhost_args *a,
                                         const struct pyhost__callee *callee, PyObject *tuple,
                                         size_t skip, PyObject *kwdict, int own_kw) {
@@ -156,7 +177,8 @@ static inline int pyhost__args_tuple_as(struct pyhost_args *a,
   a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
   a->nkw = nk > 0 ? (size_t)nk : 0;
   a->skip = skip;
-  if (own_kw && nk > 0 && !pyhost__runtime_at_least(3, 9)) return pyhost__args_own_kwdict(a);
+  if (own_kw && nk > 0 && !pyhost__runtime_at_least(3, 9))
+    return pyhost__args_own_kwdict(a) < 0 ? -1 : 1;
   return 0;
 }
 static inline int pyhost__args_tuple(struct pyhost_args *a,
@@ -185,11 +207,6 @@ int pyhost__recursion_too_deep(void);
 /* Only a callback that runs inside another (its frame's outer is not NULL) is counted,
  * so the outermost one, the common case, pays a test on each side and nothing more. */
 int pyhost__recursion_nested(void);
-#if defined(__GNUC__)
-#  define PYHOST__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#  define PYHOST__UNLIKELY(x) (x)
-#endif
 static inline int pyhost__recursion_enter(const struct pyhost__frame *outer) {
   return PYHOST__UNLIKELY(outer != NULL) ? pyhost__recursion_nested() : 0;
 }
@@ -251,6 +268,14 @@ void pyhost__heap_free(PyObject *self);
 /* ---- host modules (hostfn.c) ---- */
 PyObject *pyhost__module_object(pyhost_module *m); /* borrowed */
 const char *pyhost__module_name(pyhost_module *m);
+/* The live host modules in the order made: the first for NULL, then the one after m
+ * (NULL at the end).  GIL held. */
+pyhost_module *pyhost__modules_next(pyhost_module *m);
+/* 1 when o is m's host function called name (its doc in *doc, "" when none). */
+int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, const char **doc);
+/* Host function name of the host module called module: a new reference, or NULL with
+ * RuntimeError("<module>.<name> was unregistered by the host") set.  GIL held. */
+PyObject *pyhost__hostfn_find(const char *module, const char *name);
 
 /* 1 when the handle still runs Python (callbacks refuse to run during finalize). */
 static inline int pyhost__handle_running(const pyhost *h) {
@@ -347,8 +372,6 @@ struct pyhost__param {
   size_t dflt_len;
 };
 struct pyhost__sig {
-  pyhost_typed_function fn; /* set by the registration */
-  void *userdata;
   const char *name;         /* the function's name */
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
@@ -389,28 +412,21 @@ void pyhost__sig_free(struct pyhost__sig *s);
  * (or OverflowError) naming the function and the parameter raised in the callback's
  * frame. */
 int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_arg *argv);
-/* The end of a quick read whose PyLong_AsLongLong returned -1: 1 with -1 in *out when
- * that is the value, 0 when it did not fit (its OverflowError cleared: none was set
- * when the binding began, and the binder that reads the argument next raises its
- * own).  Out of line (typedargs.c). */
-int pyhost__quick_read_minus_one(pyhost_arg *out);
 /* Argument o of parameter j read without a call to classify it: an exact int into an
- * int parameter (one call; a -1 looked at out of line), an exact float into a float
- * one.  1 when done; 0 leaves everything else (subclasses, an int for a float, None,
- * str, bytes, an int out of range) to the other readers, with nothing raised.  Runs no
- * Python code. */
+ * int parameter, an exact float into a float one, by the scalar reader's steps
+ * (internal.h).  1 when done; 0 leaves everything else (subclasses, an int for a float,
+ * None, str, bytes, an int out of range) to the other readers, with nothing raised.
+ * Runs no Python code. */
 static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyObject *o,
                                      pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
   if (PYHOST__UNLIKELY(t != s->quick_type[j])) return 0;
   if (t == PY.PyLong_Type) {
-    long long v = PY.PyLong_AsLongLong(o);
-    if (PYHOST__UNLIKELY(v == -1)) return pyhost__quick_read_minus_one(out);
+    if (PYHOST__UNLIKELY(pyhost__scalar_int(o, &out->u.i) != PYHOST_OK)) return 0;
     out->kind = PYHOST_ARG_INT; /* (len is not read for an int) */
-    out->u.i = (int64_t)v;
   } else {
     out->kind = PYHOST_ARG_FLOAT;
-    out->u.d = PY.PyFloat_AsDouble(o); /* an exact float cannot fail */
+    out->u.d = pyhost__scalar_float(o);
   }
   return 1;
 }
@@ -429,31 +445,6 @@ static inline int pyhost__typed_bind_exact(const struct pyhost__sig *s, PyObject
                             &argv[i]))
       return 0;
   return 1;
-}
-
-/* Binds the arguments of the view a to s's parameters into argv, as pyhost__sig_bind
- * does.  Inline, so that every typed entry (functions, methods, constructors) reads
- * the common call itself; the binding of anything but that is out of line. */
-static inline int pyhost__typed_bind(const struct pyhost__sig *s, struct pyhost_args *a,
-                                     pyhost_arg *argv) {
-  /* the common call: a vector form without keywords, or a tuple form without them (its
-   * kwnames is a marker) */
-  int quick = 0;
-  if (a->kwnames == NULL) {
-    quick = pyhost__typed_bind_exact(s, a->argv, NULL, 0, a->nargs, argv);
-  } else if (pyhost__args_is_tuple(a) && !a->nkw) {
-    /* tuple and skip are set in the tuple form, the only one that gets here; GCC cannot
-     * tell where a door inlines a vector-form view (whose kwnames it does not know) */
-#if defined(__GNUC__) && !defined(__clang__)
-#  pragma GCC diagnostic push
-#  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-    quick = pyhost__typed_bind_exact(s, NULL, a->tuple, a->skip, a->nargs, argv);
-#if defined(__GNUC__) && !defined(__clang__)
-#  pragma GCC diagnostic pop
-#endif
-  }
-  return PYHOST__UNLIKELY(!quick) ? pyhost__sig_bind(s, a, argv) : PYHOST_OK;
 }
 
 /* The arguments of a vector-form call (3.10+) bound to s's parameters straight from
@@ -509,16 +500,13 @@ static PYHOST__HOT_INLINE int pyhost__typed_bind_vector(struct pyhost__sig *s,
   return 1;
 }
 
-/* The fast callback of every typed function (data is its struct pyhost__sig): binds,
- * then calls the host's callback.  Inline, so that a typed function's door calls the
- * host's callback itself. */
-static inline int pyhost__typed_entry(pyhost *h, void *data, const pyhost_args *args, pyhost_ret *ret) {
-  const struct pyhost__sig *s = data;
-  pyhost_arg argv[PYHOST__SIG_MAX];
-  int rc = pyhost__typed_bind(s, (struct pyhost_args *)args, argv);
-  if (rc) return rc;
-  return s->fn(h, s->userdata, argv, ret);
-}
+/* ---- the one runner of typed callbacks (run.c has its rare ends) ----
+ * Typed functions (both doors), typed methods, typed constructors and a fast
+ * constructor called as `T()` run their callback through pyhost__run_typed, which does
+ * the steps every runner does, in one order: push the frame, enter the recursion guard
+ * (when the door is guarded), bind the arguments when the door has not, look at the
+ * record again when that may have run Python code, call, check that the frames paired,
+ * pop, leave the guard, finish (the exception kept, or the result made). */
 
 /* One call of a typed callback on the stack: its frame, its result and the bound
  * arguments, all addressed from the stack pointer. */
@@ -527,17 +515,10 @@ struct pyhost__typed_call {
   struct pyhost_ret ret;
   pyhost_arg argv[PYHOST__SIG_MAX];
 };
-/* The rare end of pyhost__run_typed_as (fastargs.c): the callback failed or kept an
- * exception.  The call is the innermost frame's; pops it back to outer, finishes it
- * (callee names the callable); the result as pyhost__run_typed_as returns it (a
- * pending one made with the runtime's own way of counting None). */
-PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
-                                const struct pyhost__callee *callee);
-/* The end of a typed call c whose frame is popped already: finishes the frame after
- * the callback returned rc; the result (made when pending), or NULL with the Python
- * exception set. */
-PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
-                                    const struct pyhost__callee *callee);
+/* A door's callback as the runner calls it: ctx is the door's own (the record, the
+ * instance, the payload), argv the bound arguments, ret the call's result.  Inline at
+ * each door, so that the door calls the host's callback itself. */
+typedef int (*pyhost__typed_fn)(void *ctx, const pyhost_arg *argv, pyhost_ret *ret);
 /* A typed call's result, before its callback runs: None, pending. */
 static inline void pyhost__ret_begin(struct pyhost_ret *r) { r->pending.kind = PYHOST_ARG_NONE; }
 /* pyhost__none_new out of line (fastargs.c): for a path that has not split on the
@@ -557,21 +538,54 @@ static PYHOST__HOT_INLINE PyObject *pyhost__ret_result(const struct pyhost_ret *
   if (none_counted) PYHOST__REFCNT(none)++;
   return none;
 }
-/* Runs s's callback over the bound arguments c->argv in a frame, as
- * pyhost__run_fast_as runs a fast one (unguarded: for the doors CPython guards)
- * without a view, which a typed callback never reads.  The result as a new reference,
- * or NULL with the Python exception set. */
-static PYHOST__HOT_INLINE PyObject *pyhost__run_typed_as(const struct pyhost__sig *s,
-                                                         const struct pyhost__callee *callee,
-                                                         struct pyhost__typed_call *c,
-                                                         int none_counted) {
-  pyhost__ret_begin(&c->ret);
+/* The rare ends of pyhost__run_typed (run.c), with the call's frame still the
+ * innermost (so the hot path keeps no pointer to it across the callback).  _end: the
+ * callback failed, kept an exception or the view kept temporaries: pops back to outer,
+ * leaves the guard when guarded, drops the view's temporaries, finishes the frame
+ * (callee names the callable) and makes the result into *out (out NULL: none).
+ * _refused: the recursion guard refused the call (guarded 0 then), or the record was
+ * not live after the binding: pops, leaves the guard when guarded, drops, with the
+ * exception set.  Both answer as pyhost__run_typed does. */
+int pyhost__run_typed_end(int rc, struct pyhost__frame *outer, const struct pyhost__callee *callee,
+                          struct pyhost_args *view, int guarded, PyObject **out);
+int pyhost__run_typed_refused(struct pyhost__frame *outer, struct pyhost_args *view, int guarded);
+/* Runs a typed callback (fn with ctx) in the frame c->frame: over c->argv bound by the
+ * door's quick binding when view is NULL (it runs no Python code), else over the
+ * arguments of view bound to s here, in the frame (the binder raises there).  Making
+ * the view and binding run Python code only while they allocate what the view keeps
+ * (a collection may start there: the copy of the caller's dict before 3.9, a str's
+ * UTF-8 before 3.10), so when the view keeps anything the callback runs only if
+ * live(ctx) still says so.  guarded: inside the recursion guard (every door but
+ * a typed function's, a builtin call CPython guards).  out: where the result goes, a
+ * new reference (None counted as none_counted says: see pyhost__ret_result), or NULL
+ * for a callback without one (a constructor's: ret is never read then).  0, or -1 with
+ * the Python exception set; the view's temporaries are dropped either way.  Inline:
+ * with fn, live, view, guarded, out and none_counted constants at each door, this is
+ * the whole per-call cost of a typed callable besides the binding and the callback. */
+static PYHOST__HOT_INLINE int pyhost__run_typed(const struct pyhost__callee *callee,
+                                                struct pyhost__typed_call *c,
+                                                struct pyhost__sig *s, struct pyhost_args *view,
+                                                pyhost__typed_fn fn, pyhost__live_fn live,
+                                                void *ctx, int guarded, int none_counted,
+                                                PyObject **out) {
+  if (out) pyhost__ret_begin(&c->ret);
   struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
-  int rc = s->fn(callee->h, s->userdata, c->argv, &c->ret);
-  PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
-  if ((rc != PYHOST_OK) | (c->frame.type != NULL)) return pyhost__run_typed_end(rc, outer, callee);
+  if (guarded && pyhost__recursion_enter(outer) < 0) /* refused: no guard to leave */
+    return pyhost__run_typed_refused(outer, view, 0);
+  int rc = PYHOST_OK;
+  if (view) {
+    rc = pyhost__sig_bind(s, view, c->argv);
+    if (rc == PYHOST_OK && view->keep != NULL && !live(ctx))
+      return pyhost__run_typed_refused(outer, view, guarded);
+  }
+  if (rc == PYHOST_OK) rc = fn(ctx, c->argv, &c->ret);
+  PYHOST__ASSERT(pyhost__thread.frame == &c->frame); /* frames pair */
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (view != NULL && view->keep != NULL))
+    return pyhost__run_typed_end(rc, outer, callee, view, guarded, out);
   pyhost__frame_pop(outer);
-  return pyhost__ret_result(&c->ret, none_counted);
+  if (guarded) pyhost__recursion_leave(outer);
+  if (out && !(*out = pyhost__ret_result(&c->ret, none_counted))) return -1;
+  return 0;
 }
 
 /* ---- calls in one line (callf.c) ---- */
@@ -581,21 +595,33 @@ static PYHOST__HOT_INLINE PyObject *pyhost__run_typed_as(const struct pyhost__si
  * with one format reads it and makes the names once. */
 struct pyhost__callf_plan {
   char *text;        /* own copy of the format: the key; NULL while nothing is kept */
-  PyObject *kwnames; /* strong, or NULL (no keywords, or before 3.12) */
+  PyObject *kwnames; /* strong, interned names, or NULL (no keywords) */
   const char *kwname[PYHOST__CALLF_MAX]; /* into text (or the caller's format) */
   size_t kwlen[PYHOST__CALLF_MAX];
   char letter[PYHOST__CALLF_MAX];
   size_t n, npos; /* arguments; the positional ones come first */
   char rtype;     /* the result's letter, 0 when it is discarded */
 };
+/* A borrowed result (>s, >y) read by a call but not handed out yet: the caller that
+ * holds such results (a prepared callable) writes it into the caller's pointers only
+ * once it knows the holder outlives the call (pyhost__callf_commit), so that a failed
+ * call writes nothing. */
+struct pyhost__callf_borrowed {
+  PyObject *holder;   /* what the text lives in: a new reference, or NULL (none read) */
+  const char *p;      /* the text, its length, and where they go */
+  size_t n;
+  void *out;
+  size_t *out_len;
+};
 /* With the GIL: calls fn as the format fmt and the varargs ap say and reads the result
  * (fname names the public function in messages); cache (may be NULL) keeps the plan;
- * keep (may be NULL: then >s and >y are refused) holds a borrowed result, replacing
- * (and dropping) the one it held once the call is over; raised (may be NULL) is the
- * context put before the exception when fn raises.
- * A status with h's message set. */
+ * borrowed (may be NULL: then >s and >y are refused) receives a borrowed result,
+ * unwritten (holder NULL when there is none); raised (may be NULL) is the context put
+ * before the exception when fn raises.  A status with h's message set; every other
+ * result is written only on PYHOST_OK. */
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised);
+                  struct pyhost__callf_plan *cache, struct pyhost__callf_borrowed *borrowed,
+                  const char *raised);
 /* With the GIL: drops what the plan keeps. */
 void pyhost__callf_plan_clear(struct pyhost__callf_plan *p);
 

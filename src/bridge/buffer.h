@@ -19,6 +19,25 @@
 #define PYHOST__BF_GETBUFFER 1
 #define PYHOST__BF_RELEASEBUFFER 2
 
+/* Memory pyhost exports: C-contiguous, one native struct letter (buffer_layout.c). */
+struct pyhost__layout {
+  Py_ssize_t len, itemsize;
+  int ndim;
+  char format[2];
+  Py_ssize_t shape[PYHOST_BUFFER_MAXDIM], strides[PYHOST_BUFFER_MAXDIM];
+};
+
+/* Reads a host's description into *l: 0, or -1 with the reason in err (an unknown
+ * format, ndim out of range, a 0 in a shape of more than one dimension, a size that
+ * overflows, NULL data with items). */
+int pyhost__layout_make(struct pyhost__layout *l, const char *format, int ndim,
+                        const size_t *shape, const void *data, char *err, size_t errlen);
+
+/* Fills view's memory fields from l and data as the consumer's flags ask (no obj, no
+ * internal: the exporter's). */
+void pyhost__layout_export(const struct pyhost__layout *l, void *data, int readonly,
+                           Py_buffer *view, int flags);
+
 /* The memoryview a pyhost_buffer lends (a new reference), or NULL with the exception
  * set (released handle: ValueError). */
 PyObject *pyhost__buffer_object(const pyhost_buffer *b);

@@ -9,7 +9,8 @@
  * Python -> C: the stable ABI has no look at a list's item array, so each item is
  * read with PyList_GetItem (PyTuple_GetItem) and PyLong_AsLongLong (PyFloat_AsDouble),
  * a call where a direct host reads the array in place: the measured floor
- * (docs/performance.md, g3).
+ * (docs/performance.md, g3); any other item (a subclass, -1, beyond range) by the one
+ * reader of scalars, which runs no Python code.
  */
 #include "buffer.h"
 
@@ -79,24 +80,20 @@ static int item_error(pyhost *h, const char *fn, size_t i, const char *expected,
                            got);
 }
 
-/* Item i (a borrowed reference) into ia[i] or da[i]. */
+/* Item i (a borrowed reference) into ia[i] or da[i], by the one reader of scalars
+ * (scalar_read.c: a subclass by the value it stores, no Python code runs). */
 static int read_item(pyhost *h, PyObject *x, size_t i, int ints, void *out, const char *fn) {
-  if (ints) {
-    if (Py_TYPE(x) == PY.PyLong_Type || pyhost__is_int(x)) {
-      int overflow = 0;
-      long long v = PY.PyLong_AsLongLongAndOverflow(x, &overflow);
-      if (overflow)
-        return pyhost__set_error(h, PYHOST_RANGE, "%s: item %zu: int does not fit in 64 bits", fn, i);
-      if (v == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, fn);
-      ((int64_t *)out)[i] = (int64_t)v;
-      return PYHOST_OK;
-    }
-  } else if (pyhost__accepts_float(x)) {
-    double d = PY.PyFloat_AsDouble(x);
-    if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, fn);
-    ((double *)out)[i] = d;
+  int kind = ints ? PYHOST_ARG_INT : PYHOST_ARG_FLOAT;
+  pyhost_arg a;
+  int rc = pyhost__scalar_read(x, kind, &a);
+  if (rc == PYHOST_OK) {
+    if (ints) ((int64_t *)out)[i] = a.u.i;
+    else ((double *)out)[i] = a.u.d;
     return PYHOST_OK;
   }
+  if (rc == PYHOST_RANGE)
+    return pyhost__set_error(h, PYHOST_RANGE, "%s: item %zu: %s", fn, i,
+                             pyhost__scalar_range_text(kind));
   char name[256];
   pyhost__type_name((PyObject *)Py_TYPE(x), name, sizeof name);
   return item_error(h, fn, i, ints ? "int" : "float", name);
@@ -166,12 +163,10 @@ static int read_py_items(pyhost *h, PyObject *o, int ints, void *out, size_t n,
     i = ints ? read_exact_ints(get, o, out, i, n) : read_exact_floats(get, o, out, i, n);
     if (i == n) return PYHOST_OK;
     PY.PyErr_Clear();
+    /* borrowed: reading an item runs no Python code, so nothing can change the list */
     PyObject *x = get(o, (Py_ssize_t)i);
-    /* a list item can be gone when __index__ or __float__ of an earlier one shrank it */
     if (!x) return pyhost__take_exception(h, fn);
-    PY.Py_IncRef(x); /* held across the conversion, which may run Python code */
     int rc = read_item(h, x, i, ints, out, fn);
-    PY.Py_DecRef(x);
     if (rc) return rc;
   }
 }

@@ -21,10 +21,8 @@
 
 struct pyhost_buffer {
   void *data;
-  Py_ssize_t len, itemsize;
-  int ndim, readonly;
-  char format[2];
-  Py_ssize_t shape[PYHOST_BUFFER_MAXDIM], strides[PYHOST_BUFFER_MAXDIM];
+  struct pyhost__layout l;
+  int readonly;
   pyhost_buffer_free_fn free_fn;
   void *userdata;
   PyObject *exporter;   /* 3.11+: the pyhost.HostMemory (strong) while the host lends */
@@ -43,24 +41,6 @@ struct hostmem {
   PyObject ob_base;
   struct pyhost_buffer *b;
 };
-
-/* ---- formats ---- */
-
-/* The item size of a native struct letter, 0 for letters pyhost does not lend: those
- * memoryview reads itself on every version (cast and item access). */
-static Py_ssize_t format_itemsize(char c) {
-  switch (c) {
-  case 'b': case 'B': case 'c': case '?': return 1;
-  case 'h': case 'H': return (Py_ssize_t)sizeof(short);
-  case 'i': case 'I': return (Py_ssize_t)sizeof(int);
-  case 'l': case 'L': return (Py_ssize_t)sizeof(long);
-  case 'q': case 'Q': return (Py_ssize_t)sizeof(long long);
-  case 'n': case 'N': return (Py_ssize_t)sizeof(size_t);
-  case 'f': return (Py_ssize_t)sizeof(float);
-  case 'd': return (Py_ssize_t)sizeof(double);
-  default: return 0;
-  }
-}
 
 /* ---- the record ---- */
 
@@ -98,17 +78,7 @@ static int hostmem_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     PY.PyErr_SetString(*PY.PyExc_BufferError, "the host lent this memory read-only");
     return -1;
   }
-  view->buf = b->data;
-  view->len = b->len;
-  view->itemsize = b->itemsize;
-  view->readonly = b->readonly;
-  view->format = (flags & PYHOST__BUF_FORMAT) ? b->format : NULL;
-  /* without ND the consumer reads the bytes as one contiguous run, which they are */
-  int nd = (flags & PYHOST__BUF_ND) == PYHOST__BUF_ND;
-  view->ndim = nd ? b->ndim : 1;
-  view->shape = nd ? b->shape : NULL;
-  view->strides = (flags & PYHOST__BUF_STRIDES) == PYHOST__BUF_STRIDES ? b->strides : NULL;
-  view->suboffsets = NULL;
+  pyhost__layout_export(&b->l, b->data, b->readonly, view, flags);
   view->internal = NULL;
   PY.Py_IncRef(self);
   view->obj = self;
@@ -160,12 +130,12 @@ static PyObject *hostmem_new(struct pyhost_buffer *b) {
 /* mv.cast(format, shape): a new reference, or NULL with the exception set. */
 static PyObject *cast_view(PyObject *mv, const struct pyhost_buffer *b) {
   PyObject *cast = PY.PyObject_GetAttrString(mv, "cast");
-  PyObject *fmt = cast ? PY.PyUnicode_FromString(b->format) : NULL;
-  PyObject *shape = fmt ? PY.PyList_New(b->ndim) : NULL;
+  PyObject *fmt = cast ? PY.PyUnicode_FromString(b->l.format) : NULL;
+  PyObject *shape = fmt ? PY.PyList_New(b->l.ndim) : NULL;
   PyObject *r = NULL;
   int ok = shape != NULL;
-  for (int i = 0; ok && i < b->ndim; i++) {
-    PyObject *n = PY.PyLong_FromLongLong((long long)b->shape[i]);
+  for (int i = 0; ok && i < b->l.ndim; i++) {
+    PyObject *n = PY.PyLong_FromLongLong((long long)b->l.shape[i]);
     ok = n && PY.PyList_SetItem(shape, i, n) == 0;
   }
   if (ok) r = PY.PyObject_CallFunctionObjArgs(cast, fmt, shape, NULL);
@@ -176,11 +146,11 @@ static PyObject *cast_view(PyObject *mv, const struct pyhost_buffer *b) {
 }
 
 static PyObject *copy_view(struct pyhost_buffer *b) {
-  const char *src = b->len ? (const char *)b->data : "";
-  b->copy = b->readonly ? PY.PyBytes_FromStringAndSize(src, b->len)
-                        : PY.PyByteArray_FromStringAndSize(src, b->len);
+  const char *src = b->l.len ? (const char *)b->data : "";
+  b->copy = b->readonly ? PY.PyBytes_FromStringAndSize(src, b->l.len)
+                        : PY.PyByteArray_FromStringAndSize(src, b->l.len);
   PyObject *mv = b->copy ? PY.PyMemoryView_FromObject(b->copy) : NULL;
-  if (!mv || (b->format[0] == 'B' && b->ndim == 1)) return mv;
+  if (!mv || (b->l.format[0] == 'B' && b->l.ndim == 1)) return mv;
   PyObject *r = cast_view(mv, b);
   PY.Py_DecRef(mv);
   return r;
@@ -190,8 +160,8 @@ static PyObject *copy_view(struct pyhost_buffer *b) {
 
 /* Writes Python's writes to a copy back to the host's memory (before 3.11). */
 static void copy_back(struct pyhost_buffer *b) {
-  if (b->copy && !b->readonly && b->len)
-    memcpy(b->data, PY.PyByteArray_AsString(b->copy), (size_t)b->len);
+  if (b->copy && !b->readonly && b->l.len)
+    memcpy(b->data, PY.PyByteArray_AsString(b->copy), (size_t)b->l.len);
 }
 
 /* Drops pyhost's references: the memoryview released, the copy written back. */
@@ -212,6 +182,7 @@ static void drop_refs(struct pyhost_buffer *b) {
 
 /* Before Py_FinalizeEx, with the GIL: pyhost lets go of every loan's objects. */
 static void drop_all(void) {
+  PYHOST__ASSERT_GIL();
   for (struct pyhost_buffer *b = pyhost__bridge.buffers; b; b = b->next) drop_refs(b);
   if (pyhost__bridge.hostmem_type) {
     PY.Py_DecRef((PyObject *)pyhost__bridge.hostmem_type);
@@ -238,32 +209,9 @@ static void after_finalize(void) {
 /* ---- the API ---- */
 
 static int check_spec(pyhost *h, const pyhost_buffer_spec *s, struct pyhost_buffer *b) {
-  const char *fn = "pyhost_buffer_new";
-  const char *f = s->format ? s->format : "B";
-  if (!f[0] || f[1] || !(b->itemsize = format_itemsize(f[0])))
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             "%s: format \"%.20s\" is not one native struct letter of "
-                             "bBhHiIlLqQnNfd?c", fn, f);
-  if (s->ndim < 1 || s->ndim > PYHOST_BUFFER_MAXDIM)
-    return pyhost__set_error(h, PYHOST_MISUSE, "%s: ndim %d is not between 1 and %d", fn,
-                             s->ndim, PYHOST_BUFFER_MAXDIM);
-  b->format[0] = f[0];
-  b->ndim = s->ndim;
-  size_t total = (size_t)b->itemsize;
-  for (int i = s->ndim - 1; i >= 0; i--) {
-    size_t n = s->shape[i];
-    if (n == 0 && s->ndim > 1)
-      return pyhost__set_error(h, PYHOST_MISUSE, "%s: shape[%d] is 0 in a %d-dimensional buffer",
-                               fn, i, s->ndim);
-    b->shape[i] = (Py_ssize_t)n;
-    b->strides[i] = (Py_ssize_t)total;
-    if (n && total > (size_t)PY_SSIZE_T_MAX / n)
-      return pyhost__set_error(h, PYHOST_MISUSE, "%s: the size overflows", fn);
-    total *= n;
-  }
-  b->len = (Py_ssize_t)(s->shape[0] ? total : 0);
-  if (!s->data && b->len)
-    return pyhost__set_error(h, PYHOST_MISUSE, "%s: data is NULL with %zu bytes", fn, total);
+  char err[160];
+  if (pyhost__layout_make(&b->l, s->format, s->ndim, s->shape, s->data, err, sizeof err))
+    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_buffer_new: %s", err);
   b->data = s->data;
   b->readonly = !s->writable;
   b->free_fn = s->free_fn;

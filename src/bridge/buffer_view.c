@@ -101,6 +101,7 @@ static int sole_reference(PyObject *o) {
 }
 
 void pyhost__memoryview_drop(PyObject *mv) {
+  PYHOST__ASSERT_GIL();
   /* the last reference's dealloc releases the view exactly as release() would, and no
    * Python code can see the difference: no method call for the common end */
   if (!sole_reference(mv)) {
@@ -222,6 +223,7 @@ static int from_legacy(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view
 
 int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
                              const char *fn) {
+  PYHOST__ASSERT_GIL();
   memset(view, 0, sizeof *view);
   int rc = pyhost__runtime_at_least(3, 11) ? from_pybuffer(h, o, flags, view, fn)
                                            : from_legacy(h, o, flags, view, fn);

@@ -64,6 +64,7 @@ static PyObject *first_part(pyhost *h, const char *name) {
 }
 
 PyObject *pyhost__resolve(pyhost *h, const char *dotted) {
+  PYHOST__ASSERT_GIL();
   size_t len = strlen(dotted);
   char *buf = pyhost__memdup(dotted, len);
   if (!buf) return PY.PyErr_NoMemory();
@@ -232,6 +233,7 @@ static PYHOST__NOINLINE PyObject *call_stack_tuple(PyObject *f, PyObject *const 
 }
 
 PyObject *pyhost__call_stack(PyObject *f, PyObject *const *stack, size_t n) {
+  PYHOST__ASSERT_GIL();
   if (pyhost__runtime_at_least(3, 12)) return PY.PyObject_Vectorcall(f, stack, n | PYHOST__ARGS_OFFSET, NULL);
   if (n == 0 && pyhost__runtime_at_least(3, 10)) return PY.PyObject_CallNoArgs(f);
   return pyhost__call_objargs(f, stack, n);

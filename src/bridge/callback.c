@@ -131,6 +131,7 @@ static PyObject *exc_type(pyhost_exc type) {
   case PYHOST_EXC_MEMORY_ERROR: return *PY.PyExc_MemoryError;
   case PYHOST_EXC_REFERENCE_ERROR: return *PY.PyExc_ReferenceError;
   case PYHOST_EXC_EXCEPTION: return *PY.PyExc_Exception;
+  case PYHOST_EXC_BUFFER_ERROR: return *PY.PyExc_BufferError;
   }
   return NULL;
 }
@@ -150,6 +151,7 @@ static void not_an_exception(PyObject *type, PyObject *exc) {
 /* Makes type(message) and keeps it in the innermost frame.  Needs the GIL (held by
  * the callback's caller). */
 static int raise_into_frame(PyObject *type, const char *fmt, va_list ap) {
+  PYHOST__ASSERT_GIL();
   char buf[2048];
   vsnprintf(buf, sizeof buf, fmt ? fmt : "", ap);
   PyObject *msg = PY.PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");

@@ -60,11 +60,26 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
   return PYHOST_OK;
 }
 
+/* Keyword name i of p interned (new reference), as the names in Python code are, so
+ * that the callee matches it by identity rather than by comparing text; NULL with the
+ * exception set.  The name points into its format: copied to be NUL-terminated. */
+static PyObject *kwname_of(const struct pyhost__callf_plan *p, size_t i) {
+  char small[64];
+  size_t len = p->kwlen[i];
+  char *z = len < sizeof small ? small : pyhost__malloc(len + 1);
+  if (!z) return PY.PyErr_NoMemory();
+  memcpy(z, p->kwname[i], len);
+  z[len] = '\0';
+  PyObject *s = PY.PyUnicode_InternFromString(z);
+  if (z != small) pyhost__free(z);
+  return s;
+}
+
 /* The keyword names of p as a tuple (new reference), or NULL with the exception set. */
 static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
   PyObject *t = PY.PyTuple_New((Py_ssize_t)(p->n - p->npos));
   for (size_t i = p->npos; t && i < p->n; i++) {
-    PyObject *s = PY.PyUnicode_DecodeUTF8(p->kwname[i], (Py_ssize_t)p->kwlen[i], NULL);
+    PyObject *s = kwname_of(p, i);
     if (!s || PY.PyTuple_SetItem(t, (Py_ssize_t)(i - p->npos), s) < 0) {
       PY.Py_DecRef(t);
       return NULL;
@@ -73,12 +88,12 @@ static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
   return t;
 }
 
-PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+pyhost_arg pyhost__callf_next(char t, va_list *ap) {
   pyhost_arg a;
   switch (t) {
-  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
-  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
-  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  case 'i': a = pyhost_arg_int(va_arg(*ap, int)); break;
+  case 'L': a = pyhost_arg_int(va_arg(*ap, int64_t)); break;
+  case 'd': a = pyhost_arg_float(va_arg(*ap, double)); break;
   case 'b': a = pyhost_arg_bool(va_arg(*ap, int)); break;
   case 'n': a = pyhost_arg_none(); break;
   case 's': a = pyhost_arg_str(va_arg(*ap, const char *), PYHOST_STRLEN); break;
@@ -95,6 +110,17 @@ PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char
   case 'm': a = pyhost_arg_buffer(va_arg(*ap, const pyhost_buffer *)); break;
   default: a = pyhost_arg_value(va_arg(*ap, const pyhost_value *)); break; /* 'O' */
   }
+  return a;
+}
+
+PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn) {
+  switch (t) { /* the numbers straight, the rest as a pyhost_arg */
+  case 'i': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int));
+  case 'L': return PY.PyLong_FromLongLong((long long)va_arg(*ap, int64_t));
+  case 'd': return PY.PyFloat_FromDouble(va_arg(*ap, double));
+  default: break;
+  }
+  pyhost_arg a = pyhost__callf_next(t, ap);
   return pyhost__arg_to_python(h, &a, i, fn);
 }
 
@@ -110,7 +136,9 @@ static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
   if (ok && p->n > p->npos) {
     ok = (kw = PY.PyDict_New()) != NULL;
     for (size_t i = p->npos; ok && i < p->n; i++) {
-      PyObject *k = PY.PyUnicode_DecodeUTF8(p->kwname[i], (Py_ssize_t)p->kwlen[i], NULL);
+      PyObject *k = p->kwnames ? PY.PyTuple_GetItem(p->kwnames, (Py_ssize_t)(i - p->npos))
+                               : kwname_of(p, i);
+      if (k && p->kwnames) PY.Py_IncRef(k);
       ok = k && PY.PyDict_SetItem(kw, k, objs[i]) == 0;
       if (k) PY.Py_DecRef(k);
     }
@@ -132,7 +160,7 @@ PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
   return r;
 }
 
-int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, const char **out, size_t *len,
                                 PyObject **kept, const char *fn) {
   unsigned long flags = PY.PyType_GetFlags(Py_TYPE(r));
   char *p = NULL;
@@ -156,14 +184,14 @@ int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_
     if (r) pyhost__drop(r);
     return rc;
   }
-  *(const char **)out = p;
+  *out = p;
   *len = (size_t)n;
   *kept = r;
   return PYHOST_OK;
 }
 
-/* cache holds fmt's plan: read from a copy of the text, its keyword names made (3.12+
- * only: before, a call builds its dict anyway).  Nothing kept when memory runs out:
+/* cache holds fmt's plan: read from a copy of the text, its keyword names made once
+ * (interned: a call before 3.12 puts them into its dict, from 3.12 passes the tuple).  Nothing kept when memory runs out:
  * the next call reads the format again. */
 static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
   pyhost__callf_plan_clear(cache);
@@ -178,7 +206,7 @@ static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
   }
   p.text = text;
   p.kwnames = NULL;
-  if (p.n > p.npos && pyhost__runtime_at_least(3, 12) && !(p.kwnames = kwnames_of(&p))) {
+  if (p.n > p.npos && !(p.kwnames = kwnames_of(&p))) {
     PY.PyErr_Clear();
     pyhost__free(text);
     return;
@@ -197,8 +225,9 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
 }
 
 int pyhost__callf(pyhost *h, PyObject *fn, const char *fname, const char *fmt, va_list *ap,
-                  struct pyhost__callf_plan *cache, PyObject **keep, const char *raised) {
-  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, keep, raised,
+                  struct pyhost__callf_plan *cache, struct pyhost__callf_borrowed *borrowed,
+                  const char *raised) {
+  return pyhost__callf_inline(h, fn, fname, fmt, ap, cache, borrowed, raised,
                               pyhost__inline_refcounts());
 }
 

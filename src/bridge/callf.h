@@ -19,6 +19,8 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
                                                          const char *fmt,
                                                          struct pyhost__callf_plan *cache,
                                                          struct pyhost__callf_plan *read, int *rc);
+/* The next argument of letter t from ap, as a pyhost_arg (strings and bytes in place). */
+pyhost_arg pyhost__callf_next(char t, va_list *ap);
 /* Argument i of letter t (not 'i') from ap: a new reference, or NULL with the
  * exception set, or with PYHOST_MISUSE in h's message (a NULL string with a length). */
 PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char *fn);
@@ -28,8 +30,9 @@ PyObject *pyhost__callf_arg(pyhost *h, char t, va_list *ap, size_t i, const char
 PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
                                    const struct pyhost__callf_plan *p);
 /* A borrowed str or bytes result r (a new reference, taken): its text in *out and
- * *len, and in *kept what holds it (r, or before 3.10 the bytes of its UTF-8). */
-int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, void *out, size_t *len,
+ * *len, and in *kept what holds it (r, or before 3.10 the bytes of its UTF-8); nothing
+ * written unless PYHOST_OK. */
+int pyhost__callf_read_borrowed(pyhost *h, PyObject *r, char t, const char **out, size_t *len,
                                 PyObject **kept, const char *fn);
 
 /* Argument i of the call, of letter t, from ap (see pyhost__callf_arg). */
@@ -67,12 +70,14 @@ static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void
   case 'd': rc = pyhost__read_float(h, r, fn, (double *)out); break;
   case 'b': rc = pyhost__read_bool(h, r, fn, (int *)out); break;
   case 'O':
-    if (!(*(pyhost_value **)out = pyhost__from_python(h, r)))
-      rc = pyhost__take_exception(h, "converting the result failed");
+  case 'o': { /* O converts the result, o keeps the object */
+    pyhost_value *v = t == 'O' ? pyhost__from_python(h, r) : pyhost__object_value(r);
+    if (v) *(pyhost_value **)out = v;
+    else rc = pyhost__take_exception(h, t == 'O' ? "converting the result failed" : fn);
     break;
-  case 'o':
-    if (!(*(pyhost_value **)out = pyhost__object_value(r))) rc = pyhost__take_exception(h, fn);
-    break;
+  }
+  /* a view, as pyhost_view_get: zeroed on failure (callf_inline zeroed it first), so
+   * releasing it is a no-op either way */
   case 'w': rc = pyhost__view_from_object(h, r, 0, (pyhost_view *)out, fn); break;
   default: break;
   }
@@ -86,8 +91,8 @@ static inline int pyhost__callf_read_result(pyhost *h, PyObject *r, char t, void
 static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, const char *fname,
                                                    const char *fmt, va_list *ap,
                                                    struct pyhost__callf_plan *cache,
-                                                   PyObject **keep, const char *raised,
-                                                   int pre312) {
+                                                   struct pyhost__callf_borrowed *keep,
+                                                   const char *raised, int pre312) {
   struct pyhost__callf_plan read;
   const struct pyhost__callf_plan *p = cache;
   int rc;
@@ -131,12 +136,21 @@ static PYHOST__HOT_INLINE int pyhost__callf_inline(pyhost *h, PyObject *fn, cons
   pyhost__callf_drop_args(stack + 1, done, pre312);
   if (!r) return PY.PyErr_Occurred() ? pyhost__take_exception(h, raised) : PYHOST_MISUSE;
   if (!borrowed) return pyhost__callf_read_result(h, r, p->rtype, out, fname, pre312);
-  PyObject *kept = NULL, *old = *keep;
-  rc = pyhost__callf_read_borrowed(h, r, p->rtype, out, out_len, &kept, fname);
-  if (rc) return rc;
-  *keep = kept; /* the previous result lived until now: an argument may have been it */
+  rc = pyhost__callf_read_borrowed(h, r, p->rtype, &keep->p, &keep->n, &keep->holder, fname);
+  keep->out = out;
+  keep->out_len = out_len;
+  return rc;
+}
+
+/* A prepared callable's borrowed result b, read by the call that just ended: written
+ * into the caller's pointers, its holder kept in *kept (which drops the one it held:
+ * the previous result lived until now, an argument may have been it). */
+static inline void pyhost__callf_commit(struct pyhost__callf_borrowed *b, PyObject **kept) {
+  PyObject *old = *kept;
+  *kept = b->holder;
+  *(const char **)b->out = b->p;
+  *b->out_len = b->n;
   if (old) pyhost__drop(old);
-  return PYHOST_OK;
 }
 
 #endif

@@ -87,11 +87,8 @@ static pyhost_value *from_sequence(pyhost *h, PyObject *o, pyhost_kind kind, int
     c->type_name = c->repr = NULL;
     if (item && Py_TYPE(item) == PY.PyLong_Type) {
       /* the common item, inline: no type dispatch, no subtype name to look up */
-      int overflow = 0;
-      c->u.i = PY.PyLong_AsLongLongAndOverflow(item, &overflow);
-      if (overflow) c = from_held(h, item, depth + 1, c); /* beyond 64 bits */
-      else if (c->u.i == -1 && PY.PyErr_Occurred()) c = NULL;
-      else new_value(c, PYHOST_KIND_INT);
+      if (pyhost__scalar_int(item, &c->u.i) == PYHOST_OK) new_value(c, PYHOST_KIND_INT);
+      else c = from_held(h, item, depth + 1, c); /* beyond 64 bits */
     } else {
       memset(c, 0, sizeof *c);
       c = item ? from_held(h, item, depth + 1, c) : NULL;
@@ -137,12 +134,11 @@ fail:
 }
 
 static pyhost_value *from_int(PyObject *o, pyhost_value *slot) {
-  int overflow = 0;
-  long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (i == -1 && !overflow && PY.PyErr_Occurred()) return NULL;
+  int64_t i;
+  int fits = pyhost__scalar_int(o, &i) == PYHOST_OK;
   pyhost_value *v = new_value(slot, PYHOST_KIND_INT);
   if (!v) return NULL;
-  if (!overflow) {
+  if (fits) {
     v->u.i = i;
     return v;
   }
@@ -198,7 +194,7 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
   unsigned long flags = PY.PyType_GetFlags(type);
   pyhost_value *v;
   if (pyhost__is_bool(o)) { /* the scalar rules (internal.h): before int, its base */
-    int b = PY.PyObject_IsTrue(o);
+    int b = pyhost__scalar_bool(o);
     if (!slot) return pyhost__value_constant(PYHOST_KIND_BOOL, b);
     if ((v = new_value(slot, PYHOST_KIND_BOOL))) v->u.b = b;
   } else if (flags & Py_TPFLAGS_LONG_SUBCLASS) {
@@ -206,7 +202,7 @@ static pyhost_value *from_python(pyhost *h, PyObject *o, int depth, pyhost_value
     if (v && set_subtype_name(v, type, PY.PyLong_Type) < 0) goto nomem;
     return v;
   } else if (pyhost__is_float(o)) {
-    if ((v = new_value(slot, PYHOST_KIND_FLOAT))) v->u.d = PY.PyFloat_AsDouble(o);
+    if ((v = new_value(slot, PYHOST_KIND_FLOAT))) v->u.d = pyhost__scalar_float(o);
     if (v && set_subtype_name(v, type, PY.PyFloat_Type) < 0) goto nomem;
   } else if (flags & (Py_TPFLAGS_UNICODE_SUBCLASS | Py_TPFLAGS_BYTES_SUBCLASS)) {
     int is_str = (flags & Py_TPFLAGS_UNICODE_SUBCLASS) != 0;

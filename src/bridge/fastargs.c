@@ -119,53 +119,32 @@ pyhost_kind pyhost_args_kind(const pyhost_args *args, size_t i) {
   return PYHOST_KIND_OBJECT;
 }
 
-/* Reads o as a C argument of kind (PYHOST_ARG_INT, _FLOAT, _BOOL, _STR or _BYTES)
- * under the scalar rules: the one conversion behind the getters below and the typed
- * functions' binding (typedargs.c).  PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE (an int
- * beyond 64 bits) with nothing raised, for the caller to word; PYHOST_PYEXC with the
- * exception taken into the callback's frame.  Runs no Python code: the checks read
- * type flags, never __index__, __float__ or __str__. */
+/* Reads o as a C argument of kind (PYHOST_ARG_INT, _FLOAT, _BOOL, _STR or _BYTES): the
+ * scalars by the one reader (internal.h), str and bytes here.  The one conversion
+ * behind the getters below and the typed functions' binding (typedargs.c).  PYHOST_OK;
+ * PYHOST_TYPE or PYHOST_RANGE (pyhost__scalar_read's) with nothing raised, for the
+ * caller to word; PYHOST_PYEXC with the exception taken into the callback's frame.
+ * Runs no Python code: the checks read type flags, never __index__, __float__ or
+ * __str__. */
 int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out) {
-  pyhost *h = a->callee->h;
-  unsigned long flags = PY.PyType_GetFlags(Py_TYPE(o));
   switch (kind) {
-  case PYHOST_ARG_INT: {
-    if (!pyhost__is_int(o)) return PYHOST_TYPE;
-    int overflow = 0;
-    long long v = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) return PYHOST_RANGE;
-    if (v == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-    out->u.i = (int64_t)v;
-    break;
-  }
-  case PYHOST_ARG_FLOAT: {
-    if (!pyhost__accepts_float(o)) return PYHOST_TYPE;
-    double d = PY.PyFloat_AsDouble(o);
-    if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-    out->u.d = d;
-    break;
-  }
-  case PYHOST_ARG_BOOL:
-    if (!pyhost__is_bool(o)) return PYHOST_TYPE;
-    out->u.b = PY.PyObject_IsTrue(o);
-    break;
   case PYHOST_ARG_STR: {
-    if (!(flags & Py_TPFLAGS_UNICODE_SUBCLASS)) return PYHOST_TYPE;
+    if (!(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_UNICODE_SUBCLASS)) return PYHOST_TYPE;
     int rc = utf8_of(a, o, &out->u.s, &out->len);
     if (rc) return rc;
     break;
   }
   case PYHOST_ARG_BYTES: {
-    if (!(flags & Py_TPFLAGS_BYTES_SUBCLASS)) return PYHOST_TYPE;
+    if (!(PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_BYTES_SUBCLASS)) return PYHOST_TYPE;
     char *p;
     Py_ssize_t n;
-    if (PY.PyBytes_AsStringAndSize(o, &p, &n) < 0) return pyhost__take_exception(h, NULL);
+    if (PY.PyBytes_AsStringAndSize(o, &p, &n) < 0) return pyhost__take_exception(a->callee->h, NULL);
     out->u.p = p;
     out->len = (size_t)n;
     break;
   }
   default:
-    return PYHOST_TYPE;
+    return pyhost__scalar_read(o, kind, out);
   }
   out->kind = kind;
   return PYHOST_OK;
@@ -180,8 +159,8 @@ static int get(pyhost *h, const pyhost_args *args, size_t i, int kind, const cha
   int rc = pyhost__args_read((struct pyhost_args *)args, o, kind, x);
   if (rc == PYHOST_TYPE) return type_error(args, i, o, want);
   if (rc == PYHOST_RANGE)
-    return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR,
-                        "%s() argument %zu: int does not fit in 64 bits", args->callee->who, i);
+    return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "%s() argument %zu: %s", args->callee->who,
+                        i, pyhost__scalar_range_text(kind));
   return rc;
 }
 
@@ -232,7 +211,10 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
   if (!out) return bad_call(h, "pyhost_args_value", "out");
   PyObject *o = item(args, i);
   if (!o) return type_error(args, i, NULL, NULL);
-  return (*out = pyhost__from_python(h, o)) ? PYHOST_OK : pyhost__take_exception(h, NULL);
+  pyhost_value *v = pyhost__from_python(h, o);
+  if (!v) return pyhost__take_exception(h, NULL); /* *out untouched, as every getter's */
+  *out = v;
+  return PYHOST_OK;
 }
 
 /* ---- results ---- */
@@ -245,30 +227,12 @@ PYHOST__COLD PyObject *pyhost__run_fast_end(int rc, struct pyhost__frame *outer,
   if (guarded) pyhost__recursion_leave(outer); /* entered by pyhost__run_fast_as */
   struct pyhost_args *a = &c->args;
   PyObject *result = c->ret.obj;
-  if (a->keep) PY.Py_DecRef(a->keep);
+  pyhost__args_drop(a);
   if (pyhost__frame_finish(a->callee->h, &c->frame, rc, a->callee->who) < 0) {
     pyhost__drop(result);
     return NULL;
   }
   return result;
-}
-
-PYHOST__COLD PyObject *pyhost__run_typed_end(int rc, struct pyhost__frame *outer,
-                                             const struct pyhost__callee *callee) {
-  struct pyhost__frame *f = pyhost__thread.frame; /* not popped yet, see bridge.h */
-  PYHOST__ASSERT(f && f != outer);
-  pyhost__frame_pop(outer);
-  return pyhost__typed_call_finish((struct pyhost__typed_call *)(void *)f, rc, callee);
-}
-
-PyObject *pyhost__typed_call_finish(struct pyhost__typed_call *c, int rc,
-                                    const struct pyhost__callee *callee) {
-  const struct pyhost_ret *ret = &c->ret;
-  if (pyhost__frame_finish(callee->h, &c->frame, rc, callee->who) < 0) {
-    if (ret->pending.kind == PYHOST__RET_MADE) pyhost__drop(ret->obj);
-    return NULL;
-  }
-  return pyhost__ret_result(ret, PYHOST__NONE_ASK);
 }
 
 PyObject *pyhost__none_new_out_of_line(void) { return pyhost__none_new(); }

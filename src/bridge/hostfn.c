@@ -26,11 +26,13 @@ struct hostfn {
   struct pyhost__callee callee; /* who is qualname; first, so the hot path stores the
                                  * record's own address as the view's callee */
   PyMethodDef def;         /* points at name and doc below; lives as long as the record */
-  pyhost_function fn;      /* NULL once unregistered */
-  pyhost_fast_function ffn; /* the fast form instead of fn; NULL once unregistered */
+  /* The host's callback, one of the three forms, and its userdata: the only copies
+   * (the signature keeps none), all NULL once unregistered, so a door that looks at
+   * the record after Python code ran (can_run) never reaches the host's state. */
+  pyhost_function fn;
+  pyhost_fast_function ffn;
+  pyhost_typed_function tfn;
   void *userdata;
-  void *ffn_data;          /* what ffn gets as userdata: userdata, or a typed function's
-                            * signature (ffn is then pyhost__typed_entry) */
   struct pyhost__sig *sig; /* a typed function's declared signature, or NULL */
   char *name, *qualname, *doc;
   PyObject *func;          /* the module index's reference to the function object */
@@ -53,7 +55,14 @@ struct pyhost_module {
   PyObject *mod;           /* strong */
   struct hostfn **buckets; /* nbuckets chains, or NULL before the first function */
   size_t nbuckets, nfns;
+  /* on pyhost__bridge.modules, in the order made (GIL-protected) */
+  struct pyhost_module *mod_next, *mod_prev;
 };
+
+/* A host module changed: a plugin's worker process is told before its next call. */
+static void changed(void) {
+  atomic_fetch_add(&pyhost__bridge.modules_gen, 1);
+}
 
 /* Every record is on pyhost__bridge.hostfns (GIL-protected). */
 
@@ -137,9 +146,12 @@ static inline struct hostfn *record_of(PyObject *self) { return ((struct fnself 
 
 /* ---- calls from Python ---- */
 
-/* 1 when f may run now; else 0 with the Python exception set. */
+/* 1 when f may run now; else 0 with the Python exception set.  Every door asks it
+ * after any step that may run Python code (converting or binding the arguments,
+ * copying the caller's keyword dict, CPython's own argument tuple on 3.6 and 3.7),
+ * before it reads the callback and its userdata. */
 static inline int can_run(struct hostfn *f) {
-  if (!f->fn && !f->ffn) {
+  if (!f->fn && !f->ffn && !f->tfn) {
     PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s was unregistered by the host", f->qualname);
     return 0;
   }
@@ -150,6 +162,17 @@ static inline int can_run(struct hostfn *f) {
     return 0;
   }
   return 1;
+}
+
+/* can_run as a door's liveness (pyhost__live_fn). */
+static int record_live(void *f) { return can_run(f); }
+
+/* can_run's refusal for a door that found f closed: NULL with the exception set. */
+static PYHOST__COLD PyObject *refused(struct hostfn *f) {
+  int open = can_run(f);
+  PYHOST__ASSERT(!open);
+  (void)open;
+  return NULL;
 }
 
 /* The value form as pyhost__run_value calls it. */
@@ -171,23 +194,32 @@ static PyObject *run(struct hostfn *f, struct pyhost__args *a) {
   return rc < 0 ? NULL : r;
 }
 
-/* The value form, or a refusal, or a fast function's call by the door that checks
- * everything: correct whatever state the record is in. */
+static PyObject *enter_typed_view(struct hostfn *f, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames, int none_counted);
+static PyObject *enter_typed_tuple_view(struct hostfn *f, PyObject *args, PyObject *kwargs);
+
+/* The value form, or a refusal, or a fast or typed function's call by the door that
+ * checks everything: correct whatever state the record is in. */
 static PYHOST__NOINLINE PyObject *run_values(struct hostfn *f, PyObject *const *args,
                                              size_t nargs, PyObject *kwnames, PyObject *tuple,
                                              PyObject *kwdict) {
   if (!can_run(f)) return NULL;
-  if (f->ffn) {
-    struct pyhost__fast_call v;
-    if (!tuple) pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
-    else if (pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict) < 0) return NULL;
-    return pyhost__run_fast(f->ffn, f->ffn_data, &v);
+  if (f->fn) {
+    struct pyhost__args a;
+    if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
+               : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
+      return NULL;
+    return run(f, &a); /* which asks can_run again: converting ran Python code */
   }
-  struct pyhost__args a;
-  if ((tuple ? pyhost__args_from_tuple(&a, tuple, 0, kwdict)
-             : pyhost__args_from_vector(&a, args, nargs, kwnames)) < 0)
-    return NULL;
-  return run(f, &a);
+  if (f->tfn)
+    return tuple ? enter_typed_tuple_view(f, tuple, kwdict)
+                 : enter_typed_view(f, args, (Py_ssize_t)nargs, kwnames, pyhost__inline_refcounts());
+  struct pyhost__fast_call v; /* the fast form */
+  int made = 0;
+  if (!tuple) pyhost__args_vector(&v.args, &f->callee, args, nargs, kwnames);
+  else made = pyhost__args_tuple(&v.args, &f->callee, tuple, 0, kwdict);
+  if (!pyhost__args_made(made, &v.args, record_live, f)) return NULL;
+  return pyhost__run_fast(f->ffn, f->userdata, &v);
 }
 
 static PyObject *entry_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -202,8 +234,10 @@ static PyObject *entry_values_tuple(PyObject *self, PyObject *args, PyObject *kw
 /* The fast form's door while it may run: no check at all.  A record's door is
  * entry_fast only while the record is registered and Python runs; unregistering and
  * finalize's start (both with the GIL, which every call from Python holds) turn it to
- * the checking door first, see close_door.  One door per way the runtime counts None,
- * so neither tests the version per call. */
+ * the checking door first, see close_door; from 3.10 (the only versions with these
+ * doors) CPython calls the C function it read from the PyMethodDef without running
+ * anything between.  One door per way the runtime counts None, so neither tests the
+ * version per call. */
 static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames, int none_counted) {
   struct hostfn *f = record_of(self);
@@ -211,17 +245,28 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   PYHOST__ASSERT(f->ffn && pyhost__python_running());
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, none_counted, 0, 0); /* 3.10+ */
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0, 0); /* 3.10+ */
 }
 
-/* A typed function's call that the quick binding left: the fast door with the full
- * binder over a view, which words every error. */
+/* A typed function's callback as pyhost__run_typed calls it, and its liveness. */
+static inline int typed_fn(void *ctx, const pyhost_arg *argv, pyhost_ret *ret) {
+  struct hostfn *f = ctx;
+  return f->tfn(f->callee.h, f->userdata, argv, ret);
+}
+
+/* A typed function's call that the quick binding left (3.10+; also the checking
+ * door's): bound over a view by the full binder, which words every error. */
 static PYHOST__NOINLINE PyObject *enter_typed_view(struct hostfn *f, PyObject *const *args,
                                                    Py_ssize_t nargs, PyObject *kwnames,
                                                    int none_counted) {
-  struct pyhost__fast_call v;
-  pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast_as(pyhost__typed_entry, f->sig, &v, none_counted, 0, 0);
+  struct pyhost__typed_call c;
+  struct pyhost_args view;
+  PyObject *r;
+  pyhost__args_vector(&view, &f->callee, args, (size_t)nargs, kwnames);
+  return pyhost__run_typed(&f->callee, &c, f->sig, &view, typed_fn, record_live, f, 0,
+                           none_counted, &r) < 0
+             ? NULL
+             : r;
 }
 
 /* A typed function's open door (3.10+): the arguments bound straight from the vector
@@ -229,12 +274,16 @@ static PYHOST__NOINLINE PyObject *enter_typed_view(struct hostfn *f, PyObject *c
 static PYHOST__HOT_INLINE PyObject *enter_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames, int none_counted) {
   struct hostfn *f = record_of(self);
-  PYHOST__ASSERT(f->ffn == pyhost__typed_entry && pyhost__python_running());
+  PYHOST__ASSERT(f->tfn && pyhost__python_running());
   struct pyhost__sig *s = f->sig; /* read once: the binding runs no Python code */
   struct pyhost__typed_call c;
+  PyObject *r;
   if (PYHOST__UNLIKELY(!pyhost__typed_bind_vector(s, args, (size_t)nargs, kwnames, c.argv)))
     return enter_typed_view(f, args, nargs, kwnames, none_counted);
-  return pyhost__run_typed_as(s, &f->callee, &c, none_counted);
+  return pyhost__run_typed(&f->callee, &c, s, NULL, typed_fn, record_live, f, 0, none_counted,
+                           &r) < 0
+             ? NULL
+             : r;
 }
 
 static PyObject *entry_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -257,54 +306,48 @@ static PyObject *entry_fast_counted(PyObject *self, PyObject *const *args, Py_ss
   return enter_fast(self, args, nargs, kwnames, 1);
 }
 
-/* A typed function's call before 3.10: the tuple form's view (which holds the UTF-8
- * copies of str arguments) beside the typed call. */
-struct typed_tuple_call {
+/* A typed function's call before 3.10 that the quick binding left (and the checking
+ * door's): the tuple form's view, which holds the UTF-8 copies of str arguments, bound
+ * in the frame. */
+static inline PyObject *enter_typed_tuple_view(struct hostfn *f, PyObject *args,
+                                               PyObject *kwargs) {
   struct pyhost__typed_call c;
   struct pyhost_args view;
-};
-
-/* The rare end of enter_typed_tuple: the frame is still the innermost. */
-static PYHOST__COLD PyObject *typed_tuple_end(struct typed_tuple_call *t, int rc,
-                                              struct pyhost__frame *outer) {
-  pyhost__frame_pop(outer);
-  if (t->view.keep) PY.Py_DecRef(t->view.keep);
-  return pyhost__typed_call_finish(&t->c, rc, t->view.callee);
-}
-
-/* A typed function's door before 3.10 (unguarded, as the fast one): binds in the frame
- * (the binder raises there), then the callback; its result kept as a C value until it
- * returned, as in the vector door. */
-static PyObject *enter_typed_tuple(struct hostfn *f, PyObject *args, PyObject *kwargs) {
-  struct pyhost__sig *s = f->sig;
-  struct typed_tuple_call t;
-  /* the common call needs no view: its arguments read from the tuple, nothing kept */
-  if (!kwargs && pyhost__typed_bind_exact(s, NULL, args, 0,
-                                          (size_t)((PyVarObject *)args)->ob_size, t.c.argv))
-    return pyhost__run_typed_as(s, &f->callee, &t.c, 1);
+  PyObject *r;
   /* the arguments are converted before the callback runs: only a bytes argument is
    * still read from the caller's objects then */
-  if (pyhost__args_tuple_as(&t.view, &f->callee, args, 0, kwargs, s->borrows_bytes) < 0)
+  if (pyhost__args_tuple_as(&view, &f->callee, args, 0, kwargs, f->sig->borrows_bytes) < 0)
     return NULL;
-  pyhost__ret_begin(&t.c.ret);
-  struct pyhost__frame *outer = pyhost__frame_push(&t.c.frame);
-  int rc = pyhost__typed_bind(s, &t.view, t.c.argv);
-  if (rc == PYHOST_OK) rc = s->fn(f->callee.h, s->userdata, t.c.argv, &t.c.ret);
-  PYHOST__ASSERT(pyhost__thread.frame == &t.c.frame);
-  if ((rc != PYHOST_OK) | (t.c.frame.type != NULL) | (t.view.keep != NULL))
-    return typed_tuple_end(&t, rc, outer);
-  pyhost__frame_pop(outer);
-  return pyhost__ret_result(&t.c.ret, 1);
+  return pyhost__run_typed(&f->callee, &c, f->sig, &view, typed_fn, record_live, f, 0, 1, &r) < 0
+             ? NULL
+             : r;
 }
 
-/* Before 3.10 (no stable METH_FASTCALL): the tuple form, None counted, temporaries
- * possible (no UTF-8 view of a str). */
+/* The open door before 3.10 (no stable METH_FASTCALL), fast and typed: the tuple form,
+ * None counted, temporaries possible (no UTF-8 view of a str).  3.6 and 3.7 make the
+ * argument tuple (an allocation, where a collection may run Python code) after they
+ * read this door from the PyMethodDef, so a call may arrive here for a record that code
+ * unregistered (or finalize closed) meanwhile: the door first looks whether it is
+ * still the record's door, which close_door changes in both cases. */
 static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwargs) {
   struct hostfn *f = record_of(self);
-  if (f->sig) return enter_typed_tuple(f, args, kwargs);
+  if (PYHOST__UNLIKELY(f->def.ml_meth != (PyCFunction)(void (*)(void))entry_fast_tuple))
+    return refused(f);
+  if (f->tfn) {
+    struct pyhost__typed_call c;
+    PyObject *r;
+    /* the common call needs no view: its arguments read from the tuple, nothing kept */
+    if (kwargs || !pyhost__typed_bind_exact(f->sig, NULL, args, 0,
+                                            (size_t)((PyVarObject *)args)->ob_size, c.argv))
+      return enter_typed_tuple_view(f, args, kwargs);
+    return pyhost__run_typed(&f->callee, &c, f->sig, NULL, typed_fn, record_live, f, 0, 1, &r) < 0
+               ? NULL
+               : r;
+  }
   struct pyhost__fast_call v;
-  if (pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, 1) < 0) return NULL;
-  return pyhost__run_fast_as(f->ffn, f->ffn_data, &v, 1, 1, 0);
+  int made = pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, 1);
+  if (!pyhost__args_made(made, &v.args, record_live, f)) return NULL;
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1, 0);
 }
 
 /* Before 3.10 the checking door is the tuple one. */
@@ -314,9 +357,9 @@ static PyCFunction checking_door(void) {
 }
 
 static PyCFunction open_door(const struct hostfn *f) {
-  if (!f->ffn) return checking_door();
+  if (!f->ffn && !f->tfn) return checking_door();
   if (!pyhost__runtime_at_least(3, 10)) return (PyCFunction)(void (*)(void))entry_fast_tuple;
-  if (f->sig)
+  if (f->tfn)
     return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_typed_counted
                                       : (PyCFunction)(void (*)(void))entry_typed;
   return pyhost__inline_refcounts() ? (PyCFunction)(void (*)(void))entry_fast_counted
@@ -326,8 +369,9 @@ static PyCFunction open_door(const struct hostfn *f) {
 /* CPython reads ml_meth through the function's PyMethodDef on every call (no cache
  * keeps it), so this takes effect at the next call.  GIL held. */
 static void close_door(struct hostfn *f) {
+  PYHOST__ASSERT_GIL();
   f->def.ml_meth = checking_door();
-  PYHOST__ASSERT(f->def.ml_meth != open_door(f) || !f->ffn); /* never a fast door again */
+  PYHOST__ASSERT(f->def.ml_meth != open_door(f) || (!f->ffn && !f->tfn)); /* never a fast door again */
 }
 
 /* ---- the module handle ---- */
@@ -393,6 +437,13 @@ int pyhost_module_new(pyhost *h, const char *name, const char *doc, pyhost_modul
     pyhost__free(m);
   } else {
     *out = m;
+    pyhost_module **l = &pyhost__bridge.modules;
+    while (*l) {
+      m->mod_prev = *l;
+      l = &(*l)->mod_next;
+    }
+    *l = m;
+    changed();
   }
   PY.Py_DecRef(d);
   PY.Py_DecRef(parent);
@@ -403,13 +454,14 @@ done:
 
 /* Unregisters f (in m's index at *link).  GIL held. */
 static void unregister(pyhost_module *m, struct hostfn **link) {
+  PYHOST__ASSERT_GIL();
   struct hostfn *f = *link;
   *link = f->next;
   m->nfns--;
   f->fn = NULL;
   f->ffn = NULL;
+  f->tfn = NULL;
   f->userdata = NULL;
-  f->ffn_data = NULL;
   pyhost__sig_release(f->sig);
   PY.Py_DecRef(f->func);
   f->func = NULL;
@@ -457,6 +509,7 @@ static void index_put(struct hostfn **buckets, size_t nbuckets, struct hostfn *f
 
 /* Room for one more record: 0, or -1 when the index cannot grow (no memory). */
 static int index_reserve(pyhost_module *m) {
+  PYHOST__ASSERT_GIL();
   if (m->nfns < m->nbuckets) return 0;
   size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
   struct hostfn **b = pyhost__calloc(n, sizeof *b);
@@ -490,12 +543,11 @@ static void unregister_all(pyhost_module *m) {
     }
 }
 
-/* Adds fn or ffn (one of them) as name, or a typed function (ffn is
- * pyhost__typed_entry and sig its signature: the record owns it from here, whatever
- * happens); fname names the public function. */
+/* Adds fn, ffn or tfn (one of them) as name; sig is tfn's signature (the record owns
+ * it from here, whatever happens); fname names the public function. */
 static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_function fn,
-                        pyhost_fast_function ffn, void *userdata, const char *doc,
-                        struct pyhost__sig *sig, const char *fname) {
+                        pyhost_fast_function ffn, pyhost_typed_function tfn, void *userdata,
+                        const char *doc, struct pyhost__sig *sig, const char *fname) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) {
@@ -506,7 +558,7 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     pyhost__sig_free(sig);
     goto done;
   }
-  if (!fn && !ffn) {
+  if (!fn && !ffn && !tfn) {
     rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: fn is NULL for %s", fname, name);
     goto done;
   }
@@ -525,8 +577,8 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
   f->callee.who = f->qualname;
   f->fn = fn;
   f->ffn = ffn;
+  f->tfn = tfn;
   f->userdata = userdata;
-  f->ffn_data = sig ? (void *)sig : userdata;
   f->def.ml_name = f->name;
   f->def.ml_doc = sig ? sig->doc : f->doc;
   f->def.ml_flags =
@@ -562,6 +614,7 @@ static int add_function(pyhost *h, pyhost_module *m, const char *name, pyhost_fu
     rc = pyhost__take_exception(h, "adding the function to the module failed");
     unregister(m, find(m, name));
   }
+  changed();
 done:
   pyhost__leave(h, gil);
   return rc;
@@ -569,12 +622,13 @@ done:
 
 int pyhost_module_add_function(pyhost *h, pyhost_module *m, const char *name,
                                pyhost_function fn, void *userdata, const char *doc) {
-  return add_function(h, m, name, fn, NULL, userdata, doc, NULL, "pyhost_module_add_function");
+  return add_function(h, m, name, fn, NULL, NULL, userdata, doc, NULL,
+                      "pyhost_module_add_function");
 }
 
 int pyhost_module_add_fast_function(pyhost *h, pyhost_module *m, const char *name,
                                     pyhost_fast_function fn, void *userdata, const char *doc) {
-  return add_function(h, m, name, NULL, fn, userdata, doc, NULL,
+  return add_function(h, m, name, NULL, fn, NULL, userdata, doc, NULL,
                       "pyhost_module_add_fast_function");
 }
 
@@ -585,15 +639,13 @@ int pyhost_module_add_typed_function(pyhost *h, pyhost_module *m, const char *si
   struct pyhost__sig *sig = NULL;
   int rc = pyhost__sig_new(h, signature, doc, fname, &sig);
   if (rc) return rc;
-  sig->fn = fn;
-  sig->userdata = userdata;
   /* the name outlives sig, which a failing add_function frees before its message */
   char *name = pyhost__strdup(sig->name);
   if (!name) {
     pyhost__sig_free(sig);
     return pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fname);
   }
-  rc = add_function(h, m, name, NULL, pyhost__typed_entry, userdata, doc, sig, fname);
+  rc = add_function(h, m, name, NULL, NULL, fn, userdata, doc, sig, fname);
   pyhost__free(name);
   return rc;
 }
@@ -610,6 +662,7 @@ int pyhost_module_remove(pyhost *h, pyhost_module *m, const char *name) {
     } else {
       drop_attr(m, *l);
       unregister(m, l);
+      changed();
     }
   }
   pyhost__leave(h, gil);
@@ -625,6 +678,7 @@ int pyhost_module_add_value(pyhost *h, pyhost_module *m, const char *name, const
     PyObject *x = pyhost__to_python(h, val);
     if (!x || PY.PyObject_SetAttrString(m->mod, name, x) < 0) rc = pyhost__take_exception(h, NULL);
     PY.Py_DecRef(x);
+    changed();
   }
   pyhost__leave(h, gil);
   return rc;
@@ -646,6 +700,7 @@ int pyhost_module_add_exception(pyhost *h, pyhost_module *m, const char *name, p
     else if (!t || PY.PyObject_SetAttrString(m->mod, name, t) < 0) rc = pyhost__take_exception(h, NULL);
     else if (cls && !(*cls = pyhost__from_python(h, t))) rc = pyhost__take_exception(h, NULL);
     PY.Py_DecRef(t);
+    changed();
   }
   pyhost__leave(h, gil);
   return rc;
@@ -666,6 +721,29 @@ int pyhost_module_value(pyhost *h, pyhost_module *m, pyhost_value **module) {
 
 PyObject *pyhost__module_object(pyhost_module *m) { return m->mod; }
 const char *pyhost__module_name(pyhost_module *m) { return m->name; }
+
+pyhost_module *pyhost__modules_next(pyhost_module *m) {
+  return m ? m->mod_next : pyhost__bridge.modules;
+}
+
+int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, const char **doc) {
+  struct hostfn **l = find(m, name);
+  if (!l || (*l)->func != o) return 0;
+  *doc = (*l)->doc ? (*l)->doc : "";
+  return 1;
+}
+
+PyObject *pyhost__hostfn_find(const char *module, const char *name) {
+  pyhost_module *m = pyhost__bridge.modules;
+  while (m && strcmp(m->name, module) != 0) m = m->mod_next;
+  struct hostfn **l = m ? find(m, name) : NULL;
+  if (!l) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s.%s was unregistered by the host", module, name);
+    return NULL;
+  }
+  PY.Py_IncRef((*l)->func);
+  return (*l)->func;
+}
 
 void pyhost_module_free(pyhost *h, pyhost_module *m) {
   if (!m) return;
@@ -693,6 +771,10 @@ void pyhost_module_free(pyhost *h, pyhost_module *m) {
         record_free(f);
       }
   }
+  if (m->mod_prev) m->mod_prev->mod_next = m->mod_next;
+  else if (pyhost__bridge.modules == m) pyhost__bridge.modules = m->mod_next;
+  if (m->mod_next) m->mod_next->mod_prev = m->mod_prev;
+  changed();
   pyhost__free(m->buckets);
   pyhost__free(m->name);
   pyhost__free(m);

@@ -33,6 +33,7 @@
  * host's handle.  The record also keeps a reference to the type while Python runs.
  */
 #include "bridge.h"
+#include "hosttype_buffer.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -99,6 +100,7 @@ struct typerec {
   struct pyhost__sig *ctor_sig; /* tctor's (own), its doc the type's */
   pyhost_destructor dtor;
   pyhost_traverse traverse;
+  struct pyhost__type_exporter exporter; /* the payload's buffer (3.11+) */
   size_t payload_size;       /* > 0: the payload is inline, at INLINE_AT */
   allocfunc alloc;           /* the type's tp_alloc and tp_free, read once */
   freefunc free;
@@ -156,6 +158,7 @@ static void index_put(struct typerec **tab, size_t cap, struct typerec *t) {
 
 /* Room for one more type; -1 when out of memory. */
 static int index_reserve(void) {
+  PYHOST__ASSERT_GIL();
   if (2 * (pyhost__bridge.by_type_n + 1) <= pyhost__bridge.by_type_cap) return 0;
   size_t cap = pyhost__bridge.by_type_cap < 16 ? 16 : 2 * pyhost__bridge.by_type_cap;
   struct typerec **tab = pyhost__calloc(cap, sizeof *tab);
@@ -297,7 +300,8 @@ static int obj_traverse(PyObject *self, visitproc visit, void *arg) {
 /* The cycle collector breaks a cycle through a payload by destroying the payload. */
 static int obj_clear(PyObject *self) {
   hostobj *o = (hostobj *)self;
-  if (o->valid) {
+  /* an exported payload waits for its dealloc (its views hold the instance) */
+  if (o->valid && !pyhost__type_exporter_views(&o->t->exporter, o->payload)) {
     void *p = o->payload;
     o->valid = 0;
     o->payload = NULL;
@@ -306,10 +310,25 @@ static int obj_clear(PyObject *self) {
   return 0;
 }
 
+/* The buffer protocol's slots (a type with getbuffer): hosttype_buffer.c does the work. */
+static int obj_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  hostobj *o = (hostobj *)self;
+  if (!usable(o)) {
+    view->obj = NULL;
+    return -1;
+  }
+  return pyhost__type_exporter_get(&o->t->exporter, o->payload, self, view, flags);
+}
+
+static void obj_releasebuffer(PyObject *self, Py_buffer *view) {
+  pyhost__type_exporter_release(&((hostobj *)self)->t->exporter, view);
+}
+
 /* Runs the fast constructor in the form of a fast function, for pyhost__run_fast. */
 struct ctor_call {
   struct typerec *t;
   void **payload;
+  int typed; /* for ctor_fn: the typed constructor, else the fast one as `T()` */
 };
 static int fast_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
   struct ctor_call *c = userdata;
@@ -317,14 +336,23 @@ static int fast_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, p
   return c->t->fctor(h, c->t->userdata, args, c->payload);
 }
 
-/* The typed constructor likewise: binds, then runs it. */
-static int typed_ctor_entry(pyhost *h, void *userdata, const pyhost_args *args, pyhost_ret *ret) {
-  struct ctor_call *c = userdata;
-  pyhost_arg argv[PYHOST__SIG_MAX];
+/* A constructor as pyhost__run_typed calls it: the typed one over the bound arguments,
+ * or a fast one called as `T()` (over a view of no arguments, made once), which needs
+ * nothing else either: no result, no temporaries. */
+static inline int ctor_fn(void *ctx, const pyhost_arg *argv, pyhost_ret *ret) {
+  struct ctor_call *c = ctx;
   (void)ret;
-  int rc = pyhost__typed_bind(c->t->ctor_sig, (struct pyhost_args *)args, argv);
-  if (rc) return rc;
-  return c->t->tctor(h, c->t->userdata, argv, c->payload);
+  return c->typed ? c->t->tctor(c->t->callee.h, c->t->userdata, argv, c->payload)
+                  : c->t->fctor(c->t->callee.h, c->t->userdata, &c->t->no_args, c->payload);
+}
+/* A constructor may run while Python runs (its type's record lives as long as the
+ * process, the new instance is the call's own). */
+static int ctor_live(void *ctx) {
+  struct ctor_call *c = ctx;
+  if (pyhost__python_running()) return 1;
+  PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s created while Python is being finalized",
+                  c->t->tp_name);
+  return 0;
 }
 
 /* The value-form constructor as pyhost__run_value calls it. */
@@ -345,37 +373,24 @@ static inline int no_arguments(PyObject *args, PyObject *kwargs) {
   return ((PyVarObject *)args)->ob_size == 0 && !kwargs;
 }
 
-/* construct_bare's end when the constructor failed or kept an exception: -1 with the
- * Python exception set (out of line: the common end reads nothing of t). */
-static HT_COLD int construct_failed(struct typerec *t, struct pyhost__frame *frame, int rc) {
-  return pyhost__frame_finish_slow(t->callee.h, frame, rc, t->tp_name);
-}
-
 /* A constructor whose call keeps no temporaries and gives no result, so a frame is all
- * it needs: the typed form on arguments already bound (argv), or else the fast form
- * called as `T()` (a view of no arguments). */
-static inline int construct_bare(struct typerec *t, const pyhost_arg *argv, void **payload) {
-  if (pyhost__recursion_enter(pyhost__thread.frame) < 0) return -1;
-  struct pyhost__frame frame;
-  struct pyhost__frame *outer_frame = pyhost__frame_push(&frame);
-  int rc = argv ? t->tctor(t->callee.h, t->userdata, argv, payload)
-               : t->fctor(t->callee.h, t->userdata, &t->no_args, payload);
-  PYHOST__ASSERT(pyhost__thread.frame == &frame); /* frames pair */
-  pyhost__frame_pop(outer_frame);
-  pyhost__recursion_leave(outer_frame);
-  if (PYHOST__UNLIKELY(rc != PYHOST_OK || frame.type != NULL))
-    return construct_failed(t, &frame, rc);
-  return 0;
+ * it needs: the typed form on the arguments the quick binding put in c->argv (typed),
+ * or else the fast form called as `T()`. */
+static inline int construct_bare(struct typerec *t, struct pyhost__typed_call *c, int typed,
+                                 void **payload) {
+  struct ctor_call x = {t, payload, typed};
+  return pyhost__run_typed(&t->callee, c, NULL, NULL, ctor_fn, ctor_live, &x, 1, 0, NULL);
 }
 
 /* A new instance of t's own type (with an inline payload) made by construct_bare, or
  * NULL with the Python exception set. */
-static inline PyObject *new_bare(struct typerec *t, PyTypeObject *type, const pyhost_arg *argv) {
+static inline PyObject *new_bare(struct typerec *t, PyTypeObject *type,
+                                 struct pyhost__typed_call *c, int typed) {
   hostobj *o = (hostobj *)t->alloc(type, 0);
   if (!o) return NULL;
   o->t = t;
   void *payload = o->payload = (char *)o + INLINE_AT;
-  if (construct_bare(t, argv, &payload) < 0) {
+  if (construct_bare(t, c, typed, &payload) < 0) {
     PY.Py_DecRef((PyObject *)o); /* not valid yet: no destructor */
     return NULL;
   }
@@ -384,26 +399,30 @@ static inline PyObject *new_bare(struct typerec *t, PyTypeObject *type, const py
 }
 
 /* Runs t's constructor (either form) on args and kwargs: 0 with *payload set, or -1
- * with the Python exception set. */
+ * with the Python exception set.  Converting the arguments (the value form) or copying
+ * the caller's keyword dict (before 3.9) may run Python code: the constructor runs only
+ * while Python still does (ctor_live). */
 static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
                             void **payload) {
+  struct ctor_call x = {t, payload, 1};
   if (t->tctor) { /* a typed constructor converts every argument but bytes ones */
-    struct ctor_call c = {t, payload};
-    struct pyhost__fast_call v;
-    if (pyhost__args_tuple_as(&v.args, &t->callee, args, 0, kwargs,
+    struct pyhost__typed_call c;
+    struct pyhost_args view;
+    if (pyhost__args_tuple_as(&view, &t->callee, args, 0, kwargs,
                               t->ctor_sig->borrows_bytes) < 0)
       return -1;
-    PyObject *none = pyhost__run_fast(typed_ctor_entry, &c, &v);
-    if (!none) return -1;
-    pyhost__drop(none);
-    return 0;
+    return pyhost__run_typed(&t->callee, &c, t->ctor_sig, &view, ctor_fn, ctor_live, &x, 1, 0,
+                             NULL);
   }
   if (t->fctor) {
-    struct ctor_call c = {t, payload};
     struct pyhost__fast_call v;
-    if (no_arguments(args, kwargs)) return construct_bare(t, NULL, payload);
-    if (pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs) < 0) return -1;
-    PyObject *none = pyhost__run_fast(fast_ctor_entry, &c, &v);
+    if (no_arguments(args, kwargs)) {
+      struct pyhost__typed_call c;
+      return construct_bare(t, &c, 0, payload);
+    }
+    int made = pyhost__args_tuple(&v.args, &t->callee, args, 0, kwargs);
+    if (!pyhost__args_made(made, &v.args, ctor_live, &x)) return -1;
+    PyObject *none = pyhost__run_fast(fast_ctor_entry, &x, &v);
     if (!none) return -1;
     PY.Py_DecRef(none);
     return 0;
@@ -412,7 +431,7 @@ static inline int construct(struct typerec *t, PyObject *args, PyObject *kwargs,
   c.t = t;
   c.payload = payload;
   if (pyhost__args_from_tuple(&c.a, args, 0, kwargs) < 0) return -1;
-  int rc = pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c, NULL);
+  int rc = ctor_live(&x) ? pyhost__run_value(t->callee.h, t->tp_name, value_ctor_entry, &c, NULL) : -1;
   pyhost__args_clear(&c.a);
   return rc;
 }
@@ -451,13 +470,13 @@ static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwa
   struct typerec *t = pyhost__bridge.fast_rec;
   if (type != pyhost__bridge.fast_type || !pyhost__python_running())
     return obj_new_any(type, args, kwargs);
-  pyhost_arg argv[PYHOST__SIG_MAX];
+  struct pyhost__typed_call c;
   if (kwargs) return obj_new(type, args, kwargs);
   /* (kwargs is known NULL here: the binding keeps no register for it) */
   if (!pyhost__typed_bind_exact(t->ctor_sig, NULL, args, 0,
-                                (size_t)((PyVarObject *)args)->ob_size, argv))
+                                (size_t)((PyVarObject *)args)->ob_size, c.argv))
     return obj_new(type, args, NULL);
-  return new_bare(t, type, argv);
+  return new_bare(t, type, &c, 1);
 }
 
 /* `T(...)` as type_call makes it, a tuple and a dict to the type's tp_new and then its
@@ -506,10 +525,10 @@ static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_
   PyTypeObject *type = (PyTypeObject *)callable;
   struct typerec *t = pyhost__bridge.fast_rec;
   size_t nargs = nargsf & ~HT_VECTORCALL_ARGUMENTS_OFFSET;
-  pyhost_arg argv[PYHOST__SIG_MAX];
+  struct pyhost__typed_call c;
   if (type == pyhost__bridge.fast_type && !kwnames && pyhost__python_running() &&
-      (t->tctor ? pyhost__typed_bind_exact(t->ctor_sig, args, NULL, 0, nargs, argv) : !nargs && t->fctor)) {
-    return new_bare(t, type, t->tctor ? argv : NULL);
+      (t->tctor ? pyhost__typed_bind_exact(t->ctor_sig, args, NULL, 0, nargs, c.argv) : !nargs && t->fctor)) {
+    return new_bare(t, type, &c, t->tctor != NULL);
   }
   return obj_vectorcall_any(type, args, nargs, kwnames);
 }
@@ -627,9 +646,13 @@ static int prop_set(PyObject *self, PyObject *value, void *closure) {
     PY.Py_DecRef(none);
     return 0;
   }
-  struct value_prop_call c = {p, o->payload, pyhost__from_python(NULL, value)};
+  struct value_prop_call c = {p, NULL, pyhost__from_python(NULL, value)};
   if (!c.v) return -1;
-  int rc = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c, NULL);
+  int rc = -1;
+  if (usable(o)) { /* again: converting the value may have run Python code */
+    c.payload = o->payload;
+    rc = pyhost__run_value(p->callee.h, p->name, value_set_entry, &c, NULL);
+  }
   pyhost_value_free(c.v);
   return rc;
 }
@@ -662,35 +685,33 @@ static int fast_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
   return c->m->ffn(h, c->payload, c->m->t->userdata, args, ret);
 }
 
-/* A typed method likewise: binds, then runs it. */
-static int typed_method_entry(pyhost *h, void *userdata, const pyhost_args *args,
-                              pyhost_ret *ret) {
-  struct method_call *c = userdata;
-  pyhost_arg argv[PYHOST__SIG_MAX];
-  int rc = pyhost__typed_bind(c->m->sig, (struct pyhost_args *)args, argv);
-  if (rc) return rc;
-  return c->m->tfn(h, c->payload, c->m->t->userdata, argv, ret);
+/* A typed method as pyhost__run_typed calls it, on the instance's payload as it is
+ * when the callback starts; and its liveness: the instance still valid, Python still
+ * running. */
+struct typed_method_call {
+  struct methrec *m;
+  hostobj *o;
+};
+static inline int typed_method_fn(void *ctx, const pyhost_arg *argv, pyhost_ret *ret) {
+  struct typed_method_call *c = ctx;
+  return c->m->tfn(c->m->callee.h, c->o->payload, c->m->t->userdata, argv, ret);
 }
+static int typed_method_live(void *ctx) { return usable(((struct typed_method_call *)ctx)->o); }
+/* usable as a door's liveness, the instance its ctx. */
+static int instance_live(void *o) { return usable(o); }
 
-/* Runs typed method m on the payload over the arguments bound in c->argv (quick binding)
- * in a frame, inside the recursion guard, as pyhost__run_typed_as runs a typed
- * function: no view (a typed callback reads none), an int, float or None result kept
- * as a C value until the callback returned. */
-static inline PyObject *run_bound_method(struct methrec *m, void *payload,
-                                         struct pyhost__typed_call *c) {
-  pyhost__ret_begin(&c->ret);
-  struct pyhost__frame *outer = pyhost__frame_push(&c->frame);
-  if (pyhost__recursion_enter(outer) < 0) {
-    pyhost__frame_pop(outer);
-    return NULL;
-  }
-  int rc = m->tfn(m->callee.h, payload, m->t->userdata, c->argv, &c->ret);
-  PYHOST__ASSERT(pyhost__thread.frame == &c->frame); /* frames pair */
-  pyhost__frame_pop(outer);
-  pyhost__recursion_leave(outer);
-  if ((rc != PYHOST_OK) | (c->frame.type != NULL))
-    return pyhost__typed_call_finish(c, rc, &m->callee);
-  return pyhost__ret_result(&c->ret, PYHOST__NONE_ASK);
+/* Runs typed method m on the usable instance o over the arguments bound in c->argv
+ * (the quick binding, which runs no Python code) or else over view's, inside the
+ * recursion guard: an int, float or None result kept as a C value until the callback
+ * returned. */
+static inline PyObject *run_typed_method(struct methrec *m, hostobj *o,
+                                         struct pyhost__typed_call *c, struct pyhost_args *view) {
+  struct typed_method_call x = {m, o};
+  PyObject *r;
+  return pyhost__run_typed(&m->callee, c, m->sig, view, typed_method_fn, typed_method_live, &x, 1,
+                           PYHOST__NONE_ASK, &r) < 0
+             ? NULL
+             : r;
 }
 
 /* The value-form method as pyhost__run_value calls it. */
@@ -704,23 +725,29 @@ static int value_method_entry(pyhost *h, void *ctx, pyhost_value **result) {
   return c->m->fn(h, c->payload, c->m->t->userdata, (const pyhost_value *const *)c->a.argv,
                   c->a.nargs, c->a.kwargs, result);
 }
-/* The value form on converted arguments (c->a, cleared here). */
-static PyObject *run_value_method(struct value_method_call *c) {
+/* The value form on converted arguments (c->a, cleared here), on o's payload.  The
+ * conversion may have run Python code (a metaclass's __getattribute__ asked for a type
+ * name, a collection): o is looked at again first. */
+static PyObject *run_value_method(struct value_method_call *c, hostobj *o) {
   PyObject *r = NULL;
-  int rc = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c, &r);
+  int rc = -1;
+  if (usable(o)) {
+    c->payload = o->payload;
+    rc = pyhost__run_value(c->m->callee.h, c->m->name, value_method_entry, c, &r);
+  }
   pyhost__args_clear(&c->a);
   return rc < 0 ? NULL : r;
 }
 
 /* A typed method's call that the quick binding left (keywords, conversions, errors):
  * bound in the frame over a view, which words every error (bytes are read in place). */
-static HT_COLD PyObject *invoke_typed_view(struct methrec *m, void *payload, PyObject *args,
+static HT_COLD PyObject *invoke_typed_view(struct methrec *m, hostobj *o, PyObject *args,
                                            size_t skip, PyObject *kwargs) {
-  struct method_call c = {m, payload};
-  struct pyhost__fast_call v;
-  if (pyhost__args_tuple_as(&v.args, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
+  struct pyhost__typed_call c;
+  struct pyhost_args view;
+  if (pyhost__args_tuple_as(&view, &m->callee, args, skip, kwargs, m->sig->borrows_bytes) < 0)
     return NULL;
-  return pyhost__run_fast(typed_method_entry, &c, &v);
+  return run_typed_method(m, o, &c, &view);
 }
 /* Typed method m on a usable instance o, called with an args tuple whose first skip
  * items are left out: its common call bound straight from the tuple, any other in the
@@ -729,30 +756,30 @@ static PYHOST__HOT_INLINE PyObject *invoke_typed(struct methrec *m, hostobj *o, 
                                                  size_t skip, PyObject *kwargs) {
   struct pyhost__typed_call t;
   size_t n = (size_t)((PyVarObject *)args)->ob_size; /* the runtime's own tuple */
-  if (kwargs) return invoke_typed_view(m, o->payload, args, skip, kwargs);
+  if (kwargs) return invoke_typed_view(m, o, args, skip, kwargs);
   /* (kwargs is known NULL here: the binding keeps no register for it) */
   if (PYHOST__UNLIKELY(!pyhost__typed_bind_exact(m->sig, NULL, args, skip, n - skip, t.argv)))
-    return invoke_typed_view(m, o->payload, args, skip, NULL);
-  return run_bound_method(m, o->payload, &t); /* the common call: no view */
+    return invoke_typed_view(m, o, args, skip, NULL);
+  return run_typed_method(m, o, &t, NULL); /* the common call: no view */
 }
 
 /* The same two with a vectorcall argument array (self not in it). */
-static HT_COLD PyObject *invoke_typed_vector_view(struct methrec *m, void *payload,
+static HT_COLD PyObject *invoke_typed_vector_view(struct methrec *m, hostobj *o,
                                                   PyObject *const *argv, size_t nargs,
                                                   PyObject *kwnames) {
-  struct method_call c = {m, payload};
-  struct pyhost__fast_call v;
-  pyhost__args_vector(&v.args, &m->callee, argv, nargs, kwnames);
-  return pyhost__run_fast(typed_method_entry, &c, &v);
+  struct pyhost__typed_call c;
+  struct pyhost_args view;
+  pyhost__args_vector(&view, &m->callee, argv, nargs, kwnames);
+  return run_typed_method(m, o, &c, &view);
 }
 static PYHOST__HOT_INLINE PyObject *invoke_typed_vector(struct methrec *m, hostobj *o,
                                                         PyObject *const *argv, size_t nargs,
                                                         PyObject *kwnames) {
   struct pyhost__typed_call t;
-  if (kwnames) return invoke_typed_vector_view(m, o->payload, argv, nargs, kwnames);
+  if (kwnames) return invoke_typed_vector_view(m, o, argv, nargs, kwnames);
   if (PYHOST__UNLIKELY(!pyhost__typed_bind_exact(m->sig, argv, NULL, 0, nargs, t.argv)))
-    return invoke_typed_vector_view(m, o->payload, argv, nargs, NULL);
-  return run_bound_method(m, o->payload, &t); /* the common call: no view */
+    return invoke_typed_vector_view(m, o, argv, nargs, NULL);
+  return run_typed_method(m, o, &t, NULL); /* the common call: no view */
 }
 
 /* self (an instance of m's type) called with an args tuple whose first skip items are
@@ -763,16 +790,16 @@ static PyObject *invoke(struct methrec *m, PyObject *self, PyObject *args, size_
   if (!usable(o)) return NULL;
   if (m->tfn) return invoke_typed(m, o, args, skip, kwargs);
   if (m->ffn) {
-    struct method_call c = {m, o->payload};
     struct pyhost__fast_call v;
-    if (pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs) < 0) return NULL;
+    int made = pyhost__args_tuple(&v.args, &m->callee, args, skip, kwargs);
+    if (!pyhost__args_made(made, &v.args, instance_live, o)) return NULL; /* invalidated? */
+    struct method_call c = {m, o->payload};
     return pyhost__run_fast(fast_method_entry, &c, &v);
   }
   struct value_method_call c;
   c.m = m;
-  c.payload = o->payload;
   if (pyhost__args_from_tuple(&c.a, args, skip, kwargs) < 0) return NULL;
-  return run_value_method(&c);
+  return run_value_method(&c, o);
 }
 
 /* The same with a vectorcall argument array (self not in it). */
@@ -789,9 +816,8 @@ static PYHOST__HOT_INLINE PyObject *invoke_vector(struct methrec *m, PyObject *s
   }
   struct value_method_call c;
   c.m = m;
-  c.payload = o->payload;
   if (pyhost__args_from_vector(&c.a, argv, nargs, kwnames) < 0) return NULL;
-  return run_value_method(&c);
+  return run_value_method(&c, o);
 }
 
 /* Type.method(obj, ...) and, from 3.8, obj.method(...): the first argument must be an
@@ -1260,6 +1286,8 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
   t->fctor = s->fast_constructor;
   t->dtor = s->destructor;
   t->traverse = s->traverse;
+  t->exporter.fn = s->getbuffer;
+  t->exporter.userdata = s->userdata;
   t->payload_size = s->payload_size;
   t->userdata = s->userdata;
   t->n_methods = s->n_methods + s->n_fast_methods + s->n_typed_methods;
@@ -1271,6 +1299,7 @@ static struct typerec *rec_new(pyhost *h, const char *modname, const pyhost_type
     goto fail;
   pyhost__fmt(t->tp_name, len, "%s.%s", modname, s->name);
   t->callee.who = t->tp_name;
+  t->exporter.tp_name = t->tp_name;
   pyhost__args_vector(&t->no_args, &t->callee, NULL, 0, NULL);
   if (s->typed_constructor && (*rc = typed_ctor_from_spec(h, t, s))) goto fail;
   for (size_t i = 0; i < t->n_methods; i++)
@@ -1286,7 +1315,7 @@ fail:
 }
 
 static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned flags) {
-  PyType_Slot slots[10];
+  PyType_Slot slots[12];
   int n = 0;
   slots[n++] = (PyType_Slot){
       Py_tp_dealloc, (void *)(pyhost__inline_refcounts() ? obj_dealloc_counted : obj_dealloc)};
@@ -1306,6 +1335,8 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module, unsigned fla
     slots[n++] = (PyType_Slot){Py_tp_traverse, (void *)obj_traverse};
     slots[n++] = (PyType_Slot){Py_tp_clear, (void *)obj_clear};
   }
+  pyhost__type_exporter_slots(&t->exporter, slots, &n, (void *)obj_getbuffer,
+                              (void *)obj_releasebuffer);
   slots[n] = (PyType_Slot){0, NULL};
   unsigned int tpflags = (unsigned int)pyhost__tpflags_default();
   /* bpo-37879: no Python subclasses before 3.8 */
@@ -1351,7 +1382,9 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   pyhost_type_spec copy;
-  if ((rc = read_spec(h, spec, &copy)) || (rc = check_spec(h, &copy))) goto done;
+  if ((rc = read_spec(h, spec, &copy)) || (rc = check_spec(h, &copy)) ||
+      (rc = pyhost__type_exporter_check(h, &copy)))
+    goto done;
   spec = &copy;
   struct typerec *t = rec_new(h, pyhost__module_name(m), spec, &rc);
   if (rc == PYHOST_MISUSE) goto done; /* a signature: its message is set */
@@ -1397,6 +1430,7 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
   }
   handle->rec = t;
   *out = handle;
+  atomic_fetch_add(&pyhost__bridge.modules_gen, 1); /* a worker process shows it */
 done:
   pyhost__leave(h, gil);
   return rc;
@@ -1498,10 +1532,40 @@ int pyhost_object_invalidate(pyhost *h, const pyhost_value *obj, pyhost_type *t)
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
   hostobj *o = instance_of(h, obj, t, "pyhost_object_invalidate", &rc);
-  if (o) {
+  size_t views = o && o->valid ? pyhost__type_exporter_views(&t->rec->exporter, o->payload) : 0;
+  if (views) {
+    rc = pyhost__set_error(h, PYHOST_BUSY,
+                           "pyhost_object_invalidate: Python holds %zu buffer view%s of the %s "
+                           "object's payload", views, views == 1 ? "" : "s", t->rec->tp_name);
+  } else if (o) {
     o->valid = 0;
     o->payload = NULL;
   }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_object_exports(pyhost *h, const pyhost_value *obj, pyhost_type *t, size_t *exports) {
+  if (exports) *exports = 0;
+  if (!exports) return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_object_exports: exports is NULL");
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  hostobj *o = instance_of(h, obj, t, "pyhost_object_exports", &rc);
+  if (o && o->valid) *exports = pyhost__type_exporter_views(&t->rec->exporter, o->payload);
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+int pyhost_payload_exports(pyhost *h, pyhost_type *t, const void *payload, size_t *exports) {
+  if (exports) *exports = 0;
+  if (!t || !exports)
+    return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_payload_exports: %s is NULL",
+                             t ? "exports" : "type");
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  *exports = pyhost__type_exporter_views(&t->rec->exporter, payload);
   pyhost__leave(h, gil);
   return rc;
 }

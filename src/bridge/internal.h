@@ -19,13 +19,24 @@ PyObject *pyhost__to_python(pyhost *h, const pyhost_value *v);
 /* own result, or NULL with a Python exception set */
 pyhost_value *pyhost__from_python(pyhost *h, PyObject *o);
 
-/* ---- the scalar rules, in one place ----
- * What pyhost reads as a C scalar, wherever it reads one (pyhost_args_* in fastargs.c,
- * results in scalar.c, values in convert.c), as every luaL_check* goes through one
- * rule per type: an int is an int or a subclass but never a bool (bool is int's
- * subclass in Python, a kind of its own in pyhost); a float accepts a float, a
- * subclass, or an int under that rule; a bool is exactly bool (it cannot be
- * subclassed). */
+/* ---- the scalar rules and their one reader (scalar_read.c) ----
+ * What pyhost reads as a C scalar, wherever it reads one from a Python object (the
+ * typed functions' binding and its quick form, the fast form's pyhost_args_* getters,
+ * the results of calls into Python, values in convert.c), as every luaL_check* goes
+ * through one rule per type:
+ *  - int: an int or a subclass, never a bool (bool is int's subclass in Python, a kind
+ *    of its own in pyhost), within 64 bits;
+ *  - float: a float or a subclass; or an int under the int rule, of any size, rounded
+ *    to the nearest double as float(n) rounds it;
+ *  - bool: exactly True or False (bool cannot be subclassed), never a truth value.
+ * The value read is the one the object stores, as int and float keep it: a subclass's
+ * __index__, __int__, __float__ or __bool__ never runs, so reading runs no Python code
+ * and leaves no exception set. */
+#if defined(__GNUC__)
+#  define PYHOST__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#  define PYHOST__UNLIKELY(x) (x)
+#endif
 static inline int pyhost__is_bool(PyObject *o) {
   return Py_TYPE(o) == PY.PyBool_Type;
 }
@@ -38,12 +49,43 @@ static inline int pyhost__is_float(PyObject *o) {
 static inline int pyhost__accepts_float(PyObject *o) {
   return pyhost__is_float(o) || pyhost__is_int(o);
 }
+/* After a read that answered -1 (or -1.0): 1 when that was the runtime's
+ * OverflowError, cleared (none was set when the read began); 0 when -1 is the value.
+ * Out of line (scalar_read.c). */
+int pyhost__scalar_overflowed(void);
+/* The reader's steps, inline for the per-call paths.  The int of o, an int or a
+ * subclass (PyLong_AsLongLong reads an int's own digits): PYHOST_OK with *out set, or
+ * PYHOST_RANGE beyond 64 bits. */
+static inline int pyhost__scalar_int(PyObject *o, int64_t *out) {
+  long long v = PY.PyLong_AsLongLong(o);
+  if (PYHOST__UNLIKELY(v == -1) && pyhost__scalar_overflowed()) return PYHOST_RANGE;
+  *out = (int64_t)v;
+  return PYHOST_OK;
+}
+/* The double of o, a float or a subclass: the value it stores (PyFloat_AsDouble reads
+ * it without __float__ for any float), which cannot fail. */
+static inline double pyhost__scalar_float(PyObject *o) { return PY.PyFloat_AsDouble(o); }
+/* o is True or False: 1 or 0 (PyObject_IsTrue answers for bool itself). */
+static inline int pyhost__scalar_bool(PyObject *o) { return PY.PyObject_IsTrue(o); }
+/* The reader: o read under the rules as kind (PYHOST_ARG_INT, _FLOAT or _BOOL) into
+ * *out, kind and value: PYHOST_OK; PYHOST_TYPE for another type; PYHOST_RANGE for an
+ * int beyond 64 bits (int) or beyond a double's range (float).  Nothing raised either
+ * way; the caller words the error for its door (pyhost__scalar_range_text). */
+int pyhost__scalar_read(PyObject *o, int kind, pyhost_arg *out);
+/* Why a read of kind answered PYHOST_RANGE, in CPython's words: "int does not fit in
+ * 64 bits" or "int too large to convert to float". */
+const char *pyhost__scalar_range_text(int kind);
 
 /* ---- C scalars (scalar.c) ---- */
 /* Argument index of a call named fn, as a new reference; NULL with a Python exception
  * set, or with PYHOST_MISUSE in h's message (an unknown kind, a NULL pointer) and no
  * exception. */
 PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn);
+/* The bytes of a str or bytes argument a: 0 and their count in *len, or -1 (a NULL
+ * pointer with a length, or more than Python takes). */
+int pyhost__arg_text(const pyhost_arg *a, size_t *len);
+/* Why a cannot be converted (an unknown kind, a NULL pointer), in words, into why. */
+void pyhost__arg_misuse(const pyhost_arg *a, char *why, size_t cap);
 /* The same, with the numbers converted in place: for the per-call loops, where the
  * call and the switch of the general conversion cost as much as the conversion. */
 static inline PyObject *pyhost__arg_to_python_inline(pyhost *h, const pyhost_arg *a,
@@ -52,20 +94,14 @@ static inline PyObject *pyhost__arg_to_python_inline(pyhost *h, const pyhost_arg
   if (a->kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(a->u.d);
   return pyhost__arg_to_python(h, a, index, fn);
 }
-/* The result o of a call named fn read as an int, float or bool under pyhost_value's
- * rules: PYHOST_OK, or PYHOST_TYPE / PYHOST_RANGE / PYHOST_PYEXC with h's message set. */
+/* The result o of a call named fn read by the scalar reader as an int, float or bool:
+ * PYHOST_OK with *out written, or PYHOST_TYPE / PYHOST_RANGE with h's message set and
+ * *out untouched. */
 int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out);
 /* An exact int that fits, the usual result, is read here; the rest (bool, subclasses,
  * overflow, the errors) by pyhost__read_int_any. */
 static inline int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
-  if (Py_TYPE(o) == PY.PyLong_Type) {
-    int overflow = 0;
-    long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (!overflow && i != -1) { /* -1 may be an error: the general read tells */
-      *out = (int64_t)i;
-      return PYHOST_OK;
-    }
-  }
+  if (Py_TYPE(o) == PY.PyLong_Type && pyhost__scalar_int(o, out) == PYHOST_OK) return PYHOST_OK;
   return pyhost__read_int_any(h, o, fn, out);
 }
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out);

@@ -17,6 +17,8 @@
  * sees an edit made within the same second, and plugin folders get no .pyc files.
  */
 #include "bridge.h"
+#include "callf.h"
+#include "plugin_level.h"
 
 #include <string.h>
 
@@ -85,6 +87,13 @@ static const char LOADER[] =
     "    if modname != top:\n"
     "        setattr(sys.modules[top], ident, module)\n"
     "    return top, modname, module\n"
+    "def add_path(p):\n"
+    "    if p not in sys.path:\n"
+    "        sys.path.insert(0, p)\n"
+    "    importlib.invalidate_caches()\n"
+    "def drop_path(p):\n"
+    "    while p in sys.path:\n"
+    "        sys.path.remove(p)\n"
     "def hooks(module, top):\n"
     "    out = []\n"
     "    for k, v in list(vars(module).items()):\n"
@@ -106,6 +115,20 @@ struct pyhost_plugin {
    * hook (a host function the hook reached) sets doomed, and the last call out frees
    * the record: the call still names the plugin in its messages. */
   int busy, doomed;
+  PyObject *kept; /* the last borrowed result of pyhost_plugin_callf (>s, >y), or NULL */
+  /* A plugin of another isolation level: its operations and its record there (NULL:
+   * this file's shared level).  Its calls run without the GIL, from any threads at
+   * once: lbusy counts them (and an unload in progress), and the last one out of a
+   * doomed plugin frees the handle. */
+  const struct pyhost__plugin_level *level;
+  void *impl;
+  _Atomic int lbusy;
+  /* its dependencies' environment (NULL: none), and at the shared level what it holds
+   * ("installed NAME VERSION" lines) and its link in pyhost__bridge.shared_deps */
+  char *deps_env;
+  char *deps_installed;
+  struct pyhost_plugin *deps_next;
+  int deps_linked;
 };
 
 /* The loader's module (pyhost__bridge.plugin_loader): made and run once, kept by a
@@ -238,6 +261,7 @@ static int load_into(pyhost *h, pyhost_plugin *p) {
 
 /* Removes the plugin's modules from sys.modules (with the GIL). */
 static void forget(pyhost_plugin *p) {
+  PYHOST__ASSERT_GIL();
   if (!p->top) return;
   PyObject *top = PY.PyUnicode_FromString(p->top);
   PY.Py_DecRef(loader_call("forget", top, NULL));
@@ -246,11 +270,233 @@ static void forget(pyhost_plugin *p) {
 }
 
 static void plugin_free(pyhost_plugin *p) {
+  pyhost__free(p->deps_env);
+  pyhost__free(p->deps_installed);
   pyhost__free(p->name);
   pyhost__free(p->path);
   pyhost__free(p->top);
   pyhost__free(p->module_name);
   pyhost__free(p);
+}
+
+/* ---- the shared level's dependencies: one sys.path for every shared plugin ---- */
+
+/* The version of package name in "installed NAME VERSION" lines, into out: 1 when
+ * there. */
+static int version_in(const char *installed, const char *name, char *out, size_t cap) {
+  size_t n = strlen(name);
+  for (const char *l = installed; l && *l;) {
+    const char *e = strchr(l, '\n');
+    size_t len = e ? (size_t)(e - l) : strlen(l);
+    if (len > 10 + n && !memcmp(l, "installed ", 10) && !memcmp(l + 10, name, n) && l[10 + n] == ' ') {
+      pyhost__fmt(out, cap, "%.*s", (int)(len - 11 - n), l + 11 + n);
+      return 1;
+    }
+    l += e ? len + 1 : len;
+  }
+  return 0;
+}
+
+/* PYHOST_OK when every package in installed has the version the earlier shared
+ * plugins' environments have, else PYHOST_DEPS naming both plugins, the package and
+ * the versions (with the GIL). */
+static int deps_agree(pyhost *h, const char *name, const char *path, const char *installed) {
+  for (pyhost_plugin *q = pyhost__bridge.shared_deps; q; q = q->deps_next) {
+    for (const char *l = installed; l && *l;) {
+      const char *e = strchr(l, '\n');
+      size_t len = e ? (size_t)(e - l) : strlen(l);
+      char line[512], theirs[128];
+      pyhost__fmt(line, sizeof line, "%.*s", (int)len, l);
+      char *pkg = line + 10, *ver = strchr(pkg, ' ');
+      if (ver && !strncmp(line, "installed ", 10)) {
+        *ver++ = '\0';
+        if (version_in(q->deps_installed, pkg, theirs, sizeof theirs) && strcmp(theirs, ver) != 0)
+          return pyhost__set_error(
+              h, PYHOST_DEPS,
+              "loading plugin %s from %s failed: its dependencies disagree with plugin %s's at the "
+              "shared level: plugin %s needs %s %s, plugin %s has %s %s (from %s); the plugins of "
+              "the host's interpreter share one sys.path and one sys.modules, so a package has one "
+              "version there: load one of them at the interpreter or process level "
+              "(pyhost_plugin_options_set_isolation)",
+              name, path, q->name, name, pkg, ver, q->name, pkg, theirs, q->deps_env);
+      }
+      l += e ? len + 1 : len;
+    }
+  }
+  return PYHOST_OK;
+}
+
+/* Unlinks p from the shared plugins with an environment: 1 when another one has the
+ * same environment. */
+static int deps_list_remove(pyhost_plugin *p) {
+  int shared = 0;
+  for (pyhost_plugin **at = &pyhost__bridge.shared_deps; p->deps_linked && *at;) {
+    if (*at == p) *at = p->deps_next;
+    else {
+      shared |= !strcmp((*at)->deps_env, p->deps_env);
+      at = &(*at)->deps_next;
+    }
+  }
+  p->deps_linked = 0;
+  return shared;
+}
+
+/* Unlinks p, and takes its environment off sys.path when no other plugin has it (with
+ * the GIL). */
+static void deps_unlink(pyhost_plugin *p) {
+  if (!p->deps_linked || deps_list_remove(p)) return;
+  PyObject *env = path_object(p->deps_env);
+  PY.Py_DecRef(loader_call("drop_path", env, NULL));
+  PY.Py_DecRef(env);
+  PY.PyErr_Clear();
+}
+
+/* pyhost_plugin_load_with at the shared level with dependencies: they are prepared
+ * (without the GIL), checked against the other shared plugins', put first on
+ * sys.path, and the plugin loaded. */
+static int load_shared_deps(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                            pyhost_plugin **out) {
+  if (!pyhost__handle_running(h) || !path || !out) return pyhost_plugin_load(h, path, out); /* its refusal */
+  char *name = name_of(path);
+  if (!name) return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
+  struct pyhost__plugin_deps d;
+  int rc = pyhost__plugin_deps_prepare(h, name, path, o, &d);
+  char *env = rc || !d.env[0] ? NULL : pyhost__strdup(d.env);
+  if (rc || !d.env[0]) {
+    pyhost__free(name);
+    pyhost__plugin_deps_clear(&d);
+    return rc ? rc : pyhost_plugin_load(h, path, out);
+  }
+  PyGILState_STATE gil;
+  if (!env) rc = pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", name);
+  else rc = pyhost__enter(h, &gil);
+  if (rc == PYHOST_OK) {
+    if ((rc = deps_agree(h, name, path, d.installed)) == PYHOST_OK) {
+      PyObject *p = path_object(env);
+      PyObject *r = p ? loader_call("add_path", p, NULL) : NULL;
+      PY.Py_DecRef(p);
+      if (!r) rc = pyhost__take_exception(h, "loading a plugin: putting its dependencies on sys.path");
+      PY.Py_DecRef(r);
+    }
+    if (rc == PYHOST_OK && (rc = pyhost_plugin_load(h, path, out)) == PYHOST_OK) {
+      pyhost_plugin *p = *out;
+      p->deps_env = env;
+      p->deps_installed = d.installed;
+      d.installed = NULL;
+      env = NULL;
+      p->deps_next = pyhost__bridge.shared_deps;
+      pyhost__bridge.shared_deps = p;
+      p->deps_linked = 1;
+    } else if (env) {
+      /* nothing else of this load stays: its environment goes unless a plugin uses it */
+      int used = 0;
+      for (pyhost_plugin *q = pyhost__bridge.shared_deps; q; q = q->deps_next) used |= !strcmp(q->deps_env, env);
+      if (!used && rc != PYHOST_DEPS) {
+        PyObject *p = path_object(env);
+        PY.Py_DecRef(loader_call("drop_path", p, NULL));
+        PY.Py_DecRef(p);
+        PY.PyErr_Clear();
+      }
+    }
+    pyhost__leave(h, gil);
+  }
+  pyhost__free(env);
+  pyhost__free(name);
+  pyhost__plugin_deps_clear(&d);
+  return rc;
+}
+
+const char *pyhost_plugin_deps_env(const pyhost_plugin *p) {
+  return p && p->deps_env ? p->deps_env : "";
+}
+
+/* ---- plugins of another isolation level: each call goes to its level ---- */
+
+/* Counts a call of level plugin p in: 0, or PYHOST_MISUSE once it was unloaded. */
+static int level_in(pyhost *h, pyhost_plugin *p, const char *fn) {
+  atomic_fetch_add(&p->lbusy, 1);
+  if (!p->doomed) return PYHOST_OK;
+  atomic_fetch_sub(&p->lbusy, 1);
+  return pyhost__set_error(h, PYHOST_MISUSE, "%s: plugin %s was unloaded", fn, p->name);
+}
+
+/* Counts it out; the last one out of an unloaded plugin frees it. */
+static int level_out(pyhost_plugin *p, int rc) {
+  if (atomic_fetch_sub(&p->lbusy, 1) == 1 && p->doomed) plugin_free(p);
+  return rc;
+}
+
+#define LEVEL_CALL(h, p, fn, call)                                                          \
+  do {                                                                                     \
+    if ((p) && (p)->level) {                                                               \
+      int level_rc_ = level_in(h, p, fn);                                                  \
+      return level_rc_ ? level_rc_ : level_out(p, (p)->level->call);                       \
+    }                                                                                      \
+  } while (0)
+
+int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                            pyhost_plugin **out) {
+  static const char fn[] = "pyhost_plugin_load_with";
+  if (out) *out = NULL;
+  if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
+    int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
+    if (rc) return rc;
+    return o && o->deps_mode != PYHOST_DEPS_OFF ? load_shared_deps(h, path, o, out)
+                                                : pyhost_plugin_load(h, path, out);
+  }
+  if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
+  if (o->isolation != PYHOST_ISOLATION_PROCESS)
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "%s: the interpreter isolation level is not available in this "
+                             "pyhost yet; use PYHOST_ISOLATION_PROCESS or _SHARED", fn);
+  if (!path || !out)
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, path ? "out" : "path");
+  pyhost_plugin *p = pyhost__calloc(1, sizeof *p);
+  if (!p || !(p->name = name_of(path))) {
+    pyhost__free(p);
+    return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
+  }
+  p->h = h;
+  p->level = &pyhost__plugin_process;
+  /* the level puts the environment first on the plugin's sys.path where it runs */
+  struct pyhost__plugin_deps d;
+  int rc = pyhost__plugin_deps_prepare(h, p->name, path, o, &d);
+  pyhost_plugin_options level_opts = *o;
+  level_opts.deps_env = d.env;
+  level_opts.deps_library = d.library;
+  if (rc == PYHOST_OK && d.env[0] && !(p->deps_env = pyhost__strdup(d.env)))
+    rc = pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
+  if (rc == PYHOST_OK) rc = p->level->load(h, p, p->name, path, &level_opts, &p->impl);
+  pyhost__plugin_deps_clear(&d);
+  if (rc) {
+    plugin_free(p);
+    return rc;
+  }
+  *out = p;
+  return PYHOST_OK;
+}
+
+int pyhost_plugin_isolation(const pyhost_plugin *p) {
+  return p && p->level ? p->level->isolation : PYHOST_ISOLATION_SHARED;
+}
+
+long pyhost_plugin_process_id(const pyhost_plugin *p) {
+  return p && p->level && p->level->process_id ? p->level->process_id(p->impl) : 0;
+}
+
+int pyhost_plugin_restart(pyhost *h, pyhost_plugin *p) {
+  LEVEL_CALL(h, p, "pyhost_plugin_restart", restart(h, p->impl));
+  PyGILState_STATE gil;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  rc = p ? pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_plugin_restart: plugin %s is loaded at the shared level, in "
+                             "the host's own interpreter: a fresh start needs an isolated level "
+                             "(pyhost_plugin_load_with); pyhost_plugin_reload reloads its code",
+                             p->name)
+         : pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_restart: plugin is NULL");
+  pyhost__leave(h, gil);
+  return rc;
 }
 
 int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **out) {
@@ -330,6 +576,7 @@ static PyObject *find_hook(pyhost *h, pyhost_plugin *p, const char *hook, int *r
 }
 
 int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook) {
+  LEVEL_CALL(h, p, "pyhost_plugin_has_hook", has_hook(h, p->impl, hook));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_has_hook", &gil);
   if (rc) return rc;
@@ -340,6 +587,7 @@ int pyhost_plugin_has_hook(pyhost *h, pyhost_plugin *p, const char *hook) {
 
 int pyhost_plugin_hooks(pyhost *h, pyhost_plugin *p, pyhost_value **names) {
   if (names) *names = NULL;
+  LEVEL_CALL(h, p, "pyhost_plugin_hooks", hooks(h, p->impl, names));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_hooks", &gil);
   if (rc) return rc;
@@ -386,11 +634,13 @@ static PyObject *args_tuple(pyhost *h, pyhost_plugin *p, const pyhost_value *arg
 int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyhost_value *args,
                        const pyhost_value *kwargs, pyhost_value **result) {
   if (result) *result = NULL;
+  LEVEL_CALL(h, p, "pyhost_plugin_call", call(h, p->impl, hook, args, kwargs, result));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_call", &gil);
   if (rc) return rc;
   PyObject *fn = NULL, *pargs = NULL, *pkw = NULL, *r = NULL;
   char context[512];
+  PYHOST__ASSERT_GIL(); /* busy is the GIL's */
   p->busy++;
   if (kwargs && pyhost_value_kind(kwargs) != PYHOST_KIND_DICT) {
     rc = pyhost__set_error(h, PYHOST_TYPE, "plugin %s: the keyword arguments must be a dict, not %s",
@@ -400,7 +650,7 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
       pyhost__fmt(context, sizeof context, "plugin %s: converting the keyword arguments failed", p->name);
       rc = pyhost__take_exception(h, context);
     } else if (!(r = PY.PyObject_Call(fn, pargs, pkw))) {
-      pyhost__fmt(context, sizeof context, "plugin %s: hook %s raised", p->name, hook);
+      pyhost__fmt(context, sizeof context, PYHOST__HOOK_RAISED, p->name, hook);
       rc = pyhost__take_exception(h, context);
     } else if (result && !(*result = pyhost__from_python(h, r))) {
       pyhost__fmt(context, sizeof context, "plugin %s: converting the result of %s failed", p->name, hook);
@@ -417,28 +667,51 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
 }
 
 int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt, ...) {
+  va_list ap;
+  if (p && p->level) {
+    int rc = level_in(h, p, "pyhost_plugin_callf");
+    if (rc) return rc;
+    va_start(ap, fmt);
+    rc = p->level->callf(h, p->impl, hook, fmt, &ap);
+    va_end(ap);
+    return level_out(p, rc);
+  }
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
   if (rc) return rc;
+  PYHOST__ASSERT_GIL();
   p->busy++; /* as in pyhost_plugin_call: a hook that unloads p frees it on the way out */
+  struct pyhost__callf_borrowed b; /* written to the caller only once p is known to live */
+  b.holder = NULL;
   PyObject *fn = find_hook(h, p, hook, &rc);
   if (fn) {
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
-    pyhost__fmt(raised, sizeof raised, "plugin %s: hook %s raised", p->name, hook);
-    pyhost__fmt(named, sizeof named, "pyhost_plugin_callf: plugin %s: hook %s", p->name, hook);
-    va_list ap;
+    pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
+    pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
     va_start(ap, fmt);
-    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, NULL, raised);
+    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &b, raised);
     va_end(ap);
     PY.Py_DecRef(fn);
   }
-  if (--p->busy == 0 && p->doomed) plugin_free(p);
+  if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */
+    if (b.holder) {
+      pyhost__drop(b.holder);
+      rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_plugin_callf: plugin %s was unloaded "
+                             "during its own call, and its borrowed result with it", p->name);
+    }
+    PY.Py_DecRef(p->kept);
+    plugin_free(p);
+  } else if (b.holder) {
+    /* a borrowed result (>s, >y) lives in p until its next callf, or its unload */
+    pyhost__callf_commit(&b, &p->kept);
+  }
   pyhost__leave(h, gil);
   return rc;
 }
 
 int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module) {
   if (module) *module = NULL;
+  LEVEL_CALL(h, p, "pyhost_plugin_module", module(h, p->impl, module));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_module", &gil);
   if (rc) return rc;
@@ -455,6 +728,7 @@ int pyhost_plugin_module(pyhost *h, pyhost_plugin *p, pyhost_value **module) {
 }
 
 int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p) {
+  LEVEL_CALL(h, p, "pyhost_plugin_reload", reload(h, p->impl));
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_reload", &gil);
   if (rc) return rc;
@@ -474,23 +748,39 @@ int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p) {
 }
 
 const char *pyhost_plugin_name(const pyhost_plugin *p) { return p ? p->name : ""; }
-const char *pyhost_plugin_path(const pyhost_plugin *p) { return p ? p->path : ""; }
-const char *pyhost_plugin_module_name(const pyhost_plugin *p) { return p ? p->module_name : ""; }
+const char *pyhost_plugin_path(const pyhost_plugin *p) {
+  return !p ? "" : p->level ? p->level->path(p->impl) : p->path;
+}
+const char *pyhost_plugin_module_name(const pyhost_plugin *p) {
+  return !p ? "" : p->level ? p->level->module_name(p->impl) : p->module_name;
+}
 
 void pyhost_plugin_unload(pyhost_plugin *p) {
   if (!p) return;
+  if (p->level) {
+    if (p->doomed) return;
+    atomic_fetch_add(&p->lbusy, 1); /* this unload: the handle lives until it is done */
+    p->doomed = 1;
+    p->level->unload(p->impl); /* waits for other threads' calls; frees impl */
+    level_out(p, 0);
+    return;
+  }
   PyGILState_STATE gil;
   /* Once finalize has begun the modules die with the interpreter: free only our memory
    * (free_begin waits for the hooks still running). */
   if (!pyhost__inflight_free_begin(&gil)) {
+    deps_list_remove(p);
     plugin_free(p);
     return;
   }
   int running = p->busy > 0;
   if (!p->doomed) {
+    deps_unlink(p);
     forget(p);
     PY.Py_DecRef(p->module);
     p->module = NULL;
+    PY.Py_DecRef(p->kept);
+    p->kept = NULL;
     p->doomed = running;
   }
   pyhost__inflight_free_end(gil);

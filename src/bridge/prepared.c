@@ -228,6 +228,7 @@ static PYHOST__COLD int failed(pyhost *h) {
 
 /* A call without arguments of c: a new reference, or NULL with the exception set. */
 static PYHOST__HOT_INLINE PyObject *call0(pyhost_callable *c) {
+  PYHOST__ASSERT_GIL(); /* busy is the GIL's */
   c->busy++;
   PyObject *r = c->call0(c->fn);
   PYHOST__ASSERT(c->busy > 0 || (c->busy & DOOMED)); /* negative only once freed */
@@ -246,6 +247,7 @@ static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
 static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                         size_t n, const char *fn, int pre312) {
   if (!n) return call0(c);
+  PYHOST__ASSERT_GIL();
   c->busy++;
   PyObject *r = call_with(h, c, argv, n, fn, pre312);
   if (--c->busy == DOOMED) destroy(c);
@@ -283,6 +285,7 @@ static PYHOST__COLD int end_doomed(pyhost_callable *c, PyObject *r) {
 
 /* The hot loop's call: c is all that lives across the call into Python. */
 static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
+  PYHOST__ASSERT_GIL();
   c->busy++;
   PyObject *r = c->call0(c->fn);
   if (pyhost__thread.interrupted) pyhost__inflight_scoped_end(); /* see pyhost__leave */
@@ -371,9 +374,20 @@ int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c, const pyhost_arg *
 /* pyhost_prepared_callf's call, made once for each answer of pyhost__inline_refcounts()
  * (pre312: see pyhost__callf_inline). */
 static PYHOST__HOT_INLINE int callf_as(pyhost *h, pyhost_callable *c, const char *fmt, va_list *ap,
-                                       int pre312) {
-  return pyhost__callf_inline(h, c->fn, "pyhost_prepared_callf", fmt, ap, &c->plan, &c->kept,
-                              NULL, pre312);
+                                       struct pyhost__callf_borrowed *b, int pre312) {
+  return pyhost__callf_inline(h, c->fn, "pyhost_prepared_callf", fmt, ap, &c->plan, b, NULL,
+                              pre312);
+}
+
+/* The end of a call of a callable freed during it: the last call out frees it; a
+ * borrowed result it read would go with it, so that call fails, writing nothing. */
+static PYHOST__COLD int callf_doomed(pyhost *h, pyhost_callable *c, int rc,
+                                     struct pyhost__callf_borrowed *b) {
+  if (c->busy == DOOMED) destroy(c);
+  if (!b->holder) return rc;
+  pyhost__drop(b->holder);
+  return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_prepared_callf: the callable was freed "
+                           "during its own call, and its borrowed result with it");
 }
 
 int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
@@ -384,17 +398,15 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     rc = refuse(h, c, "pyhost_prepared_callf");
   } else {
     va_list ap;
+    struct pyhost__callf_borrowed b;
+    b.holder = NULL;
     va_start(ap, fmt);
+    PYHOST__ASSERT_GIL();
     c->busy++;
-    PyObject *kept = c->kept;
-    rc = pyhost__inline_refcounts() ? callf_as(h, c, fmt, &ap, 1) : callf_as(h, c, fmt, &ap, 0);
-    if (--c->busy == DOOMED) {
-      int lost = rc == PYHOST_OK && c->kept != kept; /* a borrowed result went with c */
-      destroy(c);
-      if (lost)
-        rc = pyhost__set_error(h, PYHOST_MISUSE, "pyhost_prepared_callf: the callable was freed "
-                               "during its own call, and its borrowed result with it");
-    }
+    rc = pyhost__inline_refcounts() ? callf_as(h, c, fmt, &ap, &b, 1)
+                                    : callf_as(h, c, fmt, &ap, &b, 0);
+    if (PYHOST__UNLIKELY(--c->busy < 0)) rc = callf_doomed(h, c, rc, &b);
+    else if (PYHOST__UNLIKELY(b.holder != NULL)) pyhost__callf_commit(&b, &c->kept);
     va_end(ap);
   }
   pyhost__leave(h, gil);

@@ -7,7 +7,8 @@
  * in this object too) the first time it keeps something, as libuv's loop closes
  * handles it never includes, so the runtime reaches this object only through them.
  * Every field is read and written with the GIL held (or, after Py_FinalizeEx, by the
- * one thread that finalized).
+ * one thread that finalized), save the atomic ones and the process isolation level's
+ * state, which has a lock of its own.
  */
 #ifndef PYHOST_REGISTRIES_H
 #define PYHOST_REGISTRIES_H
@@ -15,6 +16,8 @@
 #include "runtime.h" /* first: Python.h must precede system headers */
 
 struct hostfn;
+struct pyhost_module;
+struct pyhost__procs;
 struct typerec;
 struct methrec;
 struct pyhost_buffer;
@@ -34,6 +37,11 @@ struct pyhost__eval_entry {
 struct pyhost__bridge {
   /* host functions (hostfn.c) */
   struct hostfn *hostfns;          /* every host function's record */
+  struct pyhost_module *modules;   /* every live host module, in the order made */
+  /* changes whenever a host module is made or freed, or gains or loses a function,
+   * value, exception or type: a plugin's worker process syncs its copy then
+   * (plugin_proc.c).  Atomic: read without the GIL. */
+  _Atomic unsigned long modules_gen;
   PyTypeObject *fnself_type;       /* pyhost.function_data */
   /* host types (hosttype.c) */
   struct typerec **by_type;        /* every host type's record by type */
@@ -52,11 +60,23 @@ struct pyhost__bridge {
   unsigned long eval_clock, eval_hits, eval_misses;
   /* the plugin loader's module, strong (plugin.c) */
   PyObject *plugin_loader;
+  /* the shared-level plugins whose dependencies' environment is on sys.path, newest
+   * first, linked through their handles (plugin.c; under the GIL) */
+  struct pyhost_plugin *shared_deps;
+  /* the process isolation level's state (plugin_proc.c): made by the first plugin
+   * loaded at that level, with its own lock (it is used without the GIL) */
+  struct pyhost__procs *procs;
+  /* in pyhost's worker program (worker.c): an interrupt is wanted for the call running
+   * there; read in a signal handler, so atomic */
+  _Atomic int worker_interrupt;
   /* finalize's hooks for all of the above, each added by its file the first time it
    * keeps something: drop the cache and the loader before Py_FinalizeEx, close every
-   * host function as finalize begins, free the orphaned records after it */
+   * host function as finalize begins, free the orphaned records after it; end every
+   * plugin's worker process as finalize begins, drop the level's kept references, and
+   * pass pyhost_interrupt on to the calls in workers */
   struct pyhost__teardown eval_cache_hook, plugin_loader_hook;
   struct pyhost__teardown hostfn_close_hook, hostfn_orphans_hook;
+  struct pyhost__teardown procs_close_hook, procs_drop_hook, procs_interrupt_hook;
   /* host memory lent to Python (buffer_host.c): every loan not yet freed, and the
    * exporter type of 3.11+ (pyhost.HostMemory); after Py_FinalizeEx the hook frees
    * what Python never handed back */

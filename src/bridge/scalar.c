@@ -1,12 +1,26 @@
 /* scalar.c: C scalars, strings and bytes to and from Python objects, one at a time,
  * without a pyhost_value in between: the conversions of the fast forms (prepared
- * calls).  The rules are pyhost_value's (value.c), so both forms agree on what is an
- * int, a float or a bool. */
+ * calls).  Results are read by the one reader of scalars (scalar_read.c), so every form
+ * agrees on what is an int, a float or a bool. */
 #include "buffer.h"
 
 #include <string.h>
 
+int pyhost__arg_text(const pyhost_arg *a, size_t *len) {
+  *len = a->len == PYHOST_STRLEN && a->u.p && a->kind == PYHOST_ARG_STR ? strlen(a->u.s) : a->len;
+  return (!a->u.p && *len) || *len > (size_t)PY_SSIZE_T_MAX ? -1 : 0;
+}
+
+void pyhost__arg_misuse(const pyhost_arg *a, char *why, size_t cap) {
+  if (a->kind != PYHOST_ARG_STR && a->kind != PYHOST_ARG_BYTES)
+    pyhost__fmt(why, cap, "unknown pyhost_arg kind %d", a->kind);
+  else
+    pyhost__fmt(why, cap, "%s with %s pointer and len %zu",
+                a->kind == PYHOST_ARG_STR ? "str" : "bytes", a->u.p ? "a" : "a NULL", a->len);
+}
+
 PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, const char *fn) {
+  size_t len;
   switch (a->kind) {
   case PYHOST_ARG_NONE:
     PY.Py_IncRef(PY._Py_NoneStruct);
@@ -15,14 +29,11 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
   case PYHOST_ARG_INT: return PY.PyLong_FromLongLong(a->u.i);
   case PYHOST_ARG_FLOAT: return PY.PyFloat_FromDouble(a->u.d);
   case PYHOST_ARG_STR:
-  case PYHOST_ARG_BYTES: {
-    size_t len = a->len == PYHOST_STRLEN && a->u.p && a->kind == PYHOST_ARG_STR ? strlen(a->u.s)
-                                                                                : a->len;
-    if ((!a->u.p && len) || len > (size_t)PY_SSIZE_T_MAX) break;
+  case PYHOST_ARG_BYTES:
+    if (pyhost__arg_text(a, &len) < 0) break;
     if (a->kind == PYHOST_ARG_STR)
       return PY.PyUnicode_DecodeUTF8(len ? a->u.s : "", (Py_ssize_t)len, "strict");
     return PY.PyBytes_FromStringAndSize(len ? a->u.p : "", (Py_ssize_t)len);
-  }
   case PYHOST_ARG_VALUE:
     if (a->u.v && a->u.v->kind == PYHOST_KIND_OBJECT) { /* the usual one: no dispatch */
       PY.Py_IncRef(a->u.v->u.obj);
@@ -33,14 +44,11 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
     if (a->u.p) return pyhost__buffer_object((const pyhost_buffer *)a->u.p);
     pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: a NULL pyhost_buffer", fn, index);
     return NULL;
-  default:
-    pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: unknown pyhost_arg kind %d", fn,
-                      index, a->kind);
-    return NULL;
+  default: break;
   }
-  pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: %s with %s pointer and len %zu", fn,
-                    index, a->kind == PYHOST_ARG_STR ? "str" : "bytes",
-                    a->u.p ? "a" : "a NULL", a->len);
+  char why[128];
+  pyhost__arg_misuse(a, why, sizeof why);
+  pyhost__set_error(h, PYHOST_MISUSE, "%s: argument %zu: %s", fn, index, why);
   return NULL;
 }
 
@@ -51,27 +59,34 @@ int pyhost__read_type_error(pyhost *h, PyObject *o, const char *fn, const char *
                            name);
 }
 
-int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
-  if (!pyhost__is_int(o)) return pyhost__read_type_error(h, o, fn, "int");
-  int overflow = 0;
-  long long i = PY.PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (overflow)
-    return pyhost__set_error(h, PYHOST_RANGE, "%s: the result: int does not fit in 64 bits", fn);
-  if (i == -1 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-  *out = (int64_t)i;
+/* The result o read as kind into *out, or the error naming fn and the type wanted. */
+static int read_result(pyhost *h, PyObject *o, const char *fn, int kind, const char *want,
+                       pyhost_arg *out) {
+  int rc = pyhost__scalar_read(o, kind, out);
+  if (rc == PYHOST_TYPE) return pyhost__read_type_error(h, o, fn, want);
+  if (rc == PYHOST_RANGE)
+    return pyhost__set_error(h, PYHOST_RANGE, "%s: the result: %s", fn,
+                             pyhost__scalar_range_text(kind));
   return PYHOST_OK;
+}
+
+int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
+  pyhost_arg a = pyhost_arg_none();
+  int rc = read_result(h, o, fn, PYHOST_ARG_INT, "int", &a);
+  if (rc == PYHOST_OK) *out = a.u.i;
+  return rc;
 }
 
 int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
-  if (!pyhost__accepts_float(o)) return pyhost__read_type_error(h, o, fn, "float");
-  double d = PY.PyFloat_AsDouble(o); /* an int too big for a double raises OverflowError */
-  if (d == -1.0 && PY.PyErr_Occurred()) return pyhost__take_exception(h, NULL);
-  *out = d;
-  return PYHOST_OK;
+  pyhost_arg a = pyhost_arg_none();
+  int rc = read_result(h, o, fn, PYHOST_ARG_FLOAT, "float", &a);
+  if (rc == PYHOST_OK) *out = a.u.d;
+  return rc;
 }
 
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out) {
-  if (!pyhost__is_bool(o)) return pyhost__read_type_error(h, o, fn, "bool");
-  *out = PY.PyObject_IsTrue(o);
-  return PYHOST_OK;
+  pyhost_arg a = pyhost_arg_none();
+  int rc = read_result(h, o, fn, PYHOST_ARG_BOOL, "bool", &a);
+  if (rc == PYHOST_OK) *out = a.u.b;
+  return rc;
 }

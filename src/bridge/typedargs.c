@@ -27,9 +27,8 @@ static PYHOST__NOINLINE int convert_other(const struct pyhost__param *p, struct 
   int rc = pyhost__args_read(a, o, p->kind, out);
   if (rc == PYHOST_OK || rc == PYHOST_PYEXC) return rc;
   if (rc == PYHOST_RANGE)
-    return pyhost_raise(a->callee->h, PYHOST_EXC_OVERFLOW_ERROR,
-                        "%s() argument '%s': int does not fit in 64 bits", a->callee->who,
-                        p->name);
+    return pyhost_raise(a->callee->h, PYHOST_EXC_OVERFLOW_ERROR, "%s() argument '%s': %s",
+                        a->callee->who, p->name, pyhost__scalar_range_text(p->kind));
   static const char *const want[] = {"None", "bool", "int", "float", "str", "bytes"};
   char got[128];
   pyhost__type_name((PyObject *)Py_TYPE(o), got, sizeof got);
@@ -148,7 +147,7 @@ static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyOb
     }
     *out = pyhost_arg_str(u, (size_t)n);
   } else if (p->kind == PYHOST_ARG_BOOL && t == PY.PyBool_Type) {
-    *out = pyhost_arg_bool(PY.PyObject_IsTrue(o)); /* an exact bool cannot fail */
+    *out = pyhost_arg_bool(pyhost__scalar_bool(o));
   } else if (p->kind == PYHOST_ARG_BYTES && t == PY.PyBytes_Type) {
     char *b;
     Py_ssize_t n;
@@ -218,14 +217,5 @@ int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args,
         if (!s->p[j].has_default) return 0;
         argv[j] = s->p[j].dflt;
       }
-  return 1;
-}
-
-PYHOST__COLD int pyhost__quick_read_minus_one(pyhost_arg *out) {
-  if (PY.PyErr_Occurred()) {
-    PY.PyErr_Clear();
-    return 0;
-  }
-  *out = pyhost_arg_int(-1);
   return 1;
 }

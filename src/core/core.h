@@ -26,6 +26,23 @@
 #  define PYHOST__ASSERT(cond) ((void)0)
 #endif
 
+/* API checks, as Lua's api_check: a rule of a public entry point (include/pyhost.h)
+ * that the host broke where no status can say so, and going on would read freed
+ * memory or corrupt state.  With asserts on, pyhost__api_misuse reports
+ * "pyhost: API misuse in <entry>: <rule>" on stderr and aborts; in a release build
+ * the check costs nothing and the entry does what it documents (or its best).  Misuse
+ * the header gives a status for (a NULL or freed handle, a finalized Python) is not
+ * checked here: it answers PYHOST_MISUSE in every build, a result hosts and tests rely
+ * on. */
+#ifndef NDEBUG
+#  define PYHOST__API_CHECK(cond, entry, rule)                                   \
+    do {                                                                         \
+      if (!(cond)) pyhost__api_misuse(entry, rule);                              \
+    } while (0)
+#else
+#  define PYHOST__API_CHECK(cond, entry, rule) ((void)0)
+#endif
+
 /* For the per-call paths: the rare branches out of line (their registers and stack do
  * not burden the common one), the common one inlined whole.  NOINLINE for a rare path
  * taken as a tail call (a cold one is not: GCC moves its call into the cold section). */
@@ -168,10 +185,13 @@ void pyhost__free_messages(pyhost *h);
 struct pyhost__call {
   unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
   int depth;            /* nested calls (host function callbacks calling pyhost) */
+  int nogil;            /* calls counted without the GIL (pyhost__enter_nogil) */
   struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
   struct pyhost__call *prev, *next;
 };
+
+struct pyhost__pp;
 
 /* Everything pyhost keeps per thread, in one struct, so that the hot path computes
  * one thread-local address. */
@@ -189,10 +209,18 @@ struct pyhost__thread {
   int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
                     * its current outermost call (inflight.c; GIL-protected) */
   struct pyhost__call call; /* this thread in a call (inflight.c) */
+  /* the process-level plugin whose turn this thread waits for, or NULL; a plugin's
+   * turn is owned by a thread's pyhost__thread (bridge/plugin_proc.c: deadlock
+   * detection; under that level's monitor) */
+  struct pyhost__pp *plugin_waiting_for;
   /* pyhost_thread_attach calls not yet detached, and what the outermost one's
    * PyGILState_Ensure returned (attach.c) */
   unsigned long attached;
   PyGILState_STATE attach_pin;
+  /* pyhost_init's and pyhost_finalize's own holds of the GIL, outside any call (from
+   * Py_InitializeEx to the release; from finalize's first take to its end, after
+   * Py_FinalizeEx too: the thread that finalized owns what is left) */
+  unsigned long gil_own;
 };
 extern PYHOST__HIDDEN _Thread_local struct pyhost__thread pyhost__thread;
 extern PYHOST__HIDDEN const char pyhost__no_scope;
@@ -254,6 +282,27 @@ static inline int pyhost__handle_live(const pyhost *h) {
   if (s && h && atomic_load_explicit(&s->h, memory_order_acquire) == h) return 1;
   return pyhost__handle_live_slow(h);
 }
+
+/* ---- the GIL, as pyhost's own per-thread state knows it ---- */
+/* 1 when this thread holds the GIL by pyhost's account: inside a pyhost call (counted
+ * by pyhost__inflight_begin; a pyhost_gil_enter scope is one), inside a host callback
+ * Python called (its frame), or in init's or finalize's own hold.  Python also holds it
+ * where pyhost keeps no record (a tp_dealloc of pyhost's types, a buffer release):
+ * code reached only from there does not assert it.  Three loads of this thread's
+ * state, asked only by PYHOST__ASSERT_GIL. */
+static inline int pyhost__gil_held(void) {
+  const struct pyhost__thread *t = &pyhost__thread;
+  return t->call.depth > 0 || t->frame != NULL || t->gil_own > 0;
+}
+/* Every function whose comment says it runs with the GIL asserts it (docs/design.md). */
+#define PYHOST__ASSERT_GIL() PYHOST__ASSERT(pyhost__gil_held())
+
+/* Reports a broken API rule (PYHOST__API_CHECK) and aborts (apicheck.c). */
+PYHOST__COLD void pyhost__api_misuse(const char *entry, const char *rule)
+#if defined(__GNUC__)
+    __attribute__((noreturn))
+#endif
+    ;
 
 /* True when the loaded runtime is at least major.minor: the only way call sites pick
  * an optional row or a version-specific behaviour. */

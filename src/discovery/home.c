@@ -62,18 +62,23 @@ int pyhost__verdict_home(const char *library, unsigned runtime, char *home, size
                              runtime >> 8, runtime & 0xFF, looked);
 }
 
+int pyhost__installation_program(const char *home, unsigned runtime, char *out, size_t cap) {
+  static const char *const names[] = {"%s/bin/python%u.%u", "%s/bin/python%u", "%s/python.exe"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    pyhost__fmt(out, cap, names[i], home, runtime >> 8, runtime & 0xFF);
+    if (pyhost__fs_kind(out) == PYHOST__FS_FILE) return 0;
+  }
+  out[0] = '\0';
+  return -1;
+}
+
 /* The installation's own interpreter.  Without one (a library copied into an
  * application's folder with its standard library), Python left to itself would take
  * whatever `python3` PATH finds, an unrelated interpreter, for sys.executable: it is
  * given the host program instead, so nothing is searched, and sys.executable is set
  * to "" after init (pyhost.c), Python's own answer when it has no interpreter. */
 static void choose_program(pyhost *h, unsigned runtime, char *out, size_t cap) {
-  static const char *const names[] = {"%s/bin/python%u.%u", "%s/bin/python%u", "%s/python.exe"};
-  out[0] = '\0';
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    pyhost__fmt(out, cap, names[i], h->home, runtime >> 8, runtime & 0xFF);
-    if (pyhost__fs_kind(out) == PYHOST__FS_FILE) return;
-  }
+  if (pyhost__installation_program(h->home, runtime, out, cap) == 0) return;
   h->no_executable = 1;
   if (pyhost__dl_program_path(out, cap) != 0) out[0] = '\0';
 }

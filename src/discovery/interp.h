@@ -25,10 +25,6 @@ struct pyhost__interp {
  * was found, -1 with out->code and out->reason set. */
 int pyhost__interp_resolve(const char *path, int allow_subprocess, struct pyhost__interp *out);
 
-/* The first `program` (a bare name) on PATH into out, skipping relative or empty PATH
- * entries and the directory skip_dir (may be NULL).  0, or -1 when none. */
-int pyhost__find_on_path(const char *program, const char *skip_dir, char *out, size_t cap);
-
 /* Looks in prefix's lib directories for the library of Python major.minor. */
 int pyhost__prefix_library(const char *prefix, unsigned major, unsigned minor, char *out,
                            size_t cap);

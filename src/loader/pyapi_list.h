@@ -80,6 +80,7 @@ PYAPI_FN(PyObject *, PyLong_FromString, (const char *, char **, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyNumber_ToBase, (PyObject *, int), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyFloat_FromDouble, (double), 3, 2, REQ)
 PYAPI_FN(double, PyFloat_AsDouble, (PyObject *), 3, 2, REQ)
+PYAPI_FN(double, PyLong_AsDouble, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyBool_FromLong, (long), 3, 2, REQ)
 
 /* ---- strings and bytes ---- */
@@ -122,6 +123,7 @@ PYAPI_FN(int, PyDict_DelItemString, (PyObject *, const char *), 3, 2, REQ)
 PYAPI_FN(int, PyDict_Next, (PyObject *, Py_ssize_t *, PyObject **, PyObject **), 3, 2, REQ)
 PYAPI_FN(Py_ssize_t, PyDict_Size, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyDict_Copy, (PyObject *), 3, 2, REQ)
+PYAPI_FN(PyObject *, PyDict_Items, (PyObject *), 3, 2, REQ)
 
 /* ---- exceptions ---- */
 PYAPI_FN(PyObject *, PyErr_Occurred, (void), 3, 2, REQ)

@@ -1,7 +1,9 @@
 /* platform.h: what the platform layer offers the folders above it, in one header.
  *
  * The platform seam is the bottom layer (docs/design.md): allocation, strings,
- * dynamic loading, files, a sleep, the system's side of discovery, UTF-8 to wchar_t.
+ * dynamic loading, files, a sleep, threads and monitors, worker processes and their
+ * channels (proc.h), a program run to its end (run.h), directory trees and lock
+ * files (tree.h), the system's side of discovery, UTF-8 to wchar_t.
  * Files above include this header only; the per-piece headers it gathers are the
  * platform folder's own.  Nothing here knows Python.
  */
@@ -12,8 +14,11 @@
 #include "discover_sys.h"
 #include "dl.h"
 #include "fs.h"
+#include "proc.h"
+#include "run.h"
 #include "strbuf.h"
 #include "sync.h"
+#include "tree.h"
 
 #include <wchar.h>
 

@@ -1,6 +1,9 @@
 /* sync_win32.c: sync.h on Windows. */
 #include "sync.h"
 
+#include "alloc.h"
+
+#include <process.h>
 #include <windows.h>
 
 void pyhost__sleep_ms(unsigned ms) {
@@ -9,4 +12,94 @@ void pyhost__sleep_ms(unsigned ms) {
 
 void pyhost__on_fork_child(void (*fn)(void)) {
   (void)fn; /* Windows processes do not fork */
+}
+
+int64_t pyhost__clock_ms(void) {
+  return (int64_t)GetTickCount64();
+}
+
+struct pyhost__monitor {
+  SRWLOCK lock;
+  CONDITION_VARIABLE cv;
+};
+
+struct pyhost__monitor *pyhost__monitor_new(void) {
+  struct pyhost__monitor *m = pyhost__calloc(1, sizeof *m);
+  if (m) {
+    InitializeSRWLock(&m->lock);
+    InitializeConditionVariable(&m->cv);
+  }
+  return m;
+}
+
+void pyhost__monitor_free(struct pyhost__monitor *m) {
+  pyhost__free(m); /* SRW locks and condition variables own nothing */
+}
+
+void pyhost__monitor_enter(struct pyhost__monitor *m) {
+  AcquireSRWLockExclusive(&m->lock);
+}
+
+void pyhost__monitor_leave(struct pyhost__monitor *m) {
+  ReleaseSRWLockExclusive(&m->lock);
+}
+
+int pyhost__monitor_wait(struct pyhost__monitor *m, int64_t deadline) {
+  DWORD ms = (DWORD)pyhost__ms_until(deadline, INFINITE);
+  if (!ms) return 1;
+  SleepConditionVariableSRW(&m->cv, &m->lock, ms, 0);
+  return deadline != PYHOST__FOREVER && pyhost__clock_ms() >= deadline;
+}
+
+void pyhost__monitor_notify(struct pyhost__monitor *m) {
+  WakeAllConditionVariable(&m->cv);
+}
+
+struct pyhost__thread_handle {
+  HANDLE t;
+};
+
+struct start {
+  void (*fn)(void *);
+  void *arg;
+};
+
+static unsigned __stdcall trampoline(void *p) {
+  struct start s = *(struct start *)p;
+  pyhost__free(p);
+  s.fn(s.arg);
+  return 0;
+}
+
+int pyhost__thread_start(void (*fn)(void *), void *arg, int detached,
+                         struct pyhost__thread_handle **out) {
+  struct start *s = pyhost__malloc(sizeof *s);
+  struct pyhost__thread_handle *h = detached ? NULL : pyhost__malloc(sizeof *h);
+  if (!s || (!detached && !h)) {
+    pyhost__free(s);
+    pyhost__free(h);
+    return -1;
+  }
+  s->fn = fn;
+  s->arg = arg;
+  /* Windows signals (the C runtime's) are not sent to threads: nothing to block */
+  uintptr_t t = _beginthreadex(NULL, 0, trampoline, s, 0, NULL);
+  if (!t) {
+    pyhost__free(s);
+    pyhost__free(h);
+    return -1;
+  }
+  if (detached) CloseHandle((HANDLE)t);
+  else {
+    h->t = (HANDLE)t;
+    *out = h;
+  }
+  return 0;
+}
+
+void pyhost__thread_join(struct pyhost__thread_handle *t) {
+  if (!t) return;
+  WaitForSingleObject(t->t, INFINITE);
+  CloseHandle(t->t);
+  pyhost__free(t);
 }

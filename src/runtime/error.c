@@ -107,6 +107,7 @@ static void type_parts_format(const struct type_parts *p, const char *also, char
 }
 
 void pyhost__type_name(PyObject *type, char *out, size_t cap) {
+  PYHOST__ASSERT_GIL();
   /* callers may hold a pending exception of their own: it waits meanwhile */
   PyObject *et, *ev, *etb;
   PY.PyErr_Fetch(&et, &ev, &etb);
@@ -260,6 +261,7 @@ static int take_exception(pyhost *h, const char *context);
 
 /* The formatting below runs Python code: pyhost_interrupt must not stop it halfway. */
 int pyhost__take_exception(pyhost *h, const char *context) {
+  PYHOST__ASSERT_GIL();
   pyhost__inflight_protect(1);
   int status = take_exception(h, context);
   pyhost__inflight_protect(0);

@@ -8,6 +8,7 @@
 #include "runtime.h"
 
 void pyhost__frame_drop(struct pyhost__frame *f) {
+  PYHOST__ASSERT_GIL();
   if (!f->type) return; /* the common case: nothing was kept (see runtime.h) */
   PY.Py_DecRef(f->type);
   PY.Py_DecRef(f->value);
@@ -16,6 +17,7 @@ void pyhost__frame_drop(struct pyhost__frame *f) {
 }
 
 void pyhost__frame_keep(struct pyhost__frame *f, PyObject *type, PyObject *value, PyObject *tb) {
+  PYHOST__ASSERT_GIL();
   if (!type) return; /* nothing to keep; a frame holds value and tb only with a type */
   PY.Py_IncRef(type);
   PY.Py_IncRef(value);
@@ -27,5 +29,6 @@ void pyhost__frame_keep(struct pyhost__frame *f, PyObject *type, PyObject *value
 }
 
 void pyhost__callback_keep(PyObject *type, PyObject *value, PyObject *tb) {
+  PYHOST__ASSERT_GIL();
   if (pyhost__thread.frame && type) pyhost__frame_keep(pyhost__thread.frame, type, value, tb);
 }

@@ -36,7 +36,7 @@
  * call cut off, Python's state may be held by a thread that is gone: the gate closes,
  * and finalize (pyhost.c) leaves Python alone. */
 static void after_fork_child(void) {
-  long own = SELF->depth;
+  long own = SELF->depth + SELF->nogil;
   if (atomic_load(&pyhost__process.in_flight) > own) {
     atomic_store(&pyhost__process.gate_open, 0);
     atomic_store(&pyhost__process.forked_amid_calls, 1);
@@ -47,6 +47,7 @@ static void after_fork_child(void) {
 }
 
 int pyhost__inflight_open(void) {
+  PYHOST__ASSERT_GIL();
   PyObject *type = PY.PyErr_NewException("pyhost.Interrupted", *PY.PyExc_BaseException, NULL);
   pyhost__process.interrupted_type = type;
   if (!type) return -1;
@@ -89,6 +90,7 @@ refused:
 }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
+  PYHOST__ASSERT_GIL();
   if (--SELF->depth == 0) {
     if (SELF->prev) SELF->prev->next = SELF->next;
     else pyhost__process.running = SELF->next;
@@ -101,6 +103,7 @@ void pyhost__inflight_end(PyGILState_STATE gil) {
 }
 
 void pyhost__inflight_scoped_end(void) {
+  PYHOST__ASSERT_GIL();
   /* a call below a host callback leaves the interrupt to stop the call around it */
   if (pyhost__thread.frame) return;
   pyhost__thread.interrupted = 0;
@@ -131,6 +134,7 @@ int pyhost__inflight_depth(void) {
 }
 
 void pyhost__inflight_protect(int on) {
+  PYHOST__ASSERT_GIL();
   if (!on) {
     SELF->protected--;
     return;
@@ -143,6 +147,7 @@ void pyhost__inflight_protect(int on) {
 
 /* GIL held.  The caller's own thread is skipped when its only call is this one. */
 static int interrupt_all(void) {
+  PYHOST__ASSERT_GIL();
   int n = 0;
   for (struct pyhost__call *r = pyhost__process.running; r; r = r->next) {
     if ((r == SELF && SELF->depth == 1) || r->protected) continue;
@@ -153,6 +158,7 @@ static int interrupt_all(void) {
 }
 
 int pyhost__inflight_close(void) {
+  PYHOST__ASSERT_GIL();
   atomic_store(&pyhost__process.gate_open, 0);
   return interrupt_all();
 }
@@ -162,6 +168,7 @@ void pyhost__inflight_drain(void) {
 }
 
 void pyhost__inflight_forget(void) {
+  PYHOST__ASSERT_GIL();
   PY.Py_DecRef(pyhost__process.interrupted_type);
   pyhost__process.interrupted_type = NULL;
 }
@@ -169,6 +176,10 @@ void pyhost__inflight_forget(void) {
 int pyhost__is_interrupt(PyObject *type) {
   PyObject *interrupted = pyhost__process.interrupted_type;
   return interrupted && PY.PyErr_GivenExceptionMatches(type, interrupted);
+}
+
+PyObject *pyhost__interrupt_type(void) {
+  return pyhost__process.interrupted_type;
 }
 
 int pyhost_interrupt(pyhost *h) {
@@ -184,13 +195,13 @@ int pyhost_interrupt(pyhost *h) {
     pyhost__inflight_protect(0);
   }
   interrupt_all();
+  pyhost__teardown_run(PYHOST__AT_INTERRUPT); /* calls the bridge runs elsewhere */
   pyhost__leave(h, gil);
   return PYHOST_OK;
 }
 
-/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
- * takes the GIL. */
-int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+/* The checks of pyhost__enter_slow on h; PYHOST_OK or MISUSE with the message set. */
+static int check_handle(pyhost *h) {
   if (!pyhost__handle_live(h)) return PYHOST_MISUSE; /* NULL, freed: nothing to read */
   int st = atomic_load(&h->state);
   if (st != PYHOST__RUNNING)
@@ -199,14 +210,44 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
                                  ? "this pyhost was finalized; Python no longer runs"
                                  : "this pyhost failed to initialize; only pyhost_errmsg and "
                                    "pyhost_free may be called on it");
+  return PYHOST_OK;
+}
+
+static int refused(pyhost *h) {
+  return pyhost__set_error(h, PYHOST_MISUSE,
+                           pyhost__process.forked_amid_calls
+                               ? "this process was forked while other threads were inside "
+                                 "pyhost calls; in the child only pyhost_finalize and "
+                                 "pyhost_free may be called (docs/threads.md)"
+                               : "this pyhost is being finalized; Python no longer takes calls");
+}
+
+int pyhost__enter_nogil(pyhost *h) {
+  int rc = check_handle(h);
+  if (rc) return rc;
+  atomic_fetch_add(&pyhost__process.in_flight, 1);
+  if (!atomic_load(&pyhost__process.gate_open)) {
+    atomic_fetch_sub(&pyhost__process.in_flight, 1);
+    return refused(h);
+  }
+  SELF->nogil++;
+  pyhost__clear_message(h);
+  return PYHOST_OK;
+}
+
+void pyhost__leave_nogil(void) {
+  SELF->nogil--;
+  atomic_fetch_sub(&pyhost__process.in_flight, 1);
+}
+
+/* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
+ * takes the GIL. */
+int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
+  int rc = check_handle(h);
+  if (rc) return rc;
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
   else if (pyhost__inflight_begin(gil) != 0)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             pyhost__process.forked_amid_calls
-                                 ? "this process was forked while other threads were inside "
-                                   "pyhost calls; in the child only pyhost_finalize and "
-                                   "pyhost_free may be called (docs/threads.md)"
-                                 : "this pyhost is being finalized; Python no longer takes calls");
+    return refused(h);
   pyhost__clear_message(h);
   return PYHOST_OK;
 }

@@ -32,6 +32,7 @@ int pyhost__isolate_begin(pyhost *h, struct pyhost__env_saved **saved) {
 }
 
 int pyhost__isolate_finish(pyhost *h, struct pyhost__env_saved *saved) {
+  PYHOST__ASSERT_GIL();
   int rc = PYHOST_OK;
   if (PY.Py_IsInitialized()) {
     PyObject *globals = PY.PyDict_New();

@@ -163,6 +163,7 @@ static int set_executable(pyhost *h) {
 
 /* Takes pyhost's own references to __main__ and its dict (see internal.h).  0/-1. */
 static int keep_main(pyhost *h) {
+  PYHOST__ASSERT_GIL();
   PyObject *main = PY.PyImport_AddModule("__main__"); /* borrowed */
   PyObject *dict = main ? PY.PyModule_GetDict(main) : NULL; /* borrowed */
   if (!dict) return -1;
@@ -176,6 +177,7 @@ static int keep_main(pyhost *h) {
 /* With the GIL, before Py_FinalizeEx: every reference pyhost keeps across calls goes,
  * while Python can still run the destructors this may trigger (docs/lifetimes.md). */
 static void drop_kept(pyhost *h) {
+  PYHOST__ASSERT_GIL();
   pyhost__inflight_forget();
   pyhost__teardown_run(PYHOST__AT_DROP); /* the bridge's caches and modules */
   PyObject *dict = h->main_dict, *main = h->main_module;
@@ -223,11 +225,14 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
   int utf8_mode = pyhost__utf8_mode_choice(h);
   if (utf8_mode >= 0) *PY.Py_UTF8Mode = utf8_mode;
   PY.Py_InitializeEx((h->cfg.flags & PYHOST_INIT_SIGNALS) ? 1 : 0);
+  pyhost__thread.gil_own++; /* Py_InitializeEx returns holding the GIL */
   int isolated_rc = h->cfg.isolated ? pyhost__isolate_finish(h, env) : PYHOST_OK;
   if (!(h->cfg.flags & PYHOST_INIT_KEEP_LOCALE)) setlocale(LC_CTYPE, saved_ctype);
-  if (!PY.Py_IsInitialized())
+  if (!PY.Py_IsInitialized()) {
+    pyhost__thread.gil_own--;
     return pyhost__set_error(h, PYHOST_ERROR, "Py_InitializeEx did not initialize %s",
                              h->library_path);
+  }
   /* 3.6 creates the GIL lazily: without this, PyGILState from other threads fails. */
   if (!pyhost__runtime_at_least(3, 7)) PY.PyEval_InitThreads();
 
@@ -236,6 +241,7 @@ static int start_python(pyhost *h, struct pyhost__env_saved *env) {
       pyhost__inflight_open() < 0 ||
       (!(h->cfg.flags & PYHOST_INIT_SIGNALS) && keep_host_sigint() < 0))
     rc = pyhost__take_exception(h, "setting up the interpreter failed");
+  pyhost__thread.gil_own--;
   (void)PY.PyEval_SaveThread(); /* the thread state stays this thread's (PyGILState finds it) */
   return rc;
 }
@@ -396,13 +402,17 @@ static int finalize(pyhost *h) {
    * Py_InitializeEx made; another gets one): from 3.12 a thread state bound to one
    * thread must not run on another, which debug builds assert.  The count is never released: Python is gone after. */
   (void)PY.PyGILState_Ensure();
+  pyhost__thread.gil_own++;
   pyhost__teardown_run(PYHOST__AT_CLOSE); /* host functions refuse from now on */
   pyhost__inflight_close();
+  pyhost__thread.gil_own--;
   PyThreadState *tstate = PY.PyEval_SaveThread();
   pyhost__inflight_drain();
   PY.PyEval_RestoreThread(tstate);
+  pyhost__thread.gil_own++;
   drop_kept(h);
   int rc = PY.Py_FinalizeEx();
+  pyhost__thread.gil_own--;
   pyhost__teardown_run(PYHOST__AFTER_FINALIZE);
   if (rc < 0)
     return pyhost__set_error(h, PYHOST_ERROR,
@@ -421,6 +431,18 @@ void pyhost_free(pyhost *h) {
     pyhost__thread.depth = 0;
     pyhost__thread.scope_h = PYHOST__NO_SCOPE;
     pyhost__leave(h, pyhost__thread.state);
+  }
+  /* From a host callback (or any call still running on this thread) the call would go
+   * on with the handle freed under it, and finalize would run under Python's feet. */
+  int in_call = pyhost__inflight_depth() > 0 || pyhost__thread.frame;
+  PYHOST__API_CHECK(!in_call, "pyhost_free",
+                    "called while a pyhost call runs on this thread (from a host callback); "
+                    "free the handle after the call returns");
+  if (in_call) {
+    pyhost__set_error(h, PYHOST_MISUSE,
+                      "pyhost_free called from inside a pyhost call on this thread; the "
+                      "handle stays until it is freed after the call returns");
+    return;
   }
   if (atomic_load(&h->state) == PYHOST__RUNNING) finalize(h); /* from any thread: the
                                                                  * host gives the handle up */

@@ -93,6 +93,14 @@ void pyhost__inflight_drain(void);
 void pyhost__inflight_forget(void);
 /* 1 when type is pyhost.Interrupted (what pyhost_interrupt raises). */
 int pyhost__is_interrupt(PyObject *type);
+/* pyhost.Interrupted itself (borrowed; NULL before Python runs). */
+PyObject *pyhost__interrupt_type(void);
+/* For a call that waits on something other than Python (a plugin's worker process)
+ * and takes the GIL only now and then: checks h and counts the call in flight, so
+ * that finalize waits for it, without taking the GIL.  PYHOST_OK (then call
+ * pyhost__leave_nogil) or MISUSE with the message set. */
+int pyhost__enter_nogil(pyhost *h);
+void pyhost__leave_nogil(void);
 
 /* ---- exceptions (error.c) ---- */
 /* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for
@@ -127,7 +135,9 @@ void pyhost__callback_keep(PyObject *type, PyObject *value, PyObject *tb);
 enum pyhost__teardown_phase {
   PYHOST__AT_CLOSE,       /* with the GIL as finalize begins, before calls are refused */
   PYHOST__AT_DROP,        /* with the GIL, before Py_FinalizeEx: drop kept references */
-  PYHOST__AFTER_FINALIZE  /* after Py_FinalizeEx, without Python */
+  PYHOST__AFTER_FINALIZE, /* after Py_FinalizeEx, without Python */
+  PYHOST__AT_INTERRUPT    /* not a teardown: with the GIL, in every pyhost_interrupt, for
+                           * calls the bridge runs outside Python (a plugin's worker) */
 };
 struct pyhost__teardown {
   void (*run)(void);

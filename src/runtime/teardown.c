@@ -9,6 +9,7 @@
 #include "runtime.h"
 
 void pyhost__teardown_add(struct pyhost__teardown *t, void (*run)(void), int phase) {
+  PYHOST__ASSERT_GIL();
   if (t->added) return;
   t->added = 1;
   t->run = run;
@@ -19,6 +20,7 @@ void pyhost__teardown_add(struct pyhost__teardown *t, void (*run)(void), int pha
 }
 
 void pyhost__teardown_run(int phase) {
+  if (phase != PYHOST__AFTER_FINALIZE) PYHOST__ASSERT_GIL();
   for (struct pyhost__teardown *t = pyhost__process.teardown; t; t = t->next)
     if (t->phase == phase) t->run();
 }

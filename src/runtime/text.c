@@ -3,6 +3,7 @@
 #include "runtime.h"
 
 char *pyhost__utf8_copy(PyObject *str, size_t *len) {
+  PYHOST__ASSERT_GIL();
   const char *p;
   Py_ssize_t n;
   PyObject *bytes = NULL;
