@@ -730,7 +730,6 @@ constexpr bool is_name_char(char c) {
 template <class A> struct format_piece {
   static constexpr bool carried = true;
   static constexpr size_t positional = 1, keyword = 0;
-  static constexpr const char *name = nullptr;
   template <size_t N> static constexpr size_t put_positional(std::array<char, N> &out, size_t n) {
     out[n] = static_letter<A>();
     return n + 1;
@@ -741,7 +740,6 @@ template <class T, char... C> struct format_piece<kwarg_lit<T, C...>> {
   // other names take the value-tree route
   static constexpr bool carried = sizeof...(C) > 0 && (is_name_char(C) && ...);
   static constexpr size_t positional = 0, keyword = sizeof...(C) + 3;
-  static constexpr const char *name = kw_lit_name<C...>::text;
   template <size_t N> static constexpr size_t put_positional(std::array<char, N> &, size_t n) { return n; }
   template <size_t N> static constexpr size_t put_keyword(std::array<char, N> &out, size_t n) {
     out[n++] = ',';
@@ -752,17 +750,16 @@ template <class T, char... C> struct format_piece<kwarg_lit<T, C...>> {
   }
 };
 
-constexpr bool same_name(const char *a, const char *b) {
-  while (*a && *a == *b) a++, b++;
-  return *a == *b;
-}
-// Whether two keywords of a call have the same name (nullptr: a positional argument).
-template <size_t N> constexpr bool repeats_a_name(const std::array<const char *, N> &names) {
-  for (size_t i = 0; i < N; i++)
-    for (size_t j = i + 1; j < N; j++)
-      if (names[i] && names[j] && same_name(names[i], names[j])) return true;
-  return false;
-}
+// Whether two arguments of a call are keywords of the same name.  The names are
+// compared as the types that carry them, not through their text's addresses: a
+// compiler that instruments pointers (g++ -fsanitize=undefined) cannot evaluate a
+// comparison of those at compile time.
+template <class A, class B> struct same_keyword : std::false_type {};
+template <class T, class U, char... C> struct same_keyword<kwarg_lit<T, C...>, kwarg_lit<U, C...>> : std::true_type {};
+template <class... A> struct repeats_a_name : std::false_type {};
+template <class A, class... Rest>
+struct repeats_a_name<A, Rest...>
+    : std::integral_constant<bool, (same_keyword<A, Rest>::value || ...) || repeats_a_name<Rest...>::value> {};
 
 // The format of a call of A... returning R: a constant of the program.
 template <class R, class... A> struct static_format {
@@ -818,7 +815,7 @@ template <class... A>
 constexpr bool static_expressible =
     sizeof...(A) <= callf_max_args && ((!is_kwarg<A>::value || format_piece<A>::keyword > 0) && ...) &&
     (format_piece<A>::carried && ...) &&
-    !repeats_a_name(std::array<const char *, sizeof...(A)>{{format_piece<A>::name...}});
+    !repeats_a_name<A...>::value;
 
 // Calls fn(format, C values..., result pointer) and reads the result as R, as
 // prepared<R> does.  fn is one of pyhost_prepared_callf, pyhost_call_namef,

@@ -686,6 +686,12 @@ TEST_CASE(call_static_keyword_formats) {
   using F = pyh::detail::static_format<double, int64_t, pyh::kwarg_lit<double, 'w', 't'>, pyh::kwarg_lit<const char *, 's'>>;
   static_assert(std::string_view(F::text.data()) == "L,wt=d,s=z>d", "a format fixed at compile time");
   CHECK_STR(std::string(F::text.data()), "L,wt=d,s=z>d");
+  // a name given twice, whatever its values' types, leaves the static format
+  using pyh::detail::static_expressible;
+  static_assert(static_expressible<int64_t, pyh::kwarg_lit<double, 'w'>, pyh::kwarg_lit<double, 'w', 't'>>, "");
+  static_assert(!static_expressible<int64_t, pyh::kwarg_lit<double, 'w'>, pyh::kwarg_lit<int64_t, 'w'>>, "");
+  static_assert(!static_expressible<pyh::kwarg_lit<double, 'a'>, int64_t, pyh::kwarg_lit<double, 'b'>,
+                                    pyh::kwarg_lit<double, 'a'>>, "");
   auto f = py.function("f");
   CHECK(f.call<double>(1, "weight"_kw = 2.5) == 5.0);
   CHECK(f.call<int>(1, "b"_kw = 2, "weight"_kw = 3) == 9);
