@@ -6,15 +6,20 @@
  *                      batches of N/21 calls; and the bytes each call moved each way
  *                      (the worker's own read and write counts, /proc/PID/io)
  *   shared_call N LIB  the same at the shared level, for reference
+ *   interp_call N LIB  (i1) the same at the interpreter level (instructions per call
+ *                      under callgrind, shared_call its baseline)
  *   pingpong N IN OUT  (i2's floor) the same exchange as raw bytes between two C
  *                      processes over a socketpair: IN bytes one way, OUT back; the
  *                      median ns per exchange over 21 batches
  *   proc_cycle N LIB   (i3) load + first call + unload at the process level, N times:
  *                      the median wall time of one cycle
  *   shared_cycle N LIB (i3) the same at the shared level
+ *   interp_cycle N LIB (i3) the same at the interpreter level
  *   proc_rss N LIB     (i3) N plugins loaded at the process level: the RSS of one
  *                      worker process, and the host's own growth per plugin (KiB)
  *   shared_rss N LIB   (i3) N plugins at the shared level: the host's growth per plugin
+ *   interp_rss N LIB   (i3) N plugins at the interpreter level: the host's growth per
+ *                      plugin
  *   shared_deps N LIB  a plugin's dependencies found ready in the cache (issue 35): load
  *   proc_deps N LIB    + first call + unload of a plugin declaring pyhostdemo==1.0 with
  *                      PYHOST_DEPS_DECLARED, against the same cycle with dependencies
@@ -82,9 +87,12 @@ static const char *plugin_file(unsigned long i) {
   return path;
 }
 
-static pyhost_plugin *load(int process, unsigned long i) {
+/* The levels' names in the modes and results, by pyhost_isolation. */
+static const char *const LEVEL[] = {"shared", "interp", "proc"};
+
+static pyhost_plugin *load(int level, unsigned long i) {
   pyhost_plugin_options *o = pyhost_plugin_options_new();
-  pyhost_plugin_options_set_isolation(o, process ? PYHOST_ISOLATION_PROCESS : PYHOST_ISOLATION_SHARED);
+  pyhost_plugin_options_set_isolation(o, level);
   if (with_deps) pyhost_plugin_options_set_deps(o, with_deps > 0 ? PYHOST_DEPS_DECLARED : PYHOST_DEPS_OFF);
   pyhost_plugin *p = NULL;
   check(pyhost_plugin_load_with(h, plugin_file(i), o, &p), "pyhost_plugin_load_with");
@@ -114,8 +122,9 @@ static void io_of(long pid, long long *in, long long *out) {
   fclose(f);
 }
 
-static void calls(int process, unsigned long n) {
-  pyhost_plugin *p = load(process, 0);
+static void calls(int level, unsigned long n) {
+  int process = level == PYHOST_ISOLATION_PROCESS;
+  pyhost_plugin *p = load(level, 0);
   bench_loop(p, n / 10 + 1); /* warm */
   double t[BATCHES];
   unsigned long per = n / BATCHES ? n / BATCHES : 1;
@@ -132,7 +141,7 @@ static void calls(int process, unsigned long n) {
   }
   io_of((long)getpid(), &back1, &unused);
   io_of(pid, &in1, &unused);
-  printf("RESULT %s %.3f\n", process ? "proc_call" : "shared_call", median(t, BATCHES));
+  printf("RESULT %s_call %.3f\n", LEVEL[level], median(t, BATCHES));
   if (process && in0 >= 0 && in1 >= 0 && back0 >= 0)
     printf("RESULT proc_call_bytes %lld %lld\n", (in1 - in0) / (long long)(per * BATCHES),
            (back1 - back0) / (long long)(per * BATCHES));
@@ -184,25 +193,26 @@ static void pingpong(unsigned long n, size_t in, size_t out) {
   printf("RESULT pingpong %.3f\n", median(t, BATCHES));
 }
 
-static void cycles(int process, unsigned long n) {
+static void cycles(int level, unsigned long n) {
   double *t = calloc(n, sizeof *t);
   if (!t) bench_die("calloc", NULL);
   for (unsigned long i = 0; i < n; i++) {
     double t0 = bench_now();
-    pyhost_plugin *p = load(process, i);
+    pyhost_plugin *p = load(level, i);
     int r = 0;
     check(pyhost_plugin_callf(h, p, "f", "ii>i", 1, 2, &r), "f(1, 2)");
     pyhost_plugin_unload(p);
     t[i] = (bench_now() - t0) * 1e9;
   }
-  printf("RESULT %s %.3f\n", process ? "proc_cycle" : "shared_cycle", median(t, (int)n));
+  printf("RESULT %s_cycle %.3f\n", LEVEL[level], median(t, (int)n));
   free(t);
 }
 
 /* Load + call + unload with dependencies ready in the cache, and without. */
-static void deps_cycles(int process, unsigned long n) {
+static void deps_cycles(int level, unsigned long n) {
+  int process = level == PYHOST_ISOLATION_PROCESS;
   with_deps = 1;
-  pyhost_plugin *first = load(process, 0); /* installs, or finds it ready */
+  pyhost_plugin *first = load(level, 0); /* installs, or finds it ready */
   char env[4096];
   snprintf(env, sizeof env, "%s", pyhost_plugin_deps_env(first));
   pyhost_plugin_unload(first);
@@ -219,7 +229,7 @@ static void deps_cycles(int process, unsigned long n) {
     for (int k = 0; k < 2; k++) {
       with_deps = (k == 0) == (i % 2 == 0) ? 1 : -1; /* alternate which goes first */
       double t0 = bench_now();
-      pyhost_plugin *p = load(process, i);
+      pyhost_plugin *p = load(level, i);
       int r = 0;
       check(pyhost_plugin_callf(h, p, "f", "ii>i", 1, 2, &r), "f(1, 2)");
       pyhost_plugin_unload(p);
@@ -227,10 +237,9 @@ static void deps_cycles(int process, unsigned long n) {
     }
     diff[i] = on[i] - off[i];
   }
-  const char *name = process ? "proc_deps" : "shared_deps";
-  printf("RESULT %s_cached %.3f\n", name, median(on, (int)n));
-  printf("RESULT %s_plain %.3f\n", name, median(off, (int)n));
-  printf("RESULT %s_overhead %.3f\n", name, median(diff, (int)n));
+  printf("RESULT %s_deps_cached %.3f\n", LEVEL[level], median(on, (int)n));
+  printf("RESULT %s_deps_plain %.3f\n", LEVEL[level], median(off, (int)n));
+  printf("RESULT %s_deps_overhead %.3f\n", LEVEL[level], median(diff, (int)n));
   free(on);
   free(off);
   free(diff);
@@ -249,17 +258,18 @@ static long rss_kib(const char *pid) {
   return kib;
 }
 
-static void rss(int process, unsigned long n) {
+static void rss(int level, unsigned long n) {
+  int process = level == PYHOST_ISOLATION_PROCESS;
   pyhost_plugin **ps = calloc(n, sizeof *ps);
   if (!ps) bench_die("calloc", NULL);
   /* the first plugin's one-time costs (the loader's module, pyhost's service thread) */
-  pyhost_plugin *first = load(process, n);
+  pyhost_plugin *first = load(level, n);
   int r = 0;
   check(pyhost_plugin_callf(h, first, "f", "ii>i", 1, 2, &r), "f(1, 2)");
   long before = rss_kib("self");
   long workers = 0;
   for (unsigned long i = 0; i < n; i++) {
-    ps[i] = load(process, i);
+    ps[i] = load(level, i);
     check(pyhost_plugin_callf(h, ps[i], "f", "ii>i", 1, 2, &r), "f(1, 2)");
     if (process) {
       char pid[32];
@@ -268,8 +278,7 @@ static void rss(int process, unsigned long n) {
     }
   }
   long after = rss_kib("self");
-  printf("RESULT %s_host_kib %.3f\n", process ? "proc_rss" : "shared_rss",
-         (double)(after - before) / (double)n);
+  printf("RESULT %s_rss_host_kib %.3f\n", LEVEL[level], (double)(after - before) / (double)n);
   if (process) printf("RESULT proc_rss_worker_kib %.3f\n", (double)workers / (double)n);
   for (unsigned long i = 0; i < n; i++) pyhost_plugin_unload(ps[i]);
   pyhost_plugin_unload(first);
@@ -287,15 +296,19 @@ int main(int argc, char **argv) {
   }
   if (argc < 4) bench_die(mode, "needs the Python library");
   start(argv[3]);
-  if (strcmp(mode, "proc_call") == 0) calls(1, n);
-  else if (strcmp(mode, "shared_call") == 0) calls(0, n);
-  else if (strcmp(mode, "proc_cycle") == 0) cycles(1, n);
-  else if (strcmp(mode, "shared_cycle") == 0) cycles(0, n);
-  else if (strcmp(mode, "proc_rss") == 0) rss(1, n);
-  else if (strcmp(mode, "shared_deps") == 0) deps_cycles(0, n);
-  else if (strcmp(mode, "proc_deps") == 0) deps_cycles(1, n);
-  else if (strcmp(mode, "shared_rss") == 0) rss(0, n);
-  else bench_die(mode, "unknown mode");
+  static void (*const run[])(int, unsigned long) = {calls, cycles, rss, deps_cycles};
+  static const char *const what[] = {"call", "cycle", "rss", "deps"};
+  int done = 0;
+  for (int level = 0; level < 3 && !done; level++)
+    for (int k = 0; k < 4 && !done; k++) {
+      char name[32];
+      snprintf(name, sizeof name, "%s_%s", LEVEL[level], what[k]);
+      if (strcmp(mode, name) == 0) {
+        run[k](level, n);
+        done = 1;
+      }
+    }
+  if (!done) bench_die(mode, "unknown mode");
   stop();
   return 0;
 }

@@ -537,8 +537,8 @@ if __name__ == "__main__":
 """
 
 
-def measure_isolation(cfg, entry, runs, scale):
-    """Rows i2 and i3: (id, what, pyhost, baseline, unit, ratio, target, note)."""
+def measure_isolation(cfg, entry, runs, scale, callgrind=False):
+    """Rows i1, i2 and i3: (id, what, pyhost, baseline, unit, ratio, target, note)."""
     prog = entry.get("launcher", []) + [cfg["isolation"]]
     lib = entry["lib"]
     n = max(21, int(ISO_CALLS * scale))
@@ -554,6 +554,19 @@ def measure_isolation(cfg, entry, runs, scale):
     def results_of(cmd):
         return {k: float(v.split()[0]) for k, v in
                 (line.split(" ", 2)[1:] for line in run(cmd).splitlines() if line.startswith("RESULT "))}
+
+    # i1: the interpreter level against the shared level, the same call in the same run
+    if callgrind:
+        cg_n = max(21, int(CG_CALLS * scale) // 21 * 21)
+        ir = (instructions(prog + ["interp_call", str(cg_n), lib], cg_n),
+              instructions(prog + ["shared_call", str(cg_n), lib], cg_n))
+        add("i1", "hook f(a, b) ints -> int (pyhost_plugin_callf \"ii>i\") at the interpreter level "
+            "vs the shared level", [ir], "instr", 1.10,
+            "callgrind, instructions per call; the thread state swapped in and out of the "
+            "plugin's interpreter")
+    pairs = [(results_of(prog + ["interp_call", str(n), lib])["interp_call"],
+              results_of(prog + ["shared_call", str(n), lib])["shared_call"]) for _ in range(runs)]
+    add("i1", "the same call, wall time", pairs, "ns", None, "median of 21 batches per run")
 
     raw = run(prog + ["proc_call", str(n), lib])  # also says how many bytes a call moves
     m = re.search(r"^RESULT proc_call_bytes (\d+) (\d+)$", raw, re.M)
@@ -589,7 +602,13 @@ def measure_isolation(cfg, entry, runs, scale):
              for _ in range(runs)]
     add("i3", "load + first call + unload: process level vs shared level", pairs, "ns", None,
         "a Python starts in the worker, and ends")
+    pairs = [(results_of(prog + ["interp_cycle", str(cycles), lib])["interp_cycle"],
+              results_of(prog + ["shared_cycle", str(cycles), lib])["shared_cycle"])
+             for _ in range(runs)]
+    add("i3", "load + first call + unload: interpreter level vs shared level", pairs, "ns", None,
+        "a sub-interpreter is made (its standard modules imported anew), and ended")
     k = max(2, int(ISO_RSS_PLUGINS * scale))
+    interp = [results_of(prog + ["interp_rss", str(k), lib]) for _ in range(runs)]
     proc = [results_of(prog + ["proc_rss", str(k), lib]) for _ in range(runs)]
     shared = [results_of(prog + ["shared_rss", str(k), lib]) for _ in range(runs)]
     pairs = [(p["proc_rss_worker_kib"] + p["proc_rss_host_kib"], s["shared_rss_host_kib"])
@@ -598,17 +617,23 @@ def measure_isolation(cfg, entry, runs, scale):
         "the host's growth (shared level)", [(a, max(b, 1.0)) for a, b in pairs], "KiB", None,
         f"{k} plugins, each after a first call; the host's own growth per process-level plugin: "
         f"{statistics.median(p['proc_rss_host_kib'] for p in proc):.0f} KiB")
+    pairs = [(i["interp_rss_host_kib"], s["shared_rss_host_kib"]) for i, s in zip(interp, shared)]
+    add("i3", "RSS per loaded plugin: the host's growth (interpreter level) vs the host's growth "
+        "(shared level)", [(a, max(b, 1.0)) for a, b in pairs], "KiB", None,
+        f"{k} plugins, each after a first call")
     return rows
 
 
 def fmt_unit(x, unit):
+    if unit == "instr":
+        return f"{x:.0f} instr"
     if unit == "KiB":
         return f"{x / 1024:.1f} MiB" if x >= 1024 else f"{x:.0f} KiB"
     return fmt_ns(x)
 
 
 def isolation_table(parts):
-    """parts: [(tag, version text, rows)] -> the markdown of rows i2, i3."""
+    """parts: [(tag, version text, rows)] -> the markdown of rows i1, i2, i3."""
     out = []
     for tag, text, rows in parts:
         out += [f"### {tag} ({text})", "",
@@ -616,8 +641,9 @@ def isolation_table(parts):
                 "|---|---|---|---|---|---|---|"]
         for r in rows:
             t = "" if r["target"] is None else f"<= {r['target']:.2f}"
-            v = "" if r["target"] is None else ("met (time)" if r["ratio"] <= r["target"] else
-                                               f"missed by {(r['ratio'] / r['target'] - 1) * 100:.0f}% (time)")
+            k = "instructions" if r["unit"] == "instr" else "time"
+            v = "" if r["target"] is None else (f"met ({k})" if r["ratio"] <= r["target"] else
+                                               f"missed by {(r['ratio'] / r['target'] - 1) * 100:.0f}% ({k})")
             note = f" ({r['note']})" if r["note"] else ""
             out.append(f"| {r['id']} | {md(r['what'] + note)} | {fmt_unit(r['pyhost'], r['unit'])} | "
                        f"{fmt_unit(r['base'], r['unit'])} | {r['ratio']:.2f} | {t} | {v} |")
@@ -850,7 +876,7 @@ def main():
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "docs"))
     ap.add_argument("--only", choices=("all", "isolation"), default="all",
-                    help="isolation: only rows i2 and i3 (their section of performance.md)")
+                    help="isolation: only rows i1, i2 and i3 (their section of performance.md)")
     ap.add_argument("--bulk-only", action="store_true",
                     help="only the bulk-data rows g1-g3, into their own section of performance.md")
     a = ap.parse_args()
@@ -866,7 +892,8 @@ def main():
         text = subprocess.run(e.get("launcher", []) + [e["python"], "-c",
                                "import sys; print(sys.version.split()[0])"],
                               capture_output=True, text=True, env=ENV).stdout.strip()
-        iso_parts.append((e["tag"], f"Python {text}", measure_isolation(cfg, e, a.runs, a.scale)))
+        iso_parts.append((e["tag"], f"Python {text}",
+                          measure_isolation(cfg, e, a.runs, a.scale, callgrind)))
     isolation = None
     if iso_parts:
         isolation = (f"Generated by `bench/run.py --only {a.only}` on "

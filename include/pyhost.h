@@ -1507,7 +1507,10 @@ PYHOST_API int pyhost_plugin_reload(pyhost *h, pyhost_plugin *p);
  * process level it ends the plugin's process (told to end, killed if it has not
  * within the grace period, reaped before unload returns); a call of p running on
  * another thread is interrupted first (it returns PYHOST_INTERRUPTED, or
- * PYHOST_PROCESS when it had to be killed), and unload waits for it.  Since 0.1. */
+ * PYHOST_PROCESS when it had to be killed), and unload waits for it.  At the
+ * interpreter level it ends the plugin's sub-interpreter, at once or, while calls of
+ * p run, as the last of them returns (those on other threads are interrupted first,
+ * from Python 3.9).  Since 0.1. */
 PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
 
 /* ---- isolation levels (docs/plugins.md, "Isolation") ----
@@ -1550,8 +1553,11 @@ PYHOST_API void pyhost_plugin_unload(pyhost_plugin *p);
 typedef enum pyhost_isolation {
   /* The host's interpreter, the plugin's own module namespace (pyhost_plugin_load). */
   PYHOST_ISOLATION_SHARED = 0,
-  /* A sub-interpreter of the plugin's own: its own sys.modules, builtins and
-   * __main__.  Reserved: this build answers PYHOST_MISUSE ("not available yet"). */
+  /* A sub-interpreter of the plugin's own: its own sys.modules, sys.path, builtins
+   * and __main__, ended when the plugin is unloaded.  Values cross as data, as at the
+   * process level; the host's modules are made there (host types refuse); before
+   * Python 3.9 only the thread that loaded the plugin may call it (others get
+   * PYHOST_MISUSE).  docs/plugins.md, "The plugin's interpreter". */
   PYHOST_ISOLATION_INTERPRETER = 1,
   /* A worker process pyhost starts and owns, running the host's Python or another
    * one: crash isolation, limits, a restart without restarting the host. */
@@ -1646,9 +1652,12 @@ PYHOST_API int pyhost_plugin_load_with(pyhost *h, const char *path,
  * Since 0.1. */
 PYHOST_API int pyhost_plugin_isolation(const pyhost_plugin *p);
 
-/* Starts the plugin afresh (the process level): its process, if it still runs, is
- * ended, and a new one started, where the plugin is loaded anew (its state starts
- * over).  This is how a plugin whose process ended (PYHOST_PROCESS) comes back;
+/* Starts the plugin afresh.  The interpreter level: its sub-interpreter is ended
+ * and a new one made, where the plugin is loaded anew (PYHOST_MISUSE while a call of
+ * it runs; a failed restart leaves it without an interpreter, its calls answering
+ * PYHOST_MISUSE, until one succeeds).  The process level: its process, if it still
+ * runs, is ended, and a new one started, where the plugin is loaded anew (its state
+ * starts over).  This is how a plugin whose process ended (PYHOST_PROCESS) comes back;
  * pyhost_plugin_reload does the same then.  On failure (statuses as
  * pyhost_plugin_load_with's) the plugin stays ended: its calls answer PYHOST_PROCESS
  * until a restart succeeds.  Waits for a call of p running on another thread.  At the

@@ -796,7 +796,7 @@ TEST_CASE(process_state_in_one_struct) {
   pyhost_module *m = NULL;
   CHECK_RC(pyhost_module_new(h, "procmod", NULL, &m), PYHOST_OK);
   CHECK_RC(pyhost_module_add_fast_function(h, m, "door", fast_door, NULL, NULL), PYHOST_OK);
-  CHECK(pyhost__bridge.hostfns != NULL && pyhost__bridge.fnself_type != NULL);
+  CHECK(pyhost__bridge.hostfns != NULL && pyhost__bridge.main.fnself_type != NULL);
   expect_py(h, "1 + 1", "2"); /* fills the eval cache */
   unsigned long hits, misses;
   pyhost__eval_cache_stats(&hits, &misses);

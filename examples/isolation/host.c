@@ -1,8 +1,9 @@
-/* isolation: the example of docs/plugins.md, "Isolation".  A host with two plugins:
- * counter.py in the host's own interpreter (the shared level) and risky.py in a
- * worker process of its own (the process level).  risky.py crashes; the host and
- * counter.py carry on, and risky.py is restarted.  Both call the host's function
- * app.log, which runs in the host either way.
+/* isolation: the example of docs/plugins.md, "Isolation".  A host with three plugins:
+ * counter.py in the host's own interpreter (the shared level), tidy.py in a
+ * sub-interpreter of its own (the interpreter level: its monkeypatched json stays its
+ * own) and risky.py in a worker process of its own (the process level).  risky.py
+ * crashes; the host and the others carry on, and risky.py is restarted.  All call the
+ * host's function app.log, which runs in the host at every level.
  *   example_isolation PLUGIN_DIR [PYTHON_LIBRARY] */
 #include <pyhost.h>
 #include <stdio.h>
@@ -52,13 +53,20 @@ int main(int argc, char **argv) {
   }
 
   char path[4096];
-  pyhost_plugin *counter = NULL, *risky = NULL;
+  pyhost_plugin *counter = NULL, *tidy = NULL, *risky = NULL;
   snprintf(path, sizeof path, "%s/counter.py", argv[1]);
   if (pyhost_plugin_load(py, path, &counter) != PYHOST_OK) { /* the shared level */
     fprintf(stderr, "%s\n", pyhost_errmsg(py));
     return 1;
   }
   pyhost_plugin_options *o = pyhost_plugin_options_new();
+  pyhost_plugin_options_set_isolation(o, PYHOST_ISOLATION_INTERPRETER);
+  snprintf(path, sizeof path, "%s/tidy.py", argv[1]);
+  rc = pyhost_plugin_load_with(py, path, o, &tidy); /* the interpreter level */
+  if (rc != PYHOST_OK) {
+    fprintf(stderr, "%s\n", pyhost_errmsg(py));
+    return 1;
+  }
   pyhost_plugin_options_set_isolation(o, PYHOST_ISOLATION_PROCESS);
   snprintf(path, sizeof path, "%s/risky.py", argv[1]);
   rc = pyhost_plugin_load_with(py, path, o, &risky); /* the process level */
@@ -69,7 +77,12 @@ int main(int argc, char **argv) {
   }
 
   event(py, counter, "start");
+  event(py, tidy, "start");
   event(py, risky, "start");
+  pyhost_value *j = NULL; /* the host's json is its own */
+  if (pyhost_eval(py, "__import__('json').dumps('host')", &j) == PYHOST_OK)
+    printf("the host's json.dumps('host') -> %s\n", pyhost_value_repr(py, j));
+  pyhost_value_free(j);
 
   /* risky crashes: the call says how its process ended, the host goes on */
   rc = pyhost_plugin_call(py, risky, "crash", NULL, NULL, NULL);
@@ -78,6 +91,7 @@ int main(int argc, char **argv) {
              ? "its process crashed"
              : pyhost_errmsg(py));
   event(py, counter, "after the crash");
+  event(py, tidy, "after the crash");
   event(py, risky, "after the crash"); /* PYHOST_PROCESS until it is restarted */
 
   /* a fresh process, the plugin loaded anew: its state starts over */
@@ -87,6 +101,7 @@ int main(int argc, char **argv) {
   event(py, counter, "again");
 
   pyhost_plugin_unload(risky);
+  pyhost_plugin_unload(tidy); /* ends its interpreter */
   pyhost_plugin_unload(counter);
   pyhost_module_free(py, app);
   pyhost_free(py);

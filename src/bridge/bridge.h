@@ -276,6 +276,10 @@ int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, con
 /* Host function name of the host module called module: a new reference, or NULL with
  * RuntimeError("<module>.<name> was unregistered by the host") set.  GIL held. */
 PyObject *pyhost__hostfn_find(const char *module, const char *name);
+/* With the GIL, in a sub-interpreter: a new function object there that calls host
+ * function name of host module m (a replica record: hostfn.c), or NULL with a Python
+ * exception set. */
+PyObject *pyhost__hostfn_replica(pyhost_module *m, const char *name);
 
 /* 1 when the handle still runs Python (callbacks refuse to run during finalize). */
 static inline int pyhost__handle_running(const pyhost *h) {

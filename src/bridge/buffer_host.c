@@ -106,7 +106,8 @@ static PyObject *hostmem_refuse_new(PyTypeObject *type, PyObject *args, PyObject
 
 /* A new exporter for b (counted in b->refs), or NULL with the exception set. */
 static PyObject *hostmem_new(struct pyhost_buffer *b) {
-  if (!pyhost__bridge.hostmem_type) {
+  struct pyhost__istate *is = pyhost__istate(); /* a heap type is its interpreter's */
+  if (!is->hostmem_type) {
     PyType_Slot slots[] = {{Py_tp_dealloc, (void *)hostmem_dealloc},
                            {Py_tp_new, (void *)hostmem_refuse_new},
                            {PYHOST__BF_GETBUFFER, (void *)hostmem_getbuffer},
@@ -114,10 +115,10 @@ static PyObject *hostmem_new(struct pyhost_buffer *b) {
                            {0, NULL}};
     PyType_Spec spec = {"pyhost.HostMemory", (int)sizeof(struct hostmem), 0,
                         (unsigned int)pyhost__tpflags_default(), slots};
-    pyhost__bridge.hostmem_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
-    if (!pyhost__bridge.hostmem_type) return NULL;
+    is->hostmem_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!is->hostmem_type) return NULL;
   }
-  PyObject *o = pyhost__heap_alloc(pyhost__bridge.hostmem_type);
+  PyObject *o = pyhost__heap_alloc(is->hostmem_type);
   if (o) {
     ((struct hostmem *)o)->b = b;
     b->refs++;
@@ -184,9 +185,9 @@ static void drop_refs(struct pyhost_buffer *b) {
 static void drop_all(void) {
   PYHOST__ASSERT_GIL();
   for (struct pyhost_buffer *b = pyhost__bridge.buffers; b; b = b->next) drop_refs(b);
-  if (pyhost__bridge.hostmem_type) {
-    PY.Py_DecRef((PyObject *)pyhost__bridge.hostmem_type);
-    pyhost__bridge.hostmem_type = NULL;
+  if (pyhost__bridge.main.hostmem_type) {
+    PY.Py_DecRef((PyObject *)pyhost__bridge.main.hostmem_type);
+    pyhost__bridge.main.hostmem_type = NULL;
   }
 }
 

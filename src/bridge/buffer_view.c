@@ -96,7 +96,8 @@ PyObject *pyhost__call_method0(PyObject *o, const char *name) {
 /* 1 when pyhost's reference to o is its only one.  Before 3.14 the stable ABI's own
  * Py_REFCNT reads the count in place (PYHOST__REFCNT); 3.14 made it a function. */
 static int sole_reference(PyObject *o) {
-  if (pyhost__runtime_at_least(3, 14)) return PY.Py_REFCNT(o) == 1;
+  /* (PY.Py_REFCNT): built with 3.14+ headers, Py_REFCNT is also a macro */
+  if (pyhost__runtime_at_least(3, 14)) return (PY.Py_REFCNT)(o) == 1;
   return PYHOST__REFCNT(o) == 1;
 }
 

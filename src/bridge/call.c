@@ -50,7 +50,7 @@ static PyObject *attr_or_submodule(PyObject *obj, const char *prefix, size_t ple
 static PyObject *first_part(pyhost *h, const char *name) {
   PyObject *key = PY.PyUnicode_FromString(name);
   if (!key) return NULL;
-  PyObject *o = h->main_dict ? PY.PyDict_GetItemWithError(h->main_dict, key) : NULL;
+  PyObject *o = pyhost__main_dict(h) ? PY.PyDict_GetItemWithError(pyhost__main_dict(h), key) : NULL;
   if (!o && !PY.PyErr_Occurred()) {
     PyObject *builtins = PY.PyEval_GetBuiltins(); /* borrowed */
     o = builtins ? PY.PyDict_GetItemWithError(builtins, key) : NULL;
@@ -174,7 +174,7 @@ int pyhost_get_global(pyhost *h, const char *name, pyhost_value **result) {
   if (rc) return rc;
   if (!(rc = need(h, name, "pyhost_get_global", "name")) &&
       !(rc = need(h, result, "pyhost_get_global", "result"))) {
-    PyObject *o = PY.PyDict_GetItemString(h->main_dict, name); /* borrowed */
+    PyObject *o = PY.PyDict_GetItemString(pyhost__main_dict(h), name); /* borrowed */
     if (o) PY.Py_IncRef(o);
     else name_error(name);
     rc = give(h, o, result);
@@ -191,13 +191,13 @@ int pyhost_set_global(pyhost *h, const char *name, const pyhost_value *val) {
     int r;
     if (val) {
       PyObject *x = pyhost__to_python(h, val);
-      r = x ? PY.PyDict_SetItemString(h->main_dict, name, x) : -1;
+      r = x ? PY.PyDict_SetItemString(pyhost__main_dict(h), name, x) : -1;
       PY.Py_DecRef(x);
-    } else if (!PY.PyDict_GetItemString(h->main_dict, name)) {
+    } else if (!PY.PyDict_GetItemString(pyhost__main_dict(h), name)) {
       name_error(name);
       r = -1;
     } else {
-      r = PY.PyDict_DelItemString(h->main_dict, name);
+      r = PY.PyDict_DelItemString(pyhost__main_dict(h), name);
     }
     if (r < 0) rc = pyhost__take_exception(h, NULL);
   }

@@ -25,20 +25,22 @@ static size_t hash_source(const char *s, size_t len) {
   return x;
 }
 
-static struct pyhost__eval_entry *cache_find(const char *src, size_t len, size_t hash) {
+static struct pyhost__eval_entry *cache_find(struct pyhost__istate *is, const char *src,
+                                             size_t len, size_t hash) {
   for (size_t i = 0; i < CACHE_SIZE; i++) {
-    struct pyhost__eval_entry *e = &pyhost__bridge.eval_cache[i];
+    struct pyhost__eval_entry *e = &is->eval_cache[i];
     if (e->src && e->hash == hash && e->len == len && memcmp(e->src, src, len) == 0) return e;
   }
   return NULL;
 }
 
-static void cache_clear(void);
+static void main_cache_clear(void);
 
 /* Stores code (borrowed) for src; on no memory the cache is just not filled. */
-static void cache_store(const char *src, size_t len, size_t hash, PyObject *code) {
-  if (cache_find(src, len, hash)) return; /* another thread stored it meanwhile */
-  struct pyhost__eval_entry *cache = pyhost__bridge.eval_cache, *victim = &cache[0];
+static void cache_store(struct pyhost__istate *is, const char *src, size_t len, size_t hash,
+                        PyObject *code) {
+  if (cache_find(is, src, len, hash)) return; /* another thread stored it meanwhile */
+  struct pyhost__eval_entry *cache = is->eval_cache, *victim = &cache[0];
   for (size_t i = 0; i < CACHE_SIZE && victim->src; i++)
     if (!cache[i].src || cache[i].last_use < victim->last_use) victim = &cache[i];
   char *copy = pyhost__memdup(src, len);
@@ -48,54 +50,60 @@ static void cache_store(const char *src, size_t len, size_t hash, PyObject *code
   victim->src = copy;
   victim->len = len;
   victim->hash = hash;
-  victim->last_use = ++pyhost__bridge.eval_clock;
+  victim->last_use = ++is->eval_clock;
   PY.Py_IncRef(code);
   victim->code = code;
-  pyhost__teardown_add(&pyhost__bridge.eval_cache_hook, cache_clear, PYHOST__AT_DROP);
+  if (is == &pyhost__bridge.main) /* a sub-interpreter's goes with it (plugin_interp.c) */
+    pyhost__teardown_add(&pyhost__bridge.eval_cache_hook, main_cache_clear, PYHOST__AT_DROP);
   PY.Py_DecRef(old); /* last: the slot is consistent if this runs any code */
 }
 
 /* A new reference to expr's code object, from the cache or compiled; NULL with a
  * Python exception set. */
 static PyObject *compile_expression(const char *expr) {
+  struct pyhost__istate *is = pyhost__istate();
   size_t len = strlen(expr);
   size_t hash = 0;
   if (len <= CACHE_MAX_SOURCE) {
     hash = hash_source(expr, len);
-    struct pyhost__eval_entry *e = cache_find(expr, len, hash);
+    struct pyhost__eval_entry *e = cache_find(is, expr, len, hash);
     if (e) {
-      pyhost__bridge.eval_hits++;
-      e->last_use = ++pyhost__bridge.eval_clock;
+      is->eval_hits++;
+      e->last_use = ++is->eval_clock;
       PY.Py_IncRef(e->code);
       return e->code;
     }
   }
-  pyhost__bridge.eval_misses++;
+  is->eval_misses++;
   PyObject *code = PY.Py_CompileString(expr, "<eval>", Py_eval_input);
-  if (code && len <= CACHE_MAX_SOURCE) cache_store(expr, len, hash, code);
+  if (code && len <= CACHE_MAX_SOURCE) cache_store(is, expr, len, hash, code);
   return code;
 }
 
-/* With the GIL, before Py_FinalizeEx (its teardown hook). */
-static void cache_clear(void) {
+/* With the GIL, in is's interpreter: before Py_FinalizeEx for the main one (its
+ * teardown hook), before a sub-interpreter ends for that one. */
+void pyhost__eval_cache_clear(struct pyhost__istate *is) {
   for (size_t i = 0; i < CACHE_SIZE; i++) {
-    struct pyhost__eval_entry *e = &pyhost__bridge.eval_cache[i];
+    struct pyhost__eval_entry *e = &is->eval_cache[i];
     PyObject *code = e->code;
     pyhost__free(e->src);
     memset(e, 0, sizeof *e);
     PY.Py_DecRef(code);
   }
-  pyhost__bridge.eval_clock = pyhost__bridge.eval_hits = pyhost__bridge.eval_misses = 0;
+  is->eval_clock = is->eval_hits = is->eval_misses = 0;
 }
 
+static void main_cache_clear(void) { pyhost__eval_cache_clear(&pyhost__bridge.main); }
+
 void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses) {
-  *hits = pyhost__bridge.eval_hits;
-  *misses = pyhost__bridge.eval_misses;
+  struct pyhost__istate *is = pyhost__istate();
+  *hits = is->eval_hits;
+  *misses = is->eval_misses;
 }
 
 /* Runs code (borrowed) in __main__; *result gets a new reference when not NULL. */
 static int run_code(pyhost *h, PyObject *code, PyObject **result) {
-  PyObject *r = code ? PY.PyEval_EvalCode(code, h->main_dict, h->main_dict) : NULL;
+  PyObject *r = code ? PY.PyEval_EvalCode(code, pyhost__main_dict(h), pyhost__main_dict(h)) : NULL;
   if (!r) return pyhost__take_exception(h, NULL);
   if (result) *result = r;
   else PY.Py_DecRef(r);
@@ -134,7 +142,7 @@ int pyhost_exec_file(pyhost *h, const char *path) {
     rc = pyhost__set_error(h, PYHOST_PYEXC, "%s: source code contains a NUL byte", path);
   } else {
     PyObject *file = PY.PyUnicode_DecodeUTF8(path, (Py_ssize_t)strlen(path), "surrogateescape");
-    if (!file || PY.PyDict_SetItemString(h->main_dict, "__file__", file) < 0)
+    if (!file || PY.PyDict_SetItemString(pyhost__main_dict(h), "__file__", file) < 0)
       rc = pyhost__take_exception(h, "setting __file__ failed");
     else
       rc = run(h, src, path, Py_file_input, NULL);

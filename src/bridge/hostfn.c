@@ -44,6 +44,13 @@ struct hostfn {
    * frees the record after Py_FinalizeEx. */
   struct hostfn *rec_next, *rec_prev;
   int orphan;
+  /* A host function in a sub-interpreter is a replica: a record of its own (its own
+   * PyMethodDef, function and self object there) calling the host's function with the
+   * host's userdata and signature, which its origin owns.  The origin counts each
+   * replica in crefs and lists it, so unregistering the origin closes them too. */
+  struct hostfn *origin;           /* a replica's; NULL for the host's own records */
+  struct hostfn *replicas;         /* an origin's, linked by rep_next/rep_prev */
+  struct hostfn *rep_next, *rep_prev;
 };
 
 /* A module's host functions, indexed by name (chained buckets, doubled as it grows):
@@ -83,15 +90,31 @@ static struct hostfn *record_new(void) {
   return f;
 }
 
+/* Takes replica r off its origin's list; returns the origin, its count not yet
+ * dropped. */
+static struct hostfn *replica_detach(struct hostfn *r) {
+  struct hostfn *o = r->origin;
+  if (r->rep_prev) r->rep_prev->rep_next = r->rep_next;
+  else o->replicas = r->rep_next;
+  if (r->rep_next) r->rep_next->rep_prev = r->rep_prev;
+  r->origin = NULL;
+  return o;
+}
+
+static void record_unref(struct hostfn *f);
+
+/* Frees f; a replica lets its origin go (which may free it too). */
 static void record_free(struct hostfn *f) {
   if (f->rec_prev) f->rec_prev->rec_next = f->rec_next;
   else pyhost__bridge.hostfns = f->rec_next;
   if (f->rec_next) f->rec_next->rec_prev = f->rec_prev;
+  struct hostfn *origin = f->origin ? replica_detach(f) : NULL;
   pyhost__free(f->name);
   pyhost__free(f->qualname);
   pyhost__free(f->doc);
-  pyhost__sig_free(f->sig);
+  if (!origin) pyhost__sig_free(f->sig); /* a replica's is its origin's */
   pyhost__free(f);
+  if (origin) record_unref(origin);
 }
 
 static void record_unref(struct hostfn *f) {
@@ -107,7 +130,7 @@ struct fnself {
   struct hostfn *f;
 };
 
-/* pyhost__bridge.fnself_type is made once per process (Python starts only once). */
+/* The type pyhost.function_data is made once per interpreter (pyhost__istate). */
 
 static void fnself_dealloc(PyObject *self) {
   struct hostfn *f = ((struct fnself *)self)->f;
@@ -125,16 +148,17 @@ static PyObject *fnself_refuse_new(PyTypeObject *type, PyObject *args, PyObject 
 /* A new self object for f (which it then counts in crefs), or NULL with the exception
  * set. */
 static PyObject *fnself_new(struct hostfn *f) {
-  if (!pyhost__bridge.fnself_type) {
+  struct pyhost__istate *is = pyhost__istate();
+  if (!is->fnself_type) {
     PyType_Slot slots[] = {{Py_tp_dealloc, (void *)fnself_dealloc},
                            {Py_tp_new, (void *)fnself_refuse_new},
                            {0, NULL}};
     PyType_Spec spec = {"pyhost.function_data", (int)sizeof(struct fnself), 0,
                         (unsigned int)pyhost__tpflags_default(), slots};
-    pyhost__bridge.fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
-    if (!pyhost__bridge.fnself_type) return NULL;
+    is->fnself_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
+    if (!is->fnself_type) return NULL;
   }
-  PyObject *o = pyhost__heap_alloc(pyhost__bridge.fnself_type);
+  PyObject *o = pyhost__heap_alloc(is->fnself_type);
   if (o) {
     ((struct fnself *)o)->f = f;
     f->crefs++;
@@ -466,13 +490,28 @@ static void unregister(pyhost_module *m, struct hostfn **link) {
   PY.Py_DecRef(f->func);
   f->func = NULL;
   close_door(f);
-  if (f->crefs > 1) f->orphan = 1; /* its self object still holds it */
+  for (struct hostfn *r = f->replicas; r; r = r->rep_next) { /* they refuse too */
+    r->fn = NULL;
+    r->ffn = NULL;
+    r->tfn = NULL;
+    r->userdata = NULL;
+    close_door(r);
+  }
+  if (f->crefs > 1) f->orphan = 1; /* its self object (or a replica) still holds it */
   record_unref(f);
 }
 
 /* After Py_FinalizeEx: frees the records of unregistered host functions whose function
  * objects Python never freed (no self object will be freed any more). */
 static void free_orphans(void) {
+  /* the replicas first, as their origins may be orphans too */
+  for (struct hostfn *f = pyhost__bridge.hostfns, *next; f; f = next) {
+    next = f->rec_next;
+    if (f->origin) {
+      replica_detach(f)->crefs--;
+      record_free(f);
+    }
+  }
   for (struct hostfn *f = pyhost__bridge.hostfns, *next; f; f = next) {
     next = f->rec_next;
     if (f->orphan) record_free(f);
@@ -731,6 +770,45 @@ int pyhost__module_function(pyhost_module *m, const char *name, PyObject *o, con
   if (!l || (*l)->func != o) return 0;
   *doc = (*l)->doc ? (*l)->doc : "";
   return 1;
+}
+
+PyObject *pyhost__hostfn_replica(pyhost_module *m, const char *name) {
+  struct hostfn **l = find(m, name);
+  if (!l) {
+    PY.PyErr_Format(*PY.PyExc_RuntimeError, "%s.%s was unregistered by the host", m->name, name);
+    return NULL;
+  }
+  struct hostfn *o = *l, *r = record_new();
+  if (!r || !(r->name = pyhost__strdup(o->name)) || !(r->qualname = pyhost__strdup(o->qualname))) {
+    if (r) record_free(r);
+    return PY.PyErr_NoMemory();
+  }
+  r->callee.h = o->callee.h;
+  r->callee.who = r->qualname;
+  r->fn = o->fn;
+  r->ffn = o->ffn;
+  r->tfn = o->tfn;
+  r->userdata = o->userdata;
+  r->sig = o->sig;
+  r->def = o->def;
+  r->def.ml_name = r->name;
+  r->def.ml_meth = open_door(r);
+  r->orphan = 1; /* only its self object holds it: freed after finalize if Python keeps it */
+  r->origin = o;
+  o->crefs++;
+  r->rep_next = o->replicas;
+  if (o->replicas) o->replicas->rep_prev = r;
+  o->replicas = r;
+  PyObject *self = fnself_new(r);
+  if (!self) {
+    record_free(r);
+    return NULL;
+  }
+  PyObject *modname = PY.PyUnicode_FromString(m->name);
+  PyObject *fn = modname ? PY.PyCFunction_NewEx(&r->def, self, modname) : NULL;
+  PY.Py_DecRef(modname);
+  PY.Py_DecRef(self); /* the function holds it (or it is gone, and r with it) */
+  return fn;
 }
 
 PyObject *pyhost__hostfn_find(const char *module, const char *name) {

@@ -103,6 +103,16 @@ void pyhost__hostmods_describe(pyhost *h, struct pyhost__wbuf *b) {
   }
 }
 
+/* Reads past the entries of a module that is not made. */
+static void skip_entries(struct pyhost__rbuf *r, uint32_t entries) {
+  for (uint32_t e = 0; e < entries && !r->bad; e++) {
+    unsigned kind = pyhost__rbuf_u8(r);
+    pyhost__rbuf_str(r, NULL);
+    if (kind == E_FUNCTION || kind == E_EXCEPTION) pyhost__rbuf_str(r, NULL);
+    else if (kind == E_VALUE) pyhost__rbuf_skip_value(r);
+  }
+}
+
 /* ---- the worker's side ---- */
 
 struct mirror_mod {
@@ -144,17 +154,16 @@ static PyObject *base_class(pyhost *h, const char *name) {
   return b;
 }
 
-/* The exception class <module>.<name> deriving from base, set on the module (GIL). */
-static void mirror_exception(pyhost *h, struct mirror_mod *mm, const char *name,
+/* The exception class <modname>.<name> deriving from base, set on module mod (GIL). */
+static void mirror_exception(pyhost *h, PyObject *mod, const char *modname, const char *name,
                              const char *base) {
-  PyObject *mod = pyhost__module_object(mm->m);
   PyObject *old = PY.PyObject_GetAttrString(mod, name);
   PY.PyErr_Clear();
   int have = old && is_class(old);
   PY.Py_DecRef(old);
   if (have) return; /* made by an earlier sync: code may hold it */
   char full[512];
-  pyhost__fmt(full, sizeof full, "%s.%s", mm->name, name);
+  pyhost__fmt(full, sizeof full, "%s.%s", modname, name);
   PyObject *b = base_class(h, base);
   PyObject *cls = PY.PyErr_NewException(full, b, NULL);
   if (!cls || PY.PyObject_SetAttrString(mod, name, cls) < 0) PY.PyErr_Clear();
@@ -231,12 +240,7 @@ int pyhost__hostmods_apply(pyhost *h, struct pyhost__mirror **state, struct pyho
       if (pyhost_module_new(h, name, doc[0] ? doc : NULL, &m) != PYHOST_OK) {
         /* a name this Python has already (a standard module): the plugin sees that one */
         pyhost__fmt(err, cap, "the host module %s: %s", name, pyhost_errmsg(h));
-        for (uint32_t e = 0; e < entries && !r->bad; e++) {
-          unsigned kind = pyhost__rbuf_u8(r);
-          pyhost__rbuf_str(r, NULL);
-          if (kind == E_FUNCTION || kind == E_EXCEPTION) pyhost__rbuf_str(r, NULL);
-          else if (kind == E_VALUE) pyhost__rbuf_skip_value(r);
-        }
+        skip_entries(r, entries);
         continue;
       }
       struct mirror_mod **tail = &mr->mods;
@@ -265,7 +269,7 @@ int pyhost__hostmods_apply(pyhost *h, struct pyhost__mirror **state, struct pyho
         const char *base = pyhost__rbuf_str(r, NULL);
         PyGILState_STATE gil;
         if (!r->bad && pyhost__enter(h, &gil) == PYHOST_OK) {
-          mirror_exception(h, mm, ename, base);
+          mirror_exception(h, pyhost__module_object(mm->m), mm->name, ename, base);
           pyhost__leave(h, gil);
         }
       } else {
@@ -294,5 +298,170 @@ int pyhost__hostmods_apply(pyhost *h, struct pyhost__mirror **state, struct pyho
     }
     l = &mm->next;
   }
+  return 0;
+}
+
+/* ---- a sub-interpreter's side (the interpreter level) ----
+ * There the host's modules are modules of that interpreter: each host function a
+ * replica calling the host's own (pyhost__hostfn_replica: the same C function, at full
+ * speed), the values converted, the exception classes made there, and for each host
+ * type a stand-in that refuses.  *state, a dict of that interpreter, maps each module
+ * made to (module, names set); what the host no longer has is removed again. */
+
+static const char STANDIN[] =
+    "def standin(qual):\n"
+    "    def refuse(*args, **kwargs):\n"
+    "        raise TypeError(qual + ' is a host type, and host types are not available '\n"
+    "                        'in a plugin\\'s sub-interpreter in this pyhost')\n"
+    "    refuse.__name__ = refuse.__qualname__ = qual.rpartition('.')[2]\n"
+    "    return refuse\n";
+
+/* The stand-in for host type modname.name: a new reference, or NULL with an exception. */
+static PyObject *standin(const char *modname, const char *name) {
+  PyObject *ns = PY.PyDict_New();
+  PyObject *code = ns && PY.PyDict_SetItemString(ns, "__builtins__", PY.PyEval_GetBuiltins()) == 0
+                       ? PY.Py_CompileString(STANDIN, "<pyhost host type>", Py_file_input)
+                       : NULL;
+  PyObject *r = code ? PY.PyEval_EvalCode(code, ns, ns) : NULL;
+  PyObject *fn = r ? PY.PyDict_GetItemString(ns, "standin") : NULL; /* borrowed */
+  char qual[512];
+  pyhost__fmt(qual, sizeof qual, "%s.%s", modname, name);
+  PyObject *q = fn ? PY.PyUnicode_FromString(qual) : NULL;
+  PyObject *out = q ? PY.PyObject_CallFunctionObjArgs(fn, q, NULL) : NULL;
+  PY.Py_DecRef(q);
+  PY.Py_DecRef(r);
+  PY.Py_DecRef(code);
+  PY.Py_DecRef(ns);
+  return out;
+}
+
+static pyhost_module *host_module(const char *name) {
+  pyhost_module *m = pyhost__modules_next(NULL);
+  while (m && strcmp(pyhost__module_name(m), name) != 0) m = pyhost__modules_next(m);
+  return m;
+}
+
+/* Module name in this interpreter: the one made before (prev's), or a new one entered
+ * in sys.modules (and on its parent); NULL when the name is taken by a module of this
+ * interpreter's own, or with an exception set.  New reference. */
+static PyObject *sub_module(PyObject *prev, const char *name, const char *doc) {
+  if (prev) {
+    PyObject *m = PY.PyTuple_GetItem(prev, 0);
+    PY.Py_IncRef(m);
+    return m;
+  }
+  PyObject *modules = PY.PyImport_GetModuleDict(); /* borrowed */
+  if (PY.PyDict_GetItemString(modules, name)) return NULL;
+  PyObject *m = PY.PyModule_New(name);
+  PyObject *d = m && doc[0] ? PY.PyUnicode_FromString(doc) : NULL;
+  if (!m || (doc[0] && (!d || PY.PyObject_SetAttrString(m, "__doc__", d) < 0)) ||
+      PY.PyDict_SetItemString(modules, name, m) < 0) {
+    PY.Py_DecRef(d);
+    PY.Py_DecRef(m);
+    return NULL;
+  }
+  PY.Py_DecRef(d);
+  const char *dot = strrchr(name, '.');
+  if (dot) {
+    char pname[512];
+    pyhost__fmt(pname, sizeof pname, "%.*s", (int)(dot - name), name);
+    PyObject *parent = PY.PyDict_GetItemString(modules, pname);
+    if (parent) PY.PyObject_SetAttrString(parent, dot + 1, m);
+  }
+  PY.PyErr_Clear();
+  return m;
+}
+
+/* One entry of modname (module mod) made there: a new reference to its object, or
+ * NULL (left out: no longer the host's, or not convertible; the exception cleared). */
+static PyObject *sub_entry(pyhost *h, struct pyhost__rbuf *r, unsigned kind, PyObject *mod,
+                           const char *modname, const char *ename) {
+  PyObject *x = NULL;
+  if (kind == E_FUNCTION) {
+    pyhost__rbuf_str(r, NULL); /* its doc: the replica has the host's */
+    pyhost_module *hm = host_module(modname);
+    x = hm ? pyhost__hostfn_replica(hm, ename) : NULL;
+  } else if (kind == E_VALUE) {
+    pyhost_value *v = pyhost__rbuf_value(r);
+    x = v ? pyhost__to_python(h, v) : NULL;
+    pyhost_value_free(v);
+  } else if (kind == E_EXCEPTION) {
+    const char *base = pyhost__rbuf_str(r, NULL);
+    if (!r->bad) mirror_exception(h, mod, modname, ename, base);
+    x = PY.PyObject_GetAttrString(mod, ename);
+  } else if (kind == E_TYPE) {
+    x = standin(modname, ename);
+  } else {
+    r->bad = 1;
+  }
+  if (!x) PY.PyErr_Clear();
+  return x;
+}
+
+int pyhost__hostmods_apply_here(pyhost *h, PyObject **state, struct pyhost__rbuf *r, char *err,
+                                size_t cap) {
+  PyObject *now = PY.PyDict_New();
+  if (!now || (!*state && !(*state = PY.PyDict_New()))) {
+    PY.Py_DecRef(now);
+    PY.PyErr_Clear();
+    return pyhost__fmt(err, cap, "out of memory"), -1;
+  }
+  uint32_t n = pyhost__rbuf_u32(r);
+  for (uint32_t i = 0; i < n && !r->bad; i++) {
+    const char *name = pyhost__rbuf_str(r, NULL);
+    const char *doc = pyhost__rbuf_str(r, NULL);
+    uint32_t entries = pyhost__rbuf_u32(r);
+    if (r->bad) break;
+    PyObject *prev = PY.PyDict_GetItemString(*state, name); /* borrowed */
+    PyObject *mod = sub_module(prev, name, doc);
+    PyObject *names = mod ? PY.PyDict_New() : NULL; /* the names set, each to None */
+    if (!names) {
+      PY.PyErr_Clear();
+      pyhost__fmt(err, cap, "the host module %s: a module of that name exists there", name);
+      PY.Py_DecRef(mod);
+      skip_entries(r, entries);
+      continue;
+    }
+    for (uint32_t e = 0; e < entries && !r->bad; e++) {
+      unsigned kind = pyhost__rbuf_u8(r);
+      const char *ename = pyhost__rbuf_str(r, NULL);
+      PyObject *x = r->bad ? NULL : sub_entry(h, r, kind, mod, name, ename);
+      PyObject *key = x ? PY.PyUnicode_FromString(ename) : NULL;
+      if (key && PY.PyObject_SetAttr(mod, key, x) == 0)
+        PY.PyDict_SetItem(names, key, PY._Py_NoneStruct);
+      PY.PyErr_Clear();
+      PY.Py_DecRef(key);
+      PY.Py_DecRef(x);
+    }
+    /* what the host removed from it */
+    PyObject *old = prev ? PY.PyTuple_GetItem(prev, 1) : NULL, *key, *val;
+    for (Py_ssize_t pos = 0; old && PY.PyDict_Next(old, &pos, &key, &val);)
+      if (!PY.PyDict_GetItemWithError(names, key)) PY.PyObject_SetAttr(mod, key, NULL);
+    PY.PyErr_Clear();
+    PyObject *pair = PY.PyTuple_New(2);
+    if (pair) { /* the tuple takes both references */
+      PY.PyTuple_SetItem(pair, 0, mod);
+      PY.PyTuple_SetItem(pair, 1, names);
+    } else {
+      PY.Py_DecRef(names);
+      PY.Py_DecRef(mod);
+    }
+    if (!pair || PY.PyDict_SetItemString(now, name, pair) < 0) PY.PyErr_Clear();
+    PY.Py_DecRef(pair);
+  }
+  /* the modules the host freed leave this interpreter's sys.modules */
+  PyObject *key, *pair;
+  for (Py_ssize_t pos = 0; PY.PyDict_Next(*state, &pos, &key, &pair);) {
+    if (PY.PyDict_GetItemWithError(now, key)) continue;
+    char *name = pyhost__utf8_copy(key, NULL);
+    PyObject *modules = PY.PyImport_GetModuleDict(); /* borrowed */
+    if (name && PY.PyDict_GetItemString(modules, name) == PY.PyTuple_GetItem(pair, 0))
+      PY.PyDict_DelItemString(modules, name);
+    pyhost__free(name);
+  }
+  PY.PyErr_Clear();
+  PY.Py_DecRef(*state);
+  *state = now;
+  if (r->bad) return pyhost__fmt(err, cap, "a malformed description of the host's modules"), -1;
   return 0;
 }

@@ -27,4 +27,11 @@ struct pyhost__mirror;
 int pyhost__hostmods_apply(pyhost *h, struct pyhost__mirror **state, struct pyhost__rbuf *r,
                            pyhost_function proxy, void *ctx, char *err, size_t cap);
 
+/* A sub-interpreter's side (the interpreter level), with the GIL, in that interpreter:
+ * makes its host modules match the description in r (*state, a dict there, made by the
+ * first call, is what was made; drop it before the interpreter ends).  0, or -1 with the
+ * reason in err (a module name taken there is only reported in err, with 0). */
+int pyhost__hostmods_apply_here(pyhost *h, PyObject **state, struct pyhost__rbuf *r, char *err,
+                                size_t cap);
+
 #endif

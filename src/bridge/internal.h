@@ -11,6 +11,8 @@
 /* ---- the compiled-expression cache (eval.c) ---- */
 /* Cache hits and misses since the last clear (for white-box tests). */
 void pyhost__eval_cache_stats(unsigned long *hits, unsigned long *misses);
+/* Empties is's cache (with the GIL, in its interpreter). */
+void pyhost__eval_cache_clear(struct pyhost__istate *is);
 
 
 /* ---- conversions (convert.c) ---- */

@@ -19,6 +19,7 @@
 #include "bridge.h"
 #include "callf.h"
 #include "plugin_level.h"
+#include "callf.h"
 
 #include <string.h>
 
@@ -124,15 +125,16 @@ struct pyhost_plugin {
   void *impl;
   _Atomic int lbusy;
   /* its dependencies' environment (NULL: none), and at the shared level what it holds
-   * ("installed NAME VERSION" lines) and its link in pyhost__bridge.shared_deps */
+   * ("installed NAME VERSION" lines) and its link in pyhost__istate()->shared_deps (its interpreter's) */
   char *deps_env;
   char *deps_installed;
   struct pyhost_plugin *deps_next;
   int deps_linked;
 };
 
-/* The loader's module (pyhost__bridge.plugin_loader): made and run once, kept by a
- * strong reference until finalize.  It is also registered as
+/* The loader's module (pyhost__istate()->plugin_loader): made and run once per
+ * interpreter, kept by a strong reference until finalize (or the end of its
+ * sub-interpreter).  It is also registered as
  * sys.modules["_pyhost_plugins"] for tracebacks and introspection, but never looked up
  * there: Python code may remove or replace that entry, and plugins must keep loading. */
 
@@ -155,22 +157,27 @@ static PyObject *loader_make(void) {
   return mod;
 }
 
-/* With the GIL, before Py_FinalizeEx (its teardown hook). */
-static void loader_clear(void) {
-  PyObject *old = pyhost__bridge.plugin_loader;
-  pyhost__bridge.plugin_loader = NULL;
+void pyhost__plugin_loader_clear(struct pyhost__istate *is) {
+  PyObject *old = is->plugin_loader;
+  is->plugin_loader = NULL;
   PY.Py_DecRef(old);
 }
 
-/* The loader's function `fn` (new reference), running LOADER the first time.  NULL
- * with a Python exception set. */
+/* With the GIL, before Py_FinalizeEx (its teardown hook). */
+static void main_loader_clear(void) {
+  pyhost__plugin_loader_clear(&pyhost__bridge.main);
+}
+
+/* The loader's function `fn` (new reference), running LOADER the first time in this
+ * interpreter.  NULL with a Python exception set. */
 static PyObject *loader_fn(const char *fn) {
-  PyObject **loader = &pyhost__bridge.plugin_loader;
-  if (!*loader) {
-    if (!(*loader = loader_make())) return NULL;
-    pyhost__teardown_add(&pyhost__bridge.plugin_loader_hook, loader_clear, PYHOST__AT_DROP);
+  struct pyhost__istate *is = pyhost__istate();
+  if (!is->plugin_loader) {
+    if (!(is->plugin_loader = loader_make())) return NULL;
+    if (is == &pyhost__bridge.main) /* a sub-interpreter's goes with it */
+      pyhost__teardown_add(&pyhost__bridge.plugin_loader_hook, main_loader_clear, PYHOST__AT_DROP);
   }
-  return PY.PyObject_GetAttrString(*loader, fn);
+  return PY.PyObject_GetAttrString(is->plugin_loader, fn);
 }
 
 /* Calls the loader's function fn(a[, b]): new reference, or NULL with an exception. */
@@ -301,7 +308,7 @@ static int version_in(const char *installed, const char *name, char *out, size_t
  * plugins' environments have, else PYHOST_DEPS naming both plugins, the package and
  * the versions (with the GIL). */
 static int deps_agree(pyhost *h, const char *name, const char *path, const char *installed) {
-  for (pyhost_plugin *q = pyhost__bridge.shared_deps; q; q = q->deps_next) {
+  for (pyhost_plugin *q = pyhost__istate()->shared_deps; q; q = q->deps_next) {
     for (const char *l = installed; l && *l;) {
       const char *e = strchr(l, '\n');
       size_t len = e ? (size_t)(e - l) : strlen(l);
@@ -330,7 +337,7 @@ static int deps_agree(pyhost *h, const char *name, const char *path, const char 
  * same environment. */
 static int deps_list_remove(pyhost_plugin *p) {
   int shared = 0;
-  for (pyhost_plugin **at = &pyhost__bridge.shared_deps; p->deps_linked && *at;) {
+  for (pyhost_plugin **at = &pyhost__istate()->shared_deps; p->deps_linked && *at;) {
     if (*at == p) *at = p->deps_next;
     else {
       shared |= !strcmp((*at)->deps_env, p->deps_env);
@@ -384,13 +391,13 @@ static int load_shared_deps(pyhost *h, const char *path, const pyhost_plugin_opt
       p->deps_installed = d.installed;
       d.installed = NULL;
       env = NULL;
-      p->deps_next = pyhost__bridge.shared_deps;
-      pyhost__bridge.shared_deps = p;
+      p->deps_next = pyhost__istate()->shared_deps;
+      pyhost__istate()->shared_deps = p;
       p->deps_linked = 1;
     } else if (env) {
       /* nothing else of this load stays: its environment goes unless a plugin uses it */
       int used = 0;
-      for (pyhost_plugin *q = pyhost__bridge.shared_deps; q; q = q->deps_next) used |= !strcmp(q->deps_env, env);
+      for (pyhost_plugin *q = pyhost__istate()->shared_deps; q; q = q->deps_next) used |= !strcmp(q->deps_env, env);
       if (!used && rc != PYHOST_DEPS) {
         PyObject *p = path_object(env);
         PY.Py_DecRef(loader_call("drop_path", p, NULL));
@@ -434,30 +441,21 @@ static int level_out(pyhost_plugin *p, int rc) {
     }                                                                                      \
   } while (0)
 
-int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_options *o,
-                            pyhost_plugin **out) {
-  static const char fn[] = "pyhost_plugin_load_with";
-  if (out) *out = NULL;
-  if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
-    int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
-    if (rc) return rc;
-    return o && o->deps_mode != PYHOST_DEPS_OFF ? load_shared_deps(h, path, o, out)
-                                                : pyhost_plugin_load(h, path, out);
-  }
-  if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
-  if (o->isolation != PYHOST_ISOLATION_PROCESS)
-    return pyhost__set_error(h, PYHOST_MISUSE,
-                             "%s: the interpreter isolation level is not available in this "
-                             "pyhost yet; use PYHOST_ISOLATION_PROCESS or _SHARED", fn);
-  if (!path || !out)
-    return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, path ? "out" : "path");
+int pyhost__plugin_load_shared(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                               pyhost_plugin **out) {
+  return o && o->deps_mode != PYHOST_DEPS_OFF ? load_shared_deps(h, path, o, out)
+                                              : pyhost_plugin_load(h, path, out);
+}
+
+int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plugin_level *level,
+                           const pyhost_plugin_options *o, pyhost_plugin **out) {
   pyhost_plugin *p = pyhost__calloc(1, sizeof *p);
   if (!p || !(p->name = name_of(path))) {
     pyhost__free(p);
     return pyhost__set_error(h, PYHOST_NOMEM, "loading plugin %s: out of memory", path);
   }
   p->h = h;
-  p->level = &pyhost__plugin_process;
+  p->level = level;
   /* the level puts the environment first on the plugin's sys.path where it runs */
   struct pyhost__plugin_deps d;
   int rc = pyhost__plugin_deps_prepare(h, p->name, path, o, &d);
@@ -668,13 +666,17 @@ int pyhost_plugin_call(pyhost *h, pyhost_plugin *p, const char *hook, const pyho
 
 int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt, ...) {
   va_list ap;
+  va_start(ap, fmt);
+  int rc = pyhost__plugin_callv(h, p, hook, fmt, &ap);
+  va_end(ap);
+  return rc;
+}
+
+int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt,
+                         va_list *ap) {
   if (p && p->level) {
     int rc = level_in(h, p, "pyhost_plugin_callf");
-    if (rc) return rc;
-    va_start(ap, fmt);
-    rc = p->level->callf(h, p->impl, hook, fmt, &ap);
-    va_end(ap);
-    return level_out(p, rc);
+    return rc ? rc : level_out(p, p->level->callf(h, p->impl, hook, fmt, ap));
   }
   PyGILState_STATE gil;
   int rc = enter_plugin(h, p, "pyhost_plugin_callf", &gil);
@@ -688,9 +690,7 @@ int pyhost_plugin_callf(pyhost *h, pyhost_plugin *p, const char *hook, const cha
     char raised[512], named[512]; /* a result or an argument of the wrong type names both */
     pyhost__fmt(raised, sizeof raised, PYHOST__HOOK_RAISED, p->name, hook);
     pyhost__fmt(named, sizeof named, PYHOST__CALLF_NAMED, p->name, hook);
-    va_start(ap, fmt);
-    rc = pyhost__callf(h, fn, named, fmt, &ap, NULL, &b, raised);
-    va_end(ap);
+    rc = pyhost__callf(h, fn, named, fmt, ap, NULL, &b, raised);
     PY.Py_DecRef(fn);
   }
   if (--p->busy == 0 && p->doomed) { /* unloaded by the hook: its result goes too */

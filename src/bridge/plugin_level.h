@@ -1,7 +1,7 @@
 /* plugin_level.h: the seam between the plugin API (plugin.c, which is the shared level
  * itself) and the isolation levels that run a plugin elsewhere: the process level
- * (plugin_proc.c) and, later, the interpreter level.  plugin.c keeps the handle, its
- * name and the level; every call on a handle of another level goes to that level's
+ * (plugin_proc.c) and the interpreter level (plugin_interp.c).  plugin.c keeps the handle, its
+ * name and the level (which plugin_options.c's pyhost_plugin_load_with picks); every call on a handle of another level goes to that level's
  * operations with the level's own record (impl).  A level never calls back into
  * plugin.c. */
 #ifndef PYHOST_PLUGIN_LEVEL_H
@@ -83,6 +83,23 @@ struct pyhost__plugin_level {
 /* The process level: the host's side (plugin_proc.c), and the main of the worker
  * program its plugins run in (worker.c; worker/pyhost_worker.c calls it). */
 extern const struct pyhost__plugin_level pyhost__plugin_process;
+/* The interpreter level (plugin_interp.c): a shared-level plugin of this file's, loaded
+ * inside a sub-interpreter of its own. */
+extern const struct pyhost__plugin_level pyhost__plugin_interpreter;
+
+/* A new handle for the plugin at path (a non-NULL path and out: checked by the
+ * caller), loaded at level with o (plugin.c).  PYHOST_OK, or the level's status. */
+int pyhost__plugin_load_at(pyhost *h, const char *path, const struct pyhost__plugin_level *level,
+                           const pyhost_plugin_options *o, pyhost_plugin **out);
+/* pyhost_plugin_load at the shared level, with the dependencies o asks for (plugin.c;
+ * o may be NULL). */
+int pyhost__plugin_load_shared(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                               pyhost_plugin **out);
+/* pyhost_plugin_callf with its arguments in ap (plugin.c). */
+int pyhost__plugin_callv(pyhost *h, pyhost_plugin *p, const char *hook, const char *fmt,
+                         va_list *ap);
+/* Drops is's plugin loader module (plugin.c; with the GIL, in is's interpreter). */
+void pyhost__plugin_loader_clear(struct pyhost__istate *is);
 int pyhost__worker_main(int argc, char **argv);
 
 /* Messages the levels share with plugin.c, so that a call means the same at each. */

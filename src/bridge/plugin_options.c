@@ -1,5 +1,7 @@
 /* plugin_options.c: pyhost_plugin_options, the options of one plugin load (see
- * pyhost.h, "isolation levels"), built as pyhost_config is. */
+ * pyhost.h, "isolation levels"), built as pyhost_config is, and
+ * pyhost_plugin_load_with, which loads at the level they name. */
+#include "bridge.h"
 #include "plugin_level.h"
 
 #include <string.h>
@@ -132,4 +134,25 @@ int pyhost__plugin_options_check(pyhost *h, const pyhost_plugin_options *o, cons
                              "(PYHOST_ISOLATION_PROCESS); this plugin is loaded at the %s level",
                              fn, set, o->isolation == PYHOST_ISOLATION_SHARED ? "shared" : "interpreter");
   return PYHOST_OK;
+}
+
+/* The dispatch to the levels lives here, not in plugin.c: the interpreter level is
+ * built on plugin.c's shared level, so plugin.c names no level (no circle of files). */
+int pyhost_plugin_load_with(pyhost *h, const char *path, const pyhost_plugin_options *o,
+                            pyhost_plugin **out) {
+  static const char fn[] = "pyhost_plugin_load_with";
+  if (out) *out = NULL;
+  if (!o || o->isolation == PYHOST_ISOLATION_SHARED) {
+    int rc = o && pyhost__handle_running(h) ? pyhost__plugin_options_check(h, o, fn) : PYHOST_OK;
+    return rc ? rc : pyhost__plugin_load_shared(h, path, o, out);
+  }
+  if (!pyhost__handle_running(h)) return pyhost_plugin_load(h, path, out); /* its refusal */
+  int rc = pyhost__plugin_options_check(h, o, fn);
+  if (rc) return rc;
+  if (!path || !out)
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, path ? "out" : "path");
+  return pyhost__plugin_load_at(h, path,
+                                o->isolation == PYHOST_ISOLATION_PROCESS ? &pyhost__plugin_process
+                                                                         : &pyhost__plugin_interpreter,
+                                o, out);
 }

@@ -18,6 +18,7 @@
 struct hostfn;
 struct pyhost_module;
 struct pyhost__procs;
+struct pyhost__pi;
 struct typerec;
 struct methrec;
 struct pyhost_buffer;
@@ -34,6 +35,28 @@ struct pyhost__eval_entry {
   PyObject *code;            /* strong reference */
 };
 
+/* What the bridge keeps for one interpreter: an object of one interpreter never serves
+ * another (a heap type, a module, a code object, a namespace belong to the interpreter
+ * that made them).  The main interpreter's is pyhost__bridge.main; a sub-interpreter's
+ * is part of its plugin's record (plugin_interp.c), found through the runtime's record
+ * of the interpreter (pyhost__sub_data).  pyhost__istate() is the current one. */
+struct pyhost__istate {
+  PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
+  PyTypeObject *hostmem_type;      /* pyhost.HostMemory, 3.11+ (buffer_host.c) */
+  /* pyhost_eval's cache of the last distinct expressions, least recently used out
+   * (eval.c) */
+  struct pyhost__eval_entry eval_cache[PYHOST__EVAL_CACHE_SIZE];
+  unsigned long eval_clock, eval_hits, eval_misses;
+  /* the plugin loader's module, strong (plugin.c) */
+  PyObject *plugin_loader;
+  /* the shared-level plugins whose dependencies' environment is on this interpreter's
+   * sys.path, newest first, linked through their handles (plugin.c; under the GIL) */
+  struct pyhost_plugin *shared_deps;
+  /* where pyhost_exec, _eval and name look-ups run: the main interpreter's is the
+   * handle's (pyhost.c); a sub-interpreter's is its own __main__'s, strong */
+  PyObject *main_dict;
+};
+
 struct pyhost__bridge {
   /* host functions (hostfn.c) */
   struct hostfn *hostfns;          /* every host function's record */
@@ -42,7 +65,6 @@ struct pyhost__bridge {
    * value, exception or type: a plugin's worker process syncs its copy then
    * (plugin_proc.c).  Atomic: read without the GIL. */
   _Atomic unsigned long modules_gen;
-  PyTypeObject *fnself_type;       /* pyhost.function_data */
   /* host types (hosttype.c) */
   struct typerec **by_type;        /* every host type's record by type */
   size_t by_type_cap, by_type_n;
@@ -54,18 +76,14 @@ struct pyhost__bridge {
    * a type's record lives until exit */
   struct methrec *tramp_rec[PYHOST__TRAMPOLINES];
   size_t tramp_used;
-  /* pyhost_eval's cache of the last distinct expressions, least recently used out
-   * (eval.c) */
-  struct pyhost__eval_entry eval_cache[PYHOST__EVAL_CACHE_SIZE];
-  unsigned long eval_clock, eval_hits, eval_misses;
-  /* the plugin loader's module, strong (plugin.c) */
-  PyObject *plugin_loader;
-  /* the shared-level plugins whose dependencies' environment is on sys.path, newest
-   * first, linked through their handles (plugin.c; under the GIL) */
-  struct pyhost_plugin *shared_deps;
+  /* the main interpreter's objects (main_dict unused: the handle has it) */
+  struct pyhost__istate main;
   /* the process isolation level's state (plugin_proc.c): made by the first plugin
    * loaded at that level, with its own lock (it is used without the GIL) */
   struct pyhost__procs *procs;
+  /* the interpreter level's plugins whose sub-interpreter lives (plugin_interp.c's
+   * struct pyhost__pi), which finalize ends */
+  struct pyhost__pi *interps;
   /* in pyhost's worker program (worker.c): an interrupt is wanted for the call running
    * there; read in a signal handler, so atomic */
   _Atomic int worker_interrupt;
@@ -77,13 +95,26 @@ struct pyhost__bridge {
   struct pyhost__teardown eval_cache_hook, plugin_loader_hook;
   struct pyhost__teardown hostfn_close_hook, hostfn_orphans_hook;
   struct pyhost__teardown procs_close_hook, procs_drop_hook, procs_interrupt_hook;
+  struct pyhost__teardown interps_hook;
   /* host memory lent to Python (buffer_host.c): every loan not yet freed, and the
-   * exporter type of 3.11+ (pyhost.HostMemory); after Py_FinalizeEx the hook frees
-   * what Python never handed back */
+   * exporter type of 3.11+ is per interpreter (pyhost__istate); after Py_FinalizeEx the
+   * hook frees what Python never handed back */
   struct pyhost_buffer *buffers;
-  PyTypeObject *hostmem_type;
   struct pyhost__teardown buffers_drop_hook, buffers_after_hook;
 };
 extern PYHOST__HIDDEN struct pyhost__bridge pyhost__bridge;
+
+/* With the GIL: the current interpreter's state.  One load while no sub-interpreter
+ * lives. */
+static inline struct pyhost__istate *pyhost__istate(void) {
+  struct pyhost__sub *s = pyhost__process.subs ? pyhost__sub_current() : NULL;
+  return s ? (struct pyhost__istate *)pyhost__sub_data(s) : &pyhost__bridge.main;
+}
+
+/* With the GIL: the namespace pyhost_exec and pyhost_eval run in, borrowed. */
+static inline PyObject *pyhost__main_dict(pyhost *h) {
+  struct pyhost__istate *is = pyhost__istate();
+  return is == &pyhost__bridge.main ? h->main_dict : is->main_dict;
+}
 
 #endif

@@ -188,10 +188,13 @@ struct pyhost__call {
   int nogil;            /* calls counted without the GIL (pyhost__enter_nogil) */
   struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
+  struct pyhost__sub *sub; /* the sub-interpreter it runs in now (runtime/subinterp.c) */
   struct pyhost__call *prev, *next;
 };
 
 struct pyhost__pp;
+struct pyhost__sub;
+struct pyhost__sub_saved;
 
 /* Everything pyhost keeps per thread, in one struct, so that the hot path computes
  * one thread-local address. */
@@ -217,6 +220,13 @@ struct pyhost__thread {
    * PyGILState_Ensure returned (attach.c) */
   unsigned long attached;
   PyGILState_STATE attach_pin;
+  /* the sub-interpreter pyhost made current on this thread, whose thread state holds
+   * the GIL here, or NULL (runtime/subinterp.c) */
+  struct pyhost__sub *sub;
+  struct pyhost__sub_saved *sub_chain; /* its entries into sub-interpreters, innermost first */
+  /* this thread's number among the threads that entered a sub-interpreter (0: none
+   * yet): unlike an address or an OS thread id, never given to another thread */
+  unsigned long serial;
   /* pyhost_init's and pyhost_finalize's own holds of the GIL, outside any call (from
    * Py_InitializeEx to the release; from finalize's first take to its end, after
    * Py_FinalizeEx too: the thread that finalized owns what is left) */
@@ -261,6 +271,10 @@ struct pyhost__process {
   _Atomic int forked_amid_calls;
   _Atomic int traceback_ready;     /* pyhost_interrupt imported traceback once */
   PyObject *interrupted_type;      /* pyhost.Interrupted, strong reference */
+  /* the live sub-interpreters pyhost made (runtime/subinterp.c), and the numbers it
+   * gave threads and sub-interpreters */
+  struct pyhost__sub *subs;
+  _Atomic unsigned long serials;
 };
 extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */

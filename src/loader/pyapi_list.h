@@ -40,6 +40,15 @@ PYAPI_FN(int, PyErr_CheckSignals, (void), 3, 2, REQ)
 PYAPI_FN(int, PyThreadState_SetAsyncExc, (unsigned long, PyObject *), 3, 2, REQ)
 PYAPI_FN(unsigned long, PyThread_get_thread_ident, (void), 3, 2, REQ)
 PYAPI_FN(int, Py_GetRecursionLimit, (void), 3, 2, REQ)
+/* sub-interpreters and their thread states (runtime/subinterp.c) */
+PYAPI_FN(PyThreadState *, Py_NewInterpreter, (void), 3, 2, REQ)
+PYAPI_FN(void, Py_EndInterpreter, (PyThreadState *), 3, 2, REQ)
+PYAPI_FN(PyThreadState *, PyThreadState_Swap, (PyThreadState *), 3, 2, REQ)
+PYAPI_FN(PyThreadState *, PyThreadState_New, (PyInterpreterState *), 3, 2, REQ)
+PYAPI_FN(void, PyThreadState_Clear, (PyThreadState *), 3, 2, REQ)
+PYAPI_FN(void, PyThreadState_Delete, (PyThreadState *), 3, 2, REQ)
+PYAPI_FN(PyThreadState *, PyThreadState_Get, (void), 3, 2, REQ)
+PYAPI_FN(PyInterpreterState *, PyInterpreterState_Get, (void), 3, 9, OPT)
 
 /* ---- reference counts and generic objects ---- */
 PYAPI_FN(void, Py_IncRef, (PyObject *), 3, 2, REQ)

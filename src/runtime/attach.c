@@ -19,6 +19,12 @@ int pyhost_thread_attach(pyhost *h) {
   PyGILState_STATE gil;
   int rc = pyhost__enter(h, &gil);
   if (rc) return rc;
+  if (pyhost__thread.sub) { /* PyGILState_Ensure would wait there for its own GIL */
+    pyhost__leave(h, gil);
+    return pyhost__set_error(h, PYHOST_MISUSE,
+                             "pyhost_thread_attach from inside a plugin's sub-interpreter (a "
+                             "host function it called); attach the thread outside any call");
+  }
   /* the GIL is held here, so the pin answers PyGILState_LOCKED: releasing it later
    * only drops the count */
   if (pyhost__thread.attached++ == 0) pyhost__thread.attach_pin = PY.PyGILState_Ensure();

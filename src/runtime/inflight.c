@@ -63,6 +63,11 @@ int pyhost__inflight_forked_amid_calls(void) {
 int pyhost__inflight_begin(PyGILState_STATE *gil) {
   atomic_fetch_add(&pyhost__process.in_flight, 1);
   if (!atomic_load(&pyhost__process.gate_open)) goto refused;
+  if (pyhost__thread.sub) { /* inside a call, the GIL held: its thread is listed */
+    SELF->depth++;
+    *gil = PYHOST__GIL_IN_SUB;
+    return 0;
+  }
   *gil = PY.PyGILState_Ensure();
   /* Checked again under the GIL: pyhost_finalize closes the gate and interrupts the
    * listed threads in one GIL hold, so a thread is either listed by then or refused. */
@@ -91,6 +96,11 @@ refused:
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
   PYHOST__ASSERT_GIL();
+  if (gil == PYHOST__GIL_IN_SUB) {
+    SELF->depth--;
+    atomic_fetch_sub(&pyhost__process.in_flight, 1);
+    return;
+  }
   if (--SELF->depth == 0) {
     if (SELF->prev) SELF->prev->next = SELF->next;
     else pyhost__process.running = SELF->next;
@@ -145,16 +155,39 @@ void pyhost__inflight_protect(int on) {
     PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
 }
 
-/* GIL held.  The caller's own thread is skipped when its only call is this one. */
-static int interrupt_all(void) {
+/* GIL held.  The caller's own thread is skipped when its only call is this one.  A
+ * call running in a sub-interpreter gets it there too: PyThreadState_SetAsyncExc finds
+ * only the current interpreter's threads.  Those are gathered first, as reaching a
+ * sub-interpreter may let other threads run (and change the list). */
+static int interrupt_calls(const struct pyhost__sub *only) {
   PYHOST__ASSERT_GIL();
   int n = 0;
+  size_t nsub = 0, cap = 0;
+  struct sub_call { struct pyhost__sub *sub; unsigned long ident; } *subs = NULL;
   for (struct pyhost__call *r = pyhost__process.running; r; r = r->next) {
-    if ((r == SELF && SELF->depth == 1) || r->protected) continue;
+    if ((r == SELF && SELF->depth == 1) || r->protected || (only && r->sub != only)) continue;
     r->thread->interrupted = 1;
-    n += PY.PyThreadState_SetAsyncExc(r->ident, pyhost__process.interrupted_type) > 0;
+    if (!only) n += PY.PyThreadState_SetAsyncExc(r->ident, pyhost__process.interrupted_type) > 0;
+    if (!r->sub) continue;
+    if (nsub == cap) {
+      struct sub_call *more = pyhost__realloc(subs, (cap = cap ? 2 * cap : 8) * sizeof *subs);
+      if (!more) break; /* out of memory: those left stop when they return to Python */
+      subs = more;
+    }
+    subs[nsub++] = (struct sub_call){r->sub, r->ident};
   }
+  for (size_t i = 0; i < nsub; i++)
+    n += pyhost__sub_async_exc(subs[i].sub, subs[i].ident, pyhost__process.interrupted_type);
+  pyhost__free(subs);
   return n;
+}
+
+static int interrupt_all(void) {
+  return interrupt_calls(NULL);
+}
+
+int pyhost__inflight_interrupt_sub(const struct pyhost__sub *s) {
+  return interrupt_calls(s);
 }
 
 int pyhost__inflight_close(void) {

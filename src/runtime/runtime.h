@@ -12,6 +12,10 @@
 /* What pyhost__enter stores when this thread's pyhost_gil_enter scope already holds
  * the GIL: pyhost__leave then releases nothing.  Neither PyGILState value. */
 #define PYHOST__GIL_SCOPED ((PyGILState_STATE)2)
+/* What pyhost__inflight_begin stores for a call made in a sub-interpreter this thread
+ * runs in (pyhost__thread.sub): the GIL is held already, and PyGILState must not be
+ * used there (subinterp.c).  Counted in flight, released by nothing. */
+#define PYHOST__GIL_IN_SUB ((PyGILState_STATE)3)
 /* pyhost__enter outside a scope: checks h, counts the call in flight, takes the GIL. */
 int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil);
 void pyhost__inflight_end(PyGILState_STATE gil);
@@ -87,6 +91,9 @@ int pyhost__inflight_close(void);
 /* With the GIL: on (1) / off (0) around pyhost's own Python work on this thread
  * (formatting an exception), which pyhost_interrupt then leaves alone. */
 void pyhost__inflight_protect(int on);
+/* With the GIL: interrupts the calls running in sub-interpreter s (as pyhost_interrupt
+ * does all); returns how many got it. */
+int pyhost__inflight_interrupt_sub(const struct pyhost__sub *s);
 /* Without the GIL: waits until no call is in flight. */
 void pyhost__inflight_drain(void);
 /* With the GIL, before Py_FinalizeEx: drops pyhost.Interrupted. */
@@ -101,6 +108,42 @@ PyObject *pyhost__interrupt_type(void);
  * pyhost__leave_nogil) or MISUSE with the message set. */
 int pyhost__enter_nogil(pyhost *h);
 void pyhost__leave_nogil(void);
+
+/* ---- sub-interpreters (subinterp.c) ---- */
+/* What pyhost__thread.sub and this thread's thread state were before an entry. */
+struct pyhost__sub_saved {
+  struct pyhost__sub *sub;     /* pyhost__thread.sub before */
+  PyThreadState *ts; /* NULL: nothing was swapped (the thread was in it already) */
+  struct pyhost__sub *entered; /* the one entered */
+  struct pyhost__sub_saved *prev; /* this thread's entries, innermost first */
+};
+/* With the GIL: a new sub-interpreter, data the caller's state for it.  PYHOST_OK, or
+ * an error with h's message set. */
+int pyhost__sub_new(pyhost *h, void *data, struct pyhost__sub **out);
+void *pyhost__sub_data(const struct pyhost__sub *s);
+/* Entries now inside s, on every thread. */
+int pyhost__sub_running(const struct pyhost__sub *s);
+/* The live sub-interpreters: the first after NULL, then the next. */
+struct pyhost__sub *pyhost__sub_next(const struct pyhost__sub *s);
+/* With the GIL: makes s this thread's interpreter, through its thread state there
+ * (made on first use).  PYHOST_OK (then pyhost__sub_leave), or MISUSE/NOMEM with h's
+ * message set; who names the plugin in it. */
+int pyhost__sub_enter(pyhost *h, struct pyhost__sub *s, struct pyhost__sub_saved *saved,
+                      const char *who);
+void pyhost__sub_leave(struct pyhost__sub_saved *saved);
+/* With the GIL: PyThreadState_SetAsyncExc(ident, exc) in s (through this thread's
+ * thread state there, made if need be; before 3.9 only its maker's thread has one, and
+ * elsewhere this does nothing).  1 when a thread state of ident's got it.  From 3.13
+ * it lets other threads run (a swap does). */
+int pyhost__sub_async_exc(struct pyhost__sub *s, unsigned long ident, PyObject *exc);
+/* 1 when this thread is inside s, at any depth of its entries. */
+int pyhost__sub_inside(const struct pyhost__sub *s);
+/* With the GIL, outside s, no entry running in it: runs drop(data) inside s (the layer
+ * above lets go of its objects there), ends s, deletes every thread state made for it
+ * and frees s. */
+void pyhost__sub_end(struct pyhost__sub *s, void (*drop)(void *data));
+/* With the GIL: the sub-interpreter this thread runs in, or NULL for the main one. */
+struct pyhost__sub *pyhost__sub_current(void);
 
 /* ---- exceptions (error.c) ---- */
 /* Takes the pending exception and turns it into h's message.  Returns PYHOST_EXIT for
