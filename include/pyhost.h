@@ -524,8 +524,12 @@ typedef enum pyhost_arg_kind {
   PYHOST_ARG_BYTES = 5, /* u.p, len: bytes */
   PYHOST_ARG_VALUE = 6, /* u.v: a pyhost_value converted as pyhost_call converts it (an
                          * object value is passed as it is; NULL is None) */
-  PYHOST_ARG_BUFFER = 7 /* u.p: a pyhost_buffer *, passed as its memoryview (no copy on
-                         * 3.11+; see pyhost_buffer_new).  Since 0.1. */
+  PYHOST_ARG_BUFFER = 7, /* u.p: a pyhost_buffer *, passed as its memoryview (no copy on
+                          * 3.11+; see pyhost_buffer_new).  Since 0.1. */
+  PYHOST_ARG_VIEW = 8    /* in a typed callback's argv only (a parameter of type buffer or
+                          * rwbuffer): u.p is a const pyhost_view *, len its len; both
+                          * borrowed until the callback returns (never an argument of a
+                          * call: PYHOST_MISUSE).  Since 0.1. */
 } pyhost_arg_kind;
 
 /* One argument of a prepared call, borrowed: pyhost reads it during the call and
@@ -814,7 +818,9 @@ PYHOST_API int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flag
                                pyhost_view *view);
 
 /* Releases a view (the exporter may resize or free its memory again) and zeroes it.
- * A zeroed view is a no-op.  Takes the GIL when it holds a Python object; after
+ * A zeroed view is a no-op, and so is a borrowed view (a typed callback's buffer
+ * parameter, pyhost_args_view's), which pyhost releases itself when the callback
+ * returns: refused with PYHOST_MISUSE's message set, during the call or after.  Takes the GIL when it holds a Python object; after
  * pyhost_finalize it only forgets it.  Since 0.1. */
 PYHOST_API void pyhost_view_release(pyhost *h, pyhost_view *view);
 
@@ -1057,6 +1063,22 @@ PYHOST_API int pyhost_args_bytes(pyhost *h, const pyhost_args *args, size_t i,
 PYHOST_API int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i,
                                  pyhost_value **out);
 
+/* Argument i's buffer read in place, as pyhost_view_get reads an object (flags
+ * PYHOST_VIEW_WRITABLE and PYHOST_VIEW_CONTIGUOUS as there; the same rules before
+ * 3.11: bytes and bytearray in place, other exporters as a read-only copy), into
+ * *view: borrowed, like a str or bytes argument.  pyhost releases it once the callback
+ * has returned, whatever the callback returns; until then the exporter cannot resize
+ * or free the memory (a bytearray refuses resizing).  Neither the pointer nor a copy
+ * of the struct may be kept: pyhost_view_release refuses a borrowed view, during the
+ * call or after it (it does nothing and sets PYHOST_MISUSE's message).  On 3.12+ an
+ * exporter written in Python runs its __buffer__ here (and its __release_buffer__
+ * once the callback returned).  Errors as the getters above: TypeError "<function>()
+ * argument 1: expected bytes-like object, got int" (or "read-write bytes-like object"
+ * for a read-only one asked PYHOST_VIEW_WRITABLE, "contiguous buffer" for a strided
+ * one asked PYHOST_VIEW_CONTIGUOUS), or the exporter's own exception.  Since 0.1. */
+PYHOST_API int pyhost_args_view(pyhost *h, const pyhost_args *args, size_t i, unsigned flags,
+                                const pyhost_view **view);
+
 /* Set the callback's result (a later call replaces an earlier one).  _str takes len
  * bytes of UTF-8 (PYHOST_STRLEN: up to a NUL); _value converts v (borrowed) as a
  * pyhost_function's result is converted; _none resets it.  PYHOST_OK, or PYHOST_PYEXC
@@ -1086,8 +1108,10 @@ PYHOST_API int pyhost_ret_value(pyhost *h, pyhost_ret *ret, const pyhost_value *
  * order the signature declares them (whether Python passed it by position, by keyword
  * or not at all): kind PYHOST_ARG_INT (u.i), _FLOAT (u.d; an int argument is
  * converted), _BOOL (u.b), _STR (u.s and len: UTF-8, NUL-terminated, borrowed until the
- * callback returns), _BYTES (u.p and len, borrowed likewise), or PYHOST_ARG_NONE for a
- * parameter whose default is None when it was omitted or passed None.  A parameter
+ * callback returns), _BYTES (u.p and len, borrowed likewise), _VIEW (a buffer or
+ * rwbuffer parameter: u.p a const pyhost_view *, len its bytes; borrowed likewise and
+ * released by pyhost after the callback, see pyhost_args_view), or PYHOST_ARG_NONE for
+ * a parameter whose default is None when it was omitted or passed None.  A parameter
  * left out gets its default.  Sets its result and fails as a pyhost_fast_function
  * does. */
 typedef int (*pyhost_typed_function)(pyhost *h, void *userdata, const pyhost_arg *argv,
@@ -1099,7 +1123,11 @@ typedef int (*pyhost_typed_function)(pyhost *h, void *userdata, const pyhost_arg
  *   "scale(x: float, factor: float = 1.0, /, *, label: str = None)"
  *
  * Types: int (an int, not a bool, within 64 bits), float (a float or an int), bool
- * (True or False), str, bytes: the rules of pyhost_args_int and friends.  Defaults:
+ * (True or False), str, bytes: the rules of pyhost_args_int and friends; buffer (any
+ * C-contiguous buffer: pyhost_args_view with PYHOST_VIEW_CONTIGUOUS) and rwbuffer (a
+ * writable one: PYHOST_VIEW_CONTIGUOUS | PYHOST_VIEW_WRITABLE), whose only default is
+ * None; a wrong argument raises "<function>() argument 'data' must be bytes-like
+ * object, not int" ("read-write bytes-like object", "contiguous buffer").  Defaults:
  * None (the parameter then also accepts None), True, False, an int, a float, or a
  * string in quotes without backslashes; a default must match its parameter's type.
  * "/" ends the positional-only parameters and "*" begins the keyword-only ones, as in

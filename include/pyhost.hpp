@@ -1002,6 +1002,8 @@ struct kw_only {};
 
 // ---- host functions: C++ callables as Python functions ---------------------
 
+class view;  // a parameter of bulk data (below)
+
 namespace detail {
 
 template <class T> struct callable_traits : callable_traits<decltype(&T::operator())> {};
@@ -1039,6 +1041,11 @@ template <class T> struct arg_reader {
       double d;
       int rc = pyhost_args_float(h, args, i, &d);
       if (rc == PYHOST_OK) out = static_cast<D>(d);
+      return rc;
+    } else if constexpr (std::is_same<D, pyh::view>::value) {
+      const pyhost_view *v;  // borrowed until the callback returns: take `const pyh::view &`
+      int rc = pyhost_args_view(h, args, i, 0, &v);
+      if (rc == PYHOST_OK) out = D(v);
       return rc;
     } else if constexpr (std::is_same<D, std::string_view>::value || std::is_same<D, std::string>::value ||
                          std::is_same<D, const char *>::value) {
@@ -2324,26 +2331,33 @@ class buffer {
 
 // A Python object's buffer read in place (pyhost_view_get): move-only; the destructor
 // releases it.  as<T>() gives the items as a span once format and layout agree.
+// A host function's parameter of type `const pyh::view &` is a borrowed one
+// (pyhost_args_view): valid until the function returns, released by pyhost then.
 class view {
  public:
   view() = default;
-  view(pyhost *h, const value &obj, unsigned flags = 0) : h_(h), v_(new pyhost_view()) {
-    detail::check(h, pyhost_view_get(h, obj.get(), flags, v_.get()));
+  view(pyhost *h, const value &obj, unsigned flags = 0) : h_(h), own_(new pyhost_view()) {
+    v_ = own_.get();
+    detail::check(h, pyhost_view_get(h, obj.get(), flags, own_.get()));
   }
+  // A callback's borrowed view (pyhost_args_view, a typed buffer parameter): read
+  // through this object, never released by it.
+  explicit view(const pyhost_view *borrowed) noexcept : v_(borrowed) {}
   view(const view &) = delete;
   view &operator=(const view &) = delete;
-  view(view &&) noexcept = default;
+  view(view &&o) noexcept : h_(o.h_), own_(std::move(o.own_)), v_(std::exchange(o.v_, nullptr)) {}
   view &operator=(view &&o) noexcept {
     if (this != &o) {
       release();
       h_ = o.h_;
-      v_ = std::move(o.v_);
+      own_ = std::move(o.own_);
+      v_ = std::exchange(o.v_, nullptr);
     }
     return *this;
   }
   ~view() { release(); }
 
-  // The C view (its pointers stay put: the view lives on the heap).
+  // The C view (its pointers stay put: the view lives on the heap, or is pyhost's).
   const pyhost_view &raw() const noexcept { return *v_; }
   explicit operator bool() const noexcept { return v_ && v_->data; }
   void *data() const noexcept { return v_ ? v_->data : nullptr; }
@@ -2385,10 +2399,12 @@ class view {
       throw error(PYHOST_TYPE, "", "pyh::view::as: the buffer is read-only (ask for const items)");
     return span<T>(static_cast<T *>(v_->data), bytes() / sizeof(T));
   }
-  // Releases the view now (the exporter may resize or free again).
+  // Releases the view now (the exporter may resize or free again); a borrowed one is
+  // only let go (pyhost releases it when the callback returns).
   void release() noexcept {
-    if (v_) pyhost_view_release(h_, v_.get());
-    v_.reset();
+    if (own_) pyhost_view_release(h_, own_.get());
+    own_.reset();
+    v_ = nullptr;
   }
 
  private:
@@ -2399,7 +2415,8 @@ class view {
     return b == 1;
   }
   pyhost *h_ = nullptr;
-  std::unique_ptr<pyhost_view> v_;
+  std::unique_ptr<pyhost_view> own_;  // a view of the host's own, else none
+  const pyhost_view *v_ = nullptr;    // own_'s, or a borrowed one
 };
 
 // A Python list of ints or floats from a C++ array, with no value per item

@@ -883,6 +883,38 @@ TEST_CASE(gil_guard_and_thread_attachment) {
 
 static int cpp_freed;
 
+// A host function's `const pyh::view &` parameter: a borrowed view (pyhost_args_view),
+// released by pyhost when the function returns; letting the pyh::view go releases
+// nothing twice.
+TEST_CASE(view_parameters_are_borrowed) {
+  auto py = start();
+  pyhost *h = py.get();
+  py.exec(err_helper);
+  static pyhost_view kept;
+  auto m = py.module("bv");
+  m.def("total", [](const pyh::view &v) {
+     uint64_t t = 0;
+     for (uint8_t b : v.as<const uint8_t>()) t += b;
+     kept = v.raw();
+     return t;
+   }).def("zero", [](const pyh::view &v) {
+     auto items = v.as<uint8_t>();  // read-only buffers throw: TypeError for Python
+     for (auto &b : items) b = 0;
+     return items.size();
+   });
+  py.exec("import bv\nba = bytearray(b'\\x01\\x02\\x03')\nimport sys\nbase = sys.getrefcount(ba)");
+  CHECK_STR(py.eval("(bv.total(b'ab'), bv.total(ba), bv.zero(ba), ba)").repr(h),
+            "(195, 6, 3, bytearray(b'\\x00\\x00\\x00'))");
+  // released when the function returned: the bytearray resizes, its count is back
+  py.exec("ba.append(1)");
+  CHECK_STR(py.eval("sys.getrefcount(ba) - base").repr(h), "0");
+  pyhost_view_release(h, &kept);  // a copy kept past the call: refused
+  CHECK_HAS(pyhost_errmsg(h), "borrowed view");
+  CHECK_STR(py.eval("sys.getrefcount(ba) - base").repr(h), "0");
+  CHECK_HAS(py.eval("err(bv.total, 5)").repr(h), "expected bytes-like object, got int");
+  CHECK_HAS(py.eval("err(bv.zero, b'ro')").repr(h), "read-only");
+}
+
 TEST_CASE(bulk_loans_views_arrays) {
   auto py = start();
   pyhost *h = py.get();

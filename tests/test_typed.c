@@ -367,7 +367,7 @@ TEST_CASE(typed_bad_signatures) {
       {"", "expected the function's name at column 1"},
       {"f", "expected '(' at column 2"},
       {"f(x)", "expected ':' and the parameter's type at column 4"},
-      {"f(x: list)", "the type must be int, float, bool, str or bytes at column 6"},
+      {"f(x: list)", "the type must be int, float, bool, str, bytes, buffer or rwbuffer at column 6"},
       {"f(x: int = 'a')", "the default does not have the parameter's type"},
       {"f(x: int = 1, y: int)", "a parameter without a default follows one with a default"},
       {"f(x: int, x: int)", "a parameter named twice"},

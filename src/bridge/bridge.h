@@ -156,6 +156,13 @@ static inline int pyhost__args_made(int made, struct pyhost_args *a, pyhost__liv
  * callback): PYHOST_OK; PYHOST_TYPE or PYHOST_RANGE with nothing raised; PYHOST_PYEXC
  * with the exception taken into the callback's frame (fastargs.c). */
 int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *out);
+/* Reads o (an argument of the view a) as a borrowed view (flags as pyhost_view_get's)
+ * into *out, kept with a's temporaries and released when they are dropped, after the
+ * callback: PYHOST_OK; PYHOST_TYPE with nothing raised and *want naming what o is not
+ * (for the caller to word); another status with the exception (the exporter's) taken
+ * into the callback's frame (fastargs.c, buffer_view.c). */
+int pyhost__args_view(struct pyhost_args *a, PyObject *o, unsigned flags,
+                      const pyhost_view **out, const char **want);
 /* 0; 1 when it copied the caller's keyword dict (own_kw: before 3.9, above), where a
  * collection may have run Python code (see pyhost__args_made); or -1 with the Python
  * exception set (the view holds nothing then).  A caller that takes nothing from the
@@ -335,13 +342,14 @@ static inline struct pyhost__fast_call *pyhost__fast_call_of(struct pyhost__fram
  * Inline: this is the whole per-call cost of a fast host function besides the
  * callback, so the common end (success, nothing kept) is one test and the rest is out
  * of line.  The traits say what the runtime does, as constants where the caller knows
- * them: none_counted is pyhost__inline_refcounts(), may_keep that views keep
- * temporaries (before 3.10 only, see fastargs.c), guarded that the call runs inside
+ * them: none_counted is pyhost__inline_refcounts(), guarded that the call runs inside
  * the recursion guard (every entry but a host function's fast door, a builtin call
- * CPython guards itself: the guard would cost the hottest path 2.5%). */
+ * CPython guards itself: the guard would cost the hottest path 2.5%).  The view keeps
+ * temporaries on every runtime (a str's UTF-8 before 3.10, pyhost_args_view's views):
+ * one test of a word on the stack. */
 static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userdata,
                                             struct pyhost__fast_call *c, int none_counted,
-                                            int may_keep, int guarded) {
+                                            int guarded) {
   c->ret.obj = PY._Py_NoneStruct;
   c->ret.pending.kind = PYHOST__RET_MADE;
   if (none_counted) PYHOST__REFCNT(c->ret.obj)++;
@@ -350,7 +358,7 @@ static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userd
   int rc = fn(c->args.callee->h, userdata, &c->args, &c->ret);
   /* frames pair: whatever the callback ran pushed and popped its own */
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
-  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (may_keep && c->args.keep != NULL))
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (c->args.keep != NULL))
     return pyhost__run_fast_end(rc, outer, guarded);
   pyhost__frame_pop(outer);
   if (guarded) pyhost__recursion_leave(outer);
@@ -358,8 +366,7 @@ static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userd
 }
 static inline PyObject *pyhost__run_fast(pyhost_fast_function fn, void *userdata,
                                          struct pyhost__fast_call *c) {
-  return pyhost__run_fast_as(fn, userdata, c, pyhost__inline_refcounts(),
-                             !pyhost__runtime_at_least(3, 10), 1);
+  return pyhost__run_fast_as(fn, userdata, c, pyhost__inline_refcounts(), 1);
 }
 
 /* ---- typed host functions: the declared signature (signature.c, typedargs.c) ---- */
@@ -369,7 +376,8 @@ struct pyhost__param {
   PyObject *pyname;       /* interned name (strong) while Python runs, for keywords
                            * matched by identity; NULL before pyhost__sig_intern and
                            * after pyhost__sig_release */
-  int kind;               /* PYHOST_ARG_INT, _FLOAT, _BOOL, _STR or _BYTES */
+  int kind;               /* PYHOST_ARG_INT, _FLOAT, _BOOL, _STR, _BYTES or _VIEW */
+  unsigned view_flags;    /* _VIEW: pyhost_view_get's flags (buffer, rwbuffer) */
   unsigned char has_default, dflt_none, kwonly, posonly;
   pyhost_arg dflt;        /* the default (kind NONE for None) */
   const char *dflt_text;  /* its source text, for the docstring */

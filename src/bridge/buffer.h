@@ -48,6 +48,16 @@ PyObject *pyhost__buffer_object(const pyhost_buffer *b);
 int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
                              const char *fn);
 
+/* A borrowed view of o for a callback's argument (GIL held, o borrowed), as
+ * pyhost__view_from_object reads it, held by *holder (a new reference: the call keeps
+ * it with its temporaries, and dropping it releases the view; pyhost_view_release
+ * refuses the view meanwhile).  PYHOST_OK with *out set; PYHOST_TYPE with nothing
+ * raised when o is not a buffer of the kind flags ask, *want naming that kind ("bytes-
+ * like object", "read-write bytes-like object", "contiguous buffer"); else a status
+ * with the exception (the exporter's own) taken into the callback's frame. */
+int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
+                      const pyhost_view **out, const char **want);
+
 /* An object value holding a new reference to o, never converted; NULL with the
  * exception set. */
 pyhost_value *pyhost__object_value(PyObject *o);

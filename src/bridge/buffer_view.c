@@ -16,6 +16,7 @@
 enum { HELD_NONE, HELD_PYBUFFER, HELD_OBJECT, HELD_VALUE };
 struct held {
   int kind;
+  int lent;            /* a callback's borrowed view: pyhost releases it (lent_end) */
   PyObject *obj;       /* HELD_OBJECT: the bytes, or a memoryview of the bytearray */
   Py_buffer pb;        /* HELD_PYBUFFER */
   Py_ssize_t one[2];   /* the shape and stride of a 1-dimensional view pyhost made */
@@ -113,11 +114,9 @@ void pyhost__memoryview_drop(PyObject *mv) {
   PY.Py_DecRef(mv);
 }
 
-static int from_pybuffer(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
-                         const char *fn) {
+/* The view's fields from the Py_buffer it holds now. */
+static void fill_from_pybuffer(pyhost_view *view) {
   struct held *k = held_of(view);
-  int want = PYHOST__BUF_RECORDS_RO | ((flags & PYHOST_VIEW_WRITABLE) ? PYHOST__BUF_WRITABLE : 0);
-  if (PY.PyObject_GetBuffer(o, &k->pb, want) < 0) return type_error_from_exception(h, fn);
   k->kind = HELD_PYBUFFER;
   view->data = k->pb.buf;
   view->len = (size_t)k->pb.len;
@@ -127,6 +126,13 @@ static int from_pybuffer(pyhost *h, PyObject *o, unsigned flags, pyhost_view *vi
   view->ndim = k->pb.ndim;
   view->shape = k->pb.shape;
   view->strides = k->pb.strides;
+}
+
+static int from_pybuffer(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
+                         const char *fn) {
+  int want = PYHOST__BUF_RECORDS_RO | ((flags & PYHOST_VIEW_WRITABLE) ? PYHOST__BUF_WRITABLE : 0);
+  if (PY.PyObject_GetBuffer(o, &held_of(view)->pb, want) < 0) return type_error_from_exception(h, fn);
+  fill_from_pybuffer(view);
   return PYHOST_OK;
 }
 
@@ -261,20 +267,159 @@ int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flags, pyhost_v
   return rc;
 }
 
+/* Lets go of what the view holds (GIL held, Python running), and zeroes it. */
+static void view_end(pyhost_view *view) {
+  struct held *k = held_of(view);
+  if (k->kind == HELD_PYBUFFER) PY.PyBuffer_Release(&k->pb);
+  else if (k->kind == HELD_OBJECT) PY.Py_DecRef(k->obj);
+  pyhost__free(k->alloc);
+  memset(view, 0, sizeof *view);
+}
+
 void pyhost_view_release(pyhost *h, pyhost_view *view) {
   if (!view) return;
   struct held *k = held_of(view);
+  if (k->lent) {
+    /* the call's own, or a copy kept past it: released once, by lent_end */
+    pyhost__set_error(h, PYHOST_MISUSE, "pyhost_view_release: a borrowed view (a callback's "
+                      "buffer argument) is released by pyhost when the callback returns");
+    return;
+  }
   if (k->kind == HELD_PYBUFFER || k->kind == HELD_OBJECT) {
     PyGILState_STATE g;
     if (pyhost__free_begin(h, &g)) { /* else Python is gone, and what we held with it */
-      if (k->kind == HELD_PYBUFFER) {
-        PY.PyBuffer_Release(&k->pb);
-      } else {
-        PY.Py_DecRef(k->obj);
-      }
+      view_end(view);
       pyhost__inflight_free_end(g);
+      return;
     }
   }
   pyhost__free(k->alloc);
   memset(view, 0, sizeof *view);
+}
+
+/* ---- a callback's borrowed view: held by a capsule the call keeps ---- */
+
+static const char lent_name[] = "pyhost borrowed view";
+
+/* The structs of borrowed views: taken from pyhost__bridge.lent_free and given back,
+ * freed only after Py_FinalizeEx (one per view in flight at most; both ends run with
+ * the GIL, which every interpreter pyhost runs shares).  So a pointer a callback kept
+ * past its call still points into pyhost's memory: an empty view (data NULL, len 0)
+ * whose release is refused, or another call's borrowed view, never freed memory. */
+struct pyhost__lent_slot {
+  pyhost_view view; /* first: the slot's address is the view's */
+  struct pyhost__lent_slot *next;
+};
+
+static void lent_free_all(void) {
+  for (struct pyhost__lent_slot *s = pyhost__bridge.lent_free, *next; s; s = next) {
+    next = s->next;
+    pyhost__free(s);
+  }
+  pyhost__bridge.lent_free = NULL;
+}
+
+static pyhost_view *lent_take(void) {
+  struct pyhost__lent_slot *s = pyhost__bridge.lent_free;
+  if (s) {
+    pyhost__bridge.lent_free = s->next;
+  } else {
+    if (!(s = pyhost__calloc(1, sizeof *s))) return NULL;
+    pyhost__teardown_add(&pyhost__bridge.lent_hook, lent_free_all, PYHOST__AFTER_FINALIZE);
+  }
+  memset(&s->view, 0, sizeof s->view);
+  return &s->view;
+}
+
+static void lent_give(pyhost_view *view) {
+  struct pyhost__lent_slot *s = (struct pyhost__lent_slot *)(void *)view;
+  memset(view, 0, sizeof *view);
+  held_of(view)->lent = 1;
+  s->next = pyhost__bridge.lent_free;
+  pyhost__bridge.lent_free = s;
+}
+
+/* The capsule's destructor: the call's temporaries are dropped (the callback has
+ * returned, or never runs).  __release_buffer__ (3.12+) may run Python code here; an
+ * exception being handed to the caller stays as it is. */
+static void lent_end(PyObject *capsule) {
+  pyhost_view *view = PY.PyCapsule_GetPointer(capsule, lent_name);
+  if (!view) { /* never: the name is ours */
+    PY.PyErr_Clear();
+    return;
+  }
+  PyObject *t, *v, *tb;
+  PY.PyErr_Fetch(&t, &v, &tb);
+  view_end(view);
+  lent_give(view);
+  PY.PyErr_Restore(t, v, tb);
+}
+
+/* A view of o for a callback's argument, o's not being a buffer of that kind kept
+ * apart from the exporter's own failure: PYHOST_OK; PYHOST_TYPE with nothing raised
+ * and *want naming what o is not; else a status with the exception taken into the
+ * callback's frame. */
+static int argument_view(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
+                         const char **want) {
+  int writable = (flags & PYHOST_VIEW_WRITABLE) != 0;
+  *want = writable ? "read-write bytes-like object" : "bytes-like object";
+  if (pyhost__runtime_at_least(3, 11)) {
+    /* the type's slot only: a non-exporter's __index__, __len__ or __iter__ never runs */
+    if (!PY.PyObject_CheckBuffer(o)) return PYHOST_TYPE;
+    int ask = PYHOST__BUF_RECORDS_RO | (writable ? PYHOST__BUF_WRITABLE : 0);
+    if (PY.PyObject_GetBuffer(o, &held_of(view)->pb, ask) < 0) {
+      if (!writable) return pyhost__take_exception(h, NULL);
+      PY.PyErr_Clear(); /* as CPython's own read-write parameters (Argument Clinic) */
+      return PYHOST_TYPE;
+    }
+    fill_from_pybuffer(view);
+    if (writable && view->readonly) { /* an exporter that lent read-only memory anyway */
+      view_end(view);
+      return PYHOST_TYPE;
+    }
+    return PYHOST_OK;
+  }
+  int bytes = (PY.PyType_GetFlags(Py_TYPE(o)) & Py_TPFLAGS_BYTES_SUBCLASS) != 0;
+  if (!bytes) {
+    /* an exporter before 3.11 is a C type (no __buffer__): this runs no Python code */
+    PyObject *mv = PY.PyMemoryView_FromObject(o);
+    if (!mv) {
+      if (!PY.PyErr_ExceptionMatches(*PY.PyExc_TypeError)) return pyhost__take_exception(h, NULL);
+      PY.PyErr_Clear();
+      return PYHOST_TYPE;
+    }
+    PY.Py_DecRef(mv);
+  }
+  int rc = from_legacy(h, o, flags, view, "pyhost_args_view");
+  if (rc == PYHOST_TYPE && !bytes) /* writable asked of an exporter lending a copy */
+    *want = "bytearray (other exporters lend no writable memory before Python 3.11)";
+  return rc;
+}
+
+int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
+                      const pyhost_view **out, const char **want) {
+  PYHOST__ASSERT_GIL();
+  pyhost_view *view = lent_take();
+  if (!view) {
+    PY.PyErr_NoMemory();
+    return pyhost__take_exception(h, NULL);
+  }
+  int rc = argument_view(h, o, flags, view, want);
+  if (!rc && (flags & PYHOST_VIEW_CONTIGUOUS) && !c_contiguous(view)) {
+    view_end(view);
+    *want = "contiguous buffer";
+    rc = PYHOST_TYPE;
+  }
+  if (rc) {
+    lent_give(view);
+    return rc;
+  }
+  held_of(view)->lent = 1;
+  if (!(*holder = PY.PyCapsule_New(view, lent_name, lent_end))) {
+    view_end(view);
+    lent_give(view);
+    return pyhost__take_exception(h, NULL);
+  }
+  *out = view;
+  return PYHOST_OK;
 }

@@ -5,6 +5,7 @@
  * for a pyhost_value.  A wrong argument raises TypeError in the callback's frame, so
  * the callback's `return rc;` hands it to its Python caller. */
 #include "bridge.h"
+#include "buffer.h"
 
 const char pyhost__tuple_form = 0; /* its address marks a tuple-form view */
 
@@ -150,6 +151,15 @@ int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *
   return PYHOST_OK;
 }
 
+int pyhost__args_view(struct pyhost_args *a, PyObject *o, unsigned flags,
+                      const pyhost_view **out, const char **want) {
+  PyObject *holder;
+  int rc = pyhost__view_lend(a->callee->h, o, flags, &holder, out, want);
+  if (rc) return rc;
+  /* kept until the callback returned: dropping it (here too, on failure) releases */
+  return keep(a, holder) < 0 ? pyhost__take_exception(a->callee->h, NULL) : PYHOST_OK;
+}
+
 /* Argument i of the getter FN read as kind into the pyhost_arg x, or the getter's
  * TypeError ("expected <want>") or OverflowError. */
 static int get(pyhost *h, const pyhost_args *args, size_t i, int kind, const char *want,
@@ -215,6 +225,20 @@ int pyhost_args_value(pyhost *h, const pyhost_args *args, size_t i, pyhost_value
   if (!v) return pyhost__take_exception(h, NULL); /* *out untouched, as every getter's */
   *out = v;
   return PYHOST_OK;
+}
+
+int pyhost_args_view(pyhost *h, const pyhost_args *args, size_t i, unsigned flags,
+                     const pyhost_view **view) {
+  if (!args) return bad_call(h, "pyhost_args_view", "args");
+  if (!view) return bad_call(h, "pyhost_args_view", "view");
+  PyObject *o = item(args, i);
+  if (!o) return type_error(args, i, NULL, NULL);
+  const char *want;
+  const pyhost_view *v;
+  int rc = pyhost__args_view((struct pyhost_args *)args, o, flags, &v, &want);
+  if (rc == PYHOST_TYPE) return type_error(args, i, o, want);
+  if (rc == PYHOST_OK) *view = v;
+  return rc;
 }
 
 /* ---- results ---- */

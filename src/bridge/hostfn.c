@@ -269,7 +269,7 @@ static inline PyObject *enter_fast(PyObject *self, PyObject *const *args, Py_ssi
   PYHOST__ASSERT(f->ffn && pyhost__python_running());
   struct pyhost__fast_call v;
   pyhost__args_vector(&v.args, &f->callee, args, (size_t)nargs, kwnames);
-  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0, 0); /* 3.10+ */
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, none_counted, 0); /* 3.10+ */
 }
 
 /* A typed function's callback as pyhost__run_typed calls it, and its liveness. */
@@ -371,7 +371,7 @@ static PyObject *entry_fast_tuple(PyObject *self, PyObject *args, PyObject *kwar
   struct pyhost__fast_call v;
   int made = pyhost__args_tuple_as(&v.args, &f->callee, args, 0, kwargs, 1);
   if (!pyhost__args_made(made, &v.args, record_live, f)) return NULL;
-  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 1, 0);
+  return pyhost__run_fast_as(f->ffn, f->userdata, &v, 1, 0);
 }
 
 /* Before 3.10 the checking door is the tuple one. */

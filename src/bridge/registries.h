@@ -22,6 +22,7 @@ struct pyhost__pi;
 struct typerec;
 struct methrec;
 struct pyhost_buffer;
+struct pyhost__lent_slot;
 
 #define PYHOST__TRAMPOLINES 512 /* typed methods made CPython's own (hosttype.c) */
 #define PYHOST__EVAL_CACHE_SIZE 64 /* code objects pyhost_eval keeps (eval.c) */
@@ -101,6 +102,11 @@ struct pyhost__bridge {
    * hook frees what Python never handed back */
   struct pyhost_buffer *buffers;
   struct pyhost__teardown buffers_drop_hook, buffers_after_hook;
+  /* the structs of callbacks' borrowed views not in use (buffer_view.c): reused, never
+   * freed while Python runs, so a pointer a callback kept reads pyhost's memory; the
+   * hook frees them after Py_FinalizeEx */
+  struct pyhost__lent_slot *lent_free;
+  struct pyhost__teardown lent_hook;
 };
 extern PYHOST__HIDDEN struct pyhost__bridge pyhost__bridge;
 

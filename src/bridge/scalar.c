@@ -12,7 +12,10 @@ int pyhost__arg_text(const pyhost_arg *a, size_t *len) {
 }
 
 void pyhost__arg_misuse(const pyhost_arg *a, char *why, size_t cap) {
-  if (a->kind != PYHOST_ARG_STR && a->kind != PYHOST_ARG_BYTES)
+  if (a->kind == PYHOST_ARG_VIEW)
+    pyhost__fmt(why, cap, "PYHOST_ARG_VIEW is a typed callback's borrowed view, never a call's "
+                "argument (pass the object's value, or a pyhost_buffer)");
+  else if (a->kind != PYHOST_ARG_STR && a->kind != PYHOST_ARG_BYTES)
     pyhost__fmt(why, cap, "unknown pyhost_arg kind %d", a->kind);
   else
     pyhost__fmt(why, cap, "%s with %s pointer and len %zu",

@@ -4,7 +4,7 @@
  *   name(x: int, y: float = 2.5, /, *, label: str = None)
  *
  * Parameters are ASCII identifiers with one of the types int, float, bool, str,
- * bytes, and an optional default (None, True, False, an int, a float or a quoted
+ * bytes, buffer, rwbuffer, and an optional default (None, True, False, an int, a float or a quoted
  * string without backslashes); "/" ends the positional-only ones and "*" starts the
  * keyword-only ones, as in Python.  The result is a struct pyhost__sig that
  * typedargs.c binds each call against, and the builtin's docstring, whose first line
@@ -61,12 +61,21 @@ static int is_keyword(const char *p, size_t n) {
   return 0;
 }
 
-static int type_of(const char *p, size_t n) {
-  static const struct { const char *name; int kind; } types[] = {
-      {"int", PYHOST_ARG_INT},   {"float", PYHOST_ARG_FLOAT}, {"bool", PYHOST_ARG_BOOL},
-      {"str", PYHOST_ARG_STR},   {"bytes", PYHOST_ARG_BYTES}};
+/* The parameter's kind (and a buffer's view flags) from its type's name, or -1.  The
+ * buffer types are Argument Clinic's names for CPython's own: a C-contiguous buffer
+ * read in place, and one the callback may write. */
+static int type_of(const char *p, size_t n, unsigned *view_flags) {
+  static const struct { const char *name; int kind; unsigned flags; } types[] = {
+      {"int", PYHOST_ARG_INT, 0},   {"float", PYHOST_ARG_FLOAT, 0},
+      {"bool", PYHOST_ARG_BOOL, 0}, {"str", PYHOST_ARG_STR, 0},
+      {"bytes", PYHOST_ARG_BYTES, 0},
+      {"buffer", PYHOST_ARG_VIEW, PYHOST_VIEW_CONTIGUOUS},
+      {"rwbuffer", PYHOST_ARG_VIEW, PYHOST_VIEW_CONTIGUOUS | PYHOST_VIEW_WRITABLE}};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-    if (word_is(p, n, types[i].name)) return types[i].kind;
+    if (word_is(p, n, types[i].name)) {
+      *view_flags = types[i].flags;
+      return types[i].kind;
+    }
   return -1;
 }
 
@@ -241,8 +250,8 @@ static int read_param(struct reader *r, struct pyhost__param *p, char **names, c
   r->p++;
   skip_ws(r);
   n = ident(r);
-  if ((p->kind = type_of(r->p, n)) < 0)
-    return fail(r, "the type must be int, float, bool, str or bytes");
+  if ((p->kind = type_of(r->p, n, &p->view_flags)) < 0)
+    return fail(r, "the type must be int, float, bool, str, bytes, buffer or rwbuffer");
   r->p += n;
   skip_ws(r);
   p->has_default = *r->p == '=';

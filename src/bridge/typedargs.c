@@ -24,17 +24,27 @@ static PYHOST__NOINLINE int convert_other(const struct pyhost__param *p, struct 
     *out = pyhost_arg_none();
     return PYHOST_OK;
   }
-  int rc = pyhost__args_read(a, o, p->kind, out);
-  if (rc == PYHOST_OK || rc == PYHOST_PYEXC) return rc;
+  static const char *const wants[] = {"None", "bool", "int", "float", "str", "bytes"};
+  const char *want = p->kind < PYHOST_ARG_VALUE ? wants[p->kind] : "?";
+  int rc;
+  if (p->kind == PYHOST_ARG_VIEW) { /* held with the call's temporaries */
+    const pyhost_view *v;
+    if ((rc = pyhost__args_view(a, o, p->view_flags, &v, &want)) == PYHOST_OK) {
+      out->kind = PYHOST_ARG_VIEW;
+      out->u.p = v;
+      out->len = v->len;
+    }
+  } else {
+    rc = pyhost__args_read(a, o, p->kind, out);
+  }
   if (rc == PYHOST_RANGE)
     return pyhost_raise(a->callee->h, PYHOST_EXC_OVERFLOW_ERROR, "%s() argument '%s': %s",
                         a->callee->who, p->name, pyhost__scalar_range_text(p->kind));
-  static const char *const want[] = {"None", "bool", "int", "float", "str", "bytes"};
+  if (rc != PYHOST_TYPE) return rc;
   char got[128];
   pyhost__type_name((PyObject *)Py_TYPE(o), got, sizeof got);
   return pyhost_raise(a->callee->h, PYHOST_EXC_TYPE_ERROR, "%s() argument '%s' must be %s%s, not %s",
-                      a->callee->who, p->name, want[p->kind], p->dflt_none ? " or None" : "",
-                      got);
+                      a->callee->who, p->name, want, p->dflt_none ? " or None" : "", got);
 }
 
 /* Argument o for parameter j converted into *out, or the error naming it. */

@@ -111,6 +111,10 @@ PYAPI_FN(PyObject *, PyMemoryView_FromObject, (PyObject *), 3, 2, REQ)
 PYAPI_FN(PyObject *, PyMemoryView_FromMemory, (char *, Py_ssize_t, int), 3, 7, OPT)
 PYAPI_FN(int, PyObject_GetBuffer, (PyObject *, Py_buffer *, int), 3, 11, OPT)
 PYAPI_FN(void, PyBuffer_Release, (Py_buffer *), 3, 11, OPT)
+PYAPI_FN(int, PyObject_CheckBuffer, (PyObject *), 3, 11, OPT)
+/* a callback's borrowed view, held by the call's temporaries (buffer_view.c) */
+PYAPI_FN(PyObject *, PyCapsule_New, (void *, const char *, PyCapsule_Destructor), 3, 2, REQ)
+PYAPI_FN(void *, PyCapsule_GetPointer, (PyObject *, const char *), 3, 2, REQ)
 
 /* ---- containers ---- */
 PYAPI_FN(PyObject *, PyList_New, (Py_ssize_t), 3, 2, REQ)
