@@ -1,6 +1,22 @@
-// bench_cpp.cpp: the C++ layer (include/pyhost.hpp) against the C route it wraps, one
-// pair of modes per direction.  `bench_cpp MODE N LIB`; bench/run_cpp.py counts the
-// instructions of bench_loop under callgrind for each pair.
+// bench_cpp.cpp: the C++ layer (include/pyhost.hpp) against the C route it wraps.
+// `bench_cpp MODE N LIB`; bench/run_cpp.py counts the instructions of bench_loop under
+// callgrind for each mode.
+//
+// The typed routes (rows cpp-b2 ... cpp-f2): each cpp_* mode does what the bench_pyhost
+// mode of the same name without "cpp_" does through the C API (the C typed route of
+// run.py's row), on the same set-up (BENCH_SETUP_PY, the same Python loop, the GIL held
+// by a scope) and the same static library, so that run_cpp.py sets them side by side
+// and beside the direct host (bench_direct_<tag>):
+//   cpp_call2        f2(i & 0xffff, 2) -> int64_t          (call2_args: pyhost_prepared_call_int)
+//   cpp_call2_kw     f2(i & 0xffff, b=2.5) -> double        (c_call2_kw below: "L,b=d>d")
+//   cpp_hostfn2      Python g(i, 2.5), g from a lambda with pyh::arg names (hostfn2)
+//   cpp_hostfn2_kw   Python g(i, y=2.5), the same g (hostfn2_kw)
+//   cpp_hosttype2    Python g(i).get(), a class with init<int64_t>(pyh::arg("i")) (hosttype2)
+//   cpp_str_trip     ident(s) of a 10 000-character string_view, the result a borrowed
+//                    std::string_view (str_trip: "z>s")
+//   loop_fn_empty    the Python loop alone, to net the loops out
+//
+// The fast forms, for reference (a C mode here and a C++ mode each):
 //   c_call / cpp_call          C -> Python: f(i, 2) -> int, a prepared call with a typed
 //                              result in a GIL scope (pyhost_prepared_call_int /
 //                              function::call<int64_t>)
@@ -20,6 +36,8 @@ extern "C" {
 
 #include <memory>
 #include <string>
+
+using namespace pyh::literals;
 
 static pyhost *h;
 
@@ -62,6 +80,75 @@ struct Box {
 
 static std::unique_ptr<pyh::function> cpp_f;
 static pyhost_callable *c_f;
+static std::string trip;  // (cpp_str_trip) the C data sent
+
+// Runs one of bench.h's Python loops with n as its count (bench_pyhost's run_loop).
+static void run_loop(pyh::interpreter &py, const char *src, unsigned long n) {
+  py.set_global("n", static_cast<int64_t>(n));
+  py.exec(src, "<bench>");
+}
+
+static BENCH_NOINLINE void bench_loop_typed(pyh::interpreter &py, const std::string &mode, unsigned long n) {
+  if (mode == "cpp_call2") {
+    for (unsigned long i = 0; i < n; i++) {
+      int64_t r = cpp_f->call<int64_t>(static_cast<int64_t>(i & 0xffff), 2);
+      if (r != static_cast<int64_t>(i & 0xffff) + 2) bench_die("f2()", "wrong result");
+    }
+  } else if (mode == "c_call2_kw") {
+    for (unsigned long i = 0; i < n; i++) {
+      double r = 0;
+      check(pyhost_prepared_callf(h, c_f, "L,b=d>d", static_cast<int64_t>(i & 0xffff), 2.5, &r), "f2()");
+      if (r != static_cast<double>(i & 0xffff) + 2.5) bench_die("f2()", "wrong result");
+    }
+  } else if (mode == "cpp_call2_kw") {
+    for (unsigned long i = 0; i < n; i++) {
+      double r = cpp_f->call<double>(static_cast<int64_t>(i & 0xffff), "b"_kw = 2.5);
+      if (r != static_cast<double>(i & 0xffff) + 2.5) bench_die("f2()", "wrong result");
+    }
+  } else if (mode == "cpp_str_trip") {
+    for (unsigned long i = 0; i < n; i++) {
+      std::string_view back = cpp_f->call<std::string_view>(std::string_view(trip));
+      if (back.size() != trip.size() || back.back() != trip.back()) bench_die("ident()", "wrong result");
+    }
+  } else if (mode == "cpp_hostfn2") {
+    run_loop(py, BENCH_LOOP_ARGS_PY, n);
+  } else if (mode == "cpp_hostfn2_kw") {
+    run_loop(py, BENCH_LOOP_KW_PY, n);
+  } else if (mode == "cpp_hosttype2") {
+    run_loop(py, BENCH_LOOP_OBJ_PY, n);
+  } else if (mode == "loop_fn_empty") {
+    run_loop(py, BENCH_LOOP_FN_EMPTY_PY, n);
+  } else {
+    bench_die(mode.c_str(), "unknown mode");
+  }
+}
+
+// The typed modes: bench_pyhost's set-up, in C++.
+static void typed_main(pyh::interpreter &py, const std::string &mode, unsigned long n) {
+  py.exec(BENCH_SETUP_PY, "<bench>");
+  auto m = py.module("pyhost_bench");
+  std::unique_ptr<pyh::type<Box>> box;
+  if (mode.find("call2") != std::string::npos) {
+    cpp_f.reset(new pyh::function(py.function("f2")));
+    c_f = cpp_f->get();
+  } else if (mode == "cpp_str_trip") {
+    cpp_f.reset(new pyh::function(py.function("ident")));
+    for (unsigned i = 0; i < BENCH_TRIP_STR; i++) trip += "0123456789abcdef"[i % 16];
+  } else if (mode.find("hostfn2") != std::string::npos) {
+    m.def("g", [](int64_t i, double y) { return static_cast<double>(i) + y; }, pyh::arg("i"), pyh::arg("y"));
+    py.exec("from pyhost_bench import g");
+  } else if (mode == "cpp_hosttype2") {
+    box.reset(new pyh::type<Box>(m.type<Box>("T").init<int64_t>(pyh::arg("i")).def_typed("get", &Box::get).make()));
+    py.set_global("g", box->object());
+  }
+  pyh::gil_guard gil(py);  // as bench_pyhost holds it for these modes
+  bench_loop_typed(py, mode, n / 10 + 1);
+  double t0 = bench_now();
+  bench_loop_typed(py, mode, n);
+  bench_result(mode.c_str(), bench_now() - t0, n);
+  c_f = nullptr;
+  cpp_f.reset();
+}
 
 static BENCH_NOINLINE void bench_loop(const std::string &mode, unsigned long n) {
   if (mode == "c_call") {
@@ -93,6 +180,10 @@ int main(int argc, char **argv) {
   try {
     pyh::interpreter py(argv[3]);
     h = py;
+    if (mode.find("2") != std::string::npos || mode == "cpp_str_trip" || mode == "loop_fn_empty") {
+      typed_main(py, mode, n);
+      return 0;
+    }
     py.exec("def f(a, b):\n    return a + b\n"
             "def run_fn(n):\n    for i in range(n):\n        g(i, 2.5)\n"
             "def run_type(n):\n    for i in range(n):\n        T(i).get()\n"

@@ -11,6 +11,9 @@ set(CMAKE_SYSTEM_PROCESSOR x86_64)
 set(_triple x86_64-w64-mingw32)
 
 find_program(CMAKE_C_COMPILER NAMES ${_triple}-gcc-win32 ${_triple}-gcc REQUIRED)
+# C++ (the C++ layer's tests and example) when g++-mingw-w64-x86-64 is installed too;
+# CMake's own search does not find the -win32 driver
+find_program(CMAKE_CXX_COMPILER NAMES ${_triple}-g++-win32 ${_triple}-g++)
 find_program(CMAKE_RC_COMPILER NAMES ${_triple}-windres)
 set(CMAKE_FIND_ROOT_PATH /usr/${_triple})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

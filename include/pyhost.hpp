@@ -22,6 +22,9 @@
 #include <initializer_list>
 #include <cstddef>
 #include <cstdint>
+#include <clocale>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -42,6 +45,15 @@
 #if defined(__GNUC__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Wshadow"
+#endif
+
+// A cold path kept out of the hot function that reaches it.
+#if defined(__GNUC__)
+#  define PYH_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#  define PYH_NOINLINE __declspec(noinline)
+#else
+#  define PYH_NOINLINE
 #endif
 
 namespace pyh {
@@ -143,7 +155,7 @@ inline std::vector<pyh::frame> frames_of(const pyhost *h) {
 
 // Throws the exception that status rc of the last call on h stands for, with the
 // Python exception's data read from pyhost (never parsed from the text).
-[[noreturn]] inline void throw_status(pyhost *h, int rc) {
+[[noreturn]] inline PYH_NOINLINE void throw_status(pyhost *h, int rc) {
   if (rc == PYHOST_NOMEM) throw std::bad_alloc();
   std::string what = pyhost_errmsg(h), type = pyhost_errtype(h), text = pyhost_errtext(h);
   std::vector<pyh::frame> frames = frames_of(h);
@@ -158,12 +170,21 @@ inline std::vector<pyh::frame> frames_of(const pyhost *h) {
 // PYHOST_RANGE) is thrown again with "<who()>: " before its message, so that the error
 // names what was called: "plugin scorer: hook score: the result: expected float, got
 // str".  who is called only then.
-template <class Who, class F> auto naming(const Who &who, F &&f) -> decltype(f()) {
+// (The renaming is a function of its own, so that a call's frame stays as light as
+// the call it wraps.)
+template <class Who> [[noreturn]] PYH_NOINLINE void rethrow_named(const Who &who) {
   try {
-    return f();
+    throw;
   } catch (const error &e) {
     if (e.status() != PYHOST_TYPE && e.status() != PYHOST_RANGE) throw;
     throw error(e.status(), e.type_name(), std::string(who()) + ": " + e.what());
+  }
+}
+template <class Who, class F> auto naming(const Who &who, F &&f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const error &) {
+    rethrow_named(who);
   }
 }
 
@@ -197,14 +218,18 @@ template <class A, class B> struct is_tuple<std::pair<A, B>> : std::true_type {}
 template <class T>
 constexpr bool is_integer = std::is_integral<T>::value && !std::is_same<T, bool>::value;
 
+// Whether an int64_t fits integer type T.
+template <class T> constexpr bool int_fits(int64_t i) {
+  return std::is_signed<T>::value
+             ? (i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                (sizeof(T) >= sizeof(int64_t) || i <= static_cast<int64_t>(std::numeric_limits<T>::max())))
+             : (i >= 0 && (sizeof(T) >= sizeof(int64_t) ||
+                           static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max())));
+}
+
 // An int64_t into T, or PYHOST_RANGE naming both.
 template <class T> T narrow_int(int64_t i) {
-  bool fits = std::is_signed<T>::value
-                  ? (i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                     (sizeof(T) >= sizeof(int64_t) || i <= static_cast<int64_t>(std::numeric_limits<T>::max())))
-                  : (i >= 0 && (sizeof(T) >= sizeof(int64_t) ||
-                                static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max())));
-  if (!fits)
+  if (!int_fits<T>(i))
     throw error(PYHOST_RANGE, "", "int " + std::to_string(i) + " does not fit the C++ type");
   return static_cast<T>(i);
 }
@@ -222,6 +247,20 @@ template <class T> int64_t widen_int(T i) {
 
 class value;
 template <class T> pyhost_value *to_value(const T &x);
+
+// Bytes, borrowed: a pointer and a length the C++ side owns (an argument), or that pyhost
+// lends (a host function's parameter until it returns; a function::call<pyh::bytes>
+// result until the next call of that function, as pyhost_prepared_callf's ">y").
+// Python sees a bytes object.
+struct bytes {
+  const void *data = nullptr;
+  size_t size = 0;
+  constexpr bytes() noexcept = default;
+  constexpr bytes(const void *d, size_t n) noexcept : data(d), size(n) {}
+  explicit constexpr bytes(std::string_view s) noexcept : data(s.data()), size(s.size()) {}
+  // The bytes as characters (no copy).
+  std::string_view view() const noexcept { return {static_cast<const char *>(data), size}; }
+};
 template <class T> T from_value(const pyhost_value *v);
 
 // An owned pyhost_value: plain C data for built-in kinds, a strong reference for an
@@ -282,6 +321,8 @@ template <class T> struct to_value_impl {
     } else if constexpr (std::is_convertible<const T &, std::string_view>::value) {
       std::string_view s(x);
       return checked_new(pyhost_value_str(s.data(), s.size()));
+    } else if constexpr (std::is_same<T, pyh::bytes>::value) {
+      return checked_new(pyhost_value_bytes(x.data, x.size));
     } else if constexpr (std::is_same<T, std::nullptr_t>::value || std::is_same<T, std::nullopt_t>::value) {
       return checked_new(pyhost_value_none());
     } else if constexpr (std::is_same<T, pyh::value>::value) {
@@ -384,7 +425,8 @@ template <class T> struct from_value_impl {
     } else {
       static_assert(sizeof(T) == 0,
                     "pyhost: no conversion from a Python value to this C++ type "
-                    "(std::string_view and const char * results would dangle: use std::string)");
+                    "(std::string_view, const char * and pyh::bytes results would dangle: use "
+                    "std::string, or function::call<std::string_view>, which pyhost lends)");
     }
   }
   template <class Tup, size_t... I> static Tup items(const pyhost_value *v, std::index_sequence<I...>) {
@@ -413,13 +455,39 @@ struct kw_name {
   const char *name;
   template <class T> kwarg<T> operator=(const T &v) const { return {name, v}; }
 };
+
+// A keyword argument whose name is part of its type ("weight"_kw = 2 with g++ and
+// clang++): a call made only of such keywords and positional arguments sends a format
+// fixed at compile time, one constant per call site, so nothing is written per call.
+template <class T, char... C> struct kwarg_lit : kwarg<T> {};
+template <char... C> struct kw_lit_name {
+  static constexpr char text[] = {C..., '\0'};
+  template <class T> kwarg_lit<T, C...> operator=(const T &v) const { return {{text, v}}; }
+  operator kw_name() const noexcept { return {text}; }  // NOLINT: what "x"_kw was before
+};
+
 namespace literals {
+#if defined(__GNUC__)
+// g++ and clang++ (a GNU extension they share): the name becomes a template argument.
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wpedantic"
+#  if defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wgnu-string-literal-operator-template"
+#  endif
+template <class Ch, Ch... C> constexpr kw_lit_name<static_cast<char>(C)...> operator""_kw() {
+  static_assert(sizeof(Ch) == 1, "pyhost: a keyword name is a narrow string literal");
+  return {};
+}
+#  pragma GCC diagnostic pop
+#else
 inline kw_name operator""_kw(const char *name, size_t) { return {name}; }
+#endif
 }  // namespace literals
 
 namespace detail {
 template <class T> struct is_kwarg : std::false_type {};
 template <class T> struct is_kwarg<kwarg<T>> : std::true_type {};
+template <class T, char... C> struct is_kwarg<kwarg_lit<T, C...>> : std::true_type {};
 
 // One argument of a prepared call: scalars and strings read in place (no allocation),
 // anything else converted to a pyhost_value that lives until the call returns.
@@ -446,6 +514,11 @@ struct arg_slot<T, std::enable_if_t<std::is_convertible<const T &, std::string_v
   }
   pyhost_arg arg() const { return a; }
 };
+template <> struct arg_slot<pyh::bytes> {
+  pyhost_arg a;
+  explicit arg_slot(const pyh::bytes &x) : a(pyhost_arg_bytes(x.data, x.size)) {}
+  pyhost_arg arg() const { return a; }
+};
 template <> struct arg_slot<pyh::value> {
   pyhost_arg a;
   explicit arg_slot(const pyh::value &x) : a(pyhost_arg_value(x.get())) {}
@@ -459,6 +532,7 @@ struct value_args {
   pyh::value args{checked_new(pyhost_value_tuple())};
   pyh::value kwargs;
   template <class T> void add(const T &x) { check(nullptr, pyhost_value_append(args.get(), to_value(x))); }
+  template <class T, char... C> void add(const kwarg_lit<T, C...> &x) { add(static_cast<const kwarg<T> &>(x)); }
   template <class T> void add(const kwarg<T> &x) {
     if (!kwargs) kwargs = pyh::value(checked_new(pyhost_value_dict()));
     pyhost_value *k = checked_new(pyhost_value_str(x.name, PYHOST_STRLEN));
@@ -525,32 +599,45 @@ template <class... A> constexpr bool any_kwarg = (is_kwarg<std::decay_t<A>>::val
 
 // ---- one-line typed calls (pyhost_prepared_callf and friends) ----
 //
-// A call whose arguments are all scalars or strings, keywords included, is sent as a
-// format ("Lz,weight=d>d") and its C values: the fastest C route with keywords.  Other
-// argument types (containers, optional, values) take the value-tree route instead.
+// A call with keywords (or with a result pyhost lends) is sent as a format
+// ("Lz,weight=d>d") and its C values: the fastest C route with keywords.  When every
+// keyword is named by "name"_kw the format is a constant fixed at compile time (one per
+// call site, static_format below): arguments that have no letter of their own go as
+// converted values ('O').  Keywords named at run time (pyh::kw("name", v)) get their
+// format written per call, and take the value-tree route when an argument has no letter.
 
 // The format letter of an argument's C++ type, 0 when the format cannot express it.
 // The same conversions as arg_slot: bool, integers (widened to int64), floating point,
-// anything a string_view is made from.
+// anything a string_view is made from, pyh::bytes.
 template <class T> constexpr char callf_letter() {
   using D = std::decay_t<T>;
   if constexpr (std::is_same<D, bool>::value) return 'b';
   else if constexpr (is_integer<D>) return 'L';
   else if constexpr (std::is_floating_point<D>::value) return 'd';
+  else if constexpr (std::is_same<D, pyh::bytes>::value) return 'y';
   else if constexpr (std::is_convertible<const T &, std::string_view>::value && !std::is_same<D, pyh::value>::value)
     return 'z';
   else return 0;
 }
 template <class T> struct callf_of { using type = T; };
 template <class T> struct callf_of<kwarg<T>> { using type = T; };
+template <class T, char... C> struct callf_of<kwarg_lit<T, C...>> { using type = T; };
 template <class A> constexpr char callf_letter_of = callf_letter<typename callf_of<std::decay_t<A>>::type>();
 
-// The result letter: a C scalar read straight, anything else an owned value ('O').
+// A result pyhost lends (pyhost_prepared_callf's ">s" and ">y"): valid until the next
+// pyhost_prepared_callf of the same callable, or until it is freed.
+template <class R> constexpr bool is_borrowed_result =
+    std::is_same<R, std::string_view>::value || std::is_same<R, pyh::bytes>::value;
+
+// The result letter: a C scalar read straight, a borrowed view, anything else an owned
+// value ('O').
 template <class R> constexpr char callf_result_letter() {
   if constexpr (std::is_void<R>::value) return 0;
   else if constexpr (std::is_same<R, bool>::value) return 'b';
   else if constexpr (is_integer<R>) return 'L';
   else if constexpr (std::is_floating_point<R>::value) return 'd';
+  else if constexpr (std::is_same<R, std::string_view>::value) return 's';
+  else if constexpr (std::is_same<R, pyh::bytes>::value) return 'y';
   else return 'O';
 }
 
@@ -564,6 +651,7 @@ template <class T> auto callf_values(const T &x) {
   if constexpr (l == 'b') return std::make_tuple(x ? 1 : 0);
   else if constexpr (l == 'L') return std::make_tuple(widen_int(x));
   else if constexpr (l == 'd') return std::make_tuple(static_cast<double>(x));
+  else if constexpr (l == 'y') return std::make_tuple(x.data, x.size);
   else {
     std::string_view s(x);  // borrowed: the caller's buffer, read during the call
     return std::make_tuple(s.data(), s.size());
@@ -571,13 +659,15 @@ template <class T> auto callf_values(const T &x) {
 }
 template <class T> auto callf_positional(const T &x) { return callf_values(x); }
 template <class T> std::tuple<> callf_positional(const kwarg<T> &) { return {}; }
+template <class T, char... C> std::tuple<> callf_positional(const kwarg_lit<T, C...> &) { return {}; }
 template <class T> std::tuple<> callf_keyword(const T &) { return {}; }
 template <class T> auto callf_keyword(const kwarg<T> &x) { return callf_values(x.val); }
+template <class T, char... C> auto callf_keyword(const kwarg_lit<T, C...> &x) { return callf_values(x.val); }
 
-// The format of a call: the positional letters, then ",name=letter" per keyword, then
-// the result's.  False (take the value-tree route) when a keyword name is not one the
-// format can carry (empty, NULL, not [A-Za-z0-9_]) or is given twice (a dict keeps the
-// last), or the format does not fit.
+// The format of a call whose keywords are named at run time: the positional letters,
+// then ",name=letter" per keyword, then the result's.  False (take the value-tree
+// route) when a keyword name is not one the format can carry (empty, NULL, not
+// [A-Za-z0-9_]) or is given twice (a dict keeps the last), or the format does not fit.
 struct callf_format {
   char text[256];
   size_t len = 0;
@@ -588,7 +678,11 @@ struct callf_format {
   }
   template <class T> bool add_positional(const T &) { return put(callf_letter<T>()); }
   template <class T> bool add_positional(const kwarg<T> &) { return true; }
+  template <class T, char... C> bool add_positional(const kwarg_lit<T, C...> &) { return true; }
   template <class T> bool add_keyword(const T &) { return true; }
+  template <class T, char... C> bool add_keyword(const kwarg_lit<T, C...> &x) {
+    return add_keyword(static_cast<const kwarg<T> &>(x));
+  }
   template <class T> bool add_keyword(const kwarg<T> &x) {
     const char *n = x.name;
     if (!n || !*n || !put(',')) return false;
@@ -620,11 +714,113 @@ struct callf_format {
   }
 };
 
+// ---- formats fixed at compile time ----
+
+// The letter of an argument in a static format: its own, or a converted value.
+template <class T> constexpr char static_letter() {
+  constexpr char l = callf_letter<T>();
+  return l ? l : 'O';
+}
+constexpr bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// One argument's part of a static format: a letter among the positional ones, or
+// ",name=letter" among the keywords.
+template <class A> struct format_piece {
+  static constexpr bool carried = true;
+  static constexpr size_t positional = 1, keyword = 0;
+  template <size_t N> static constexpr size_t put_positional(std::array<char, N> &out, size_t n) {
+    out[n] = static_letter<A>();
+    return n + 1;
+  }
+  template <size_t N> static constexpr size_t put_keyword(std::array<char, N> &, size_t n) { return n; }
+};
+template <class T, char... C> struct format_piece<kwarg_lit<T, C...>> {
+  // other names take the value-tree route
+  static constexpr bool carried = sizeof...(C) > 0 && (is_name_char(C) && ...);
+  static constexpr size_t positional = 0, keyword = sizeof...(C) + 3;
+  template <size_t N> static constexpr size_t put_positional(std::array<char, N> &, size_t n) { return n; }
+  template <size_t N> static constexpr size_t put_keyword(std::array<char, N> &out, size_t n) {
+    out[n++] = ',';
+    ((out[n++] = C), ...);
+    out[n++] = '=';
+    out[n++] = static_letter<T>();
+    return n;
+  }
+};
+
+// Whether two arguments of a call are keywords of the same name.  The names are
+// compared as the types that carry them, not through their text's addresses: a
+// compiler that instruments pointers (g++ -fsanitize=undefined) cannot evaluate a
+// comparison of those at compile time.
+template <class A, class B> struct same_keyword : std::false_type {};
+template <class T, class U, char... C> struct same_keyword<kwarg_lit<T, C...>, kwarg_lit<U, C...>> : std::true_type {};
+template <class... A> struct repeats_a_name : std::false_type {};
+template <class A, class... Rest>
+struct repeats_a_name<A, Rest...>
+    : std::integral_constant<bool, (same_keyword<A, Rest>::value || ...) || repeats_a_name<Rest...>::value> {};
+
+// The format of a call of A... returning R: a constant of the program.
+template <class R, class... A> struct static_format {
+  static constexpr size_t size = (format_piece<A>::positional + ... + 0) + (format_piece<A>::keyword + ... + 0) +
+                                 (callf_result_letter<R>() ? 2 : 0) + 1;
+  static constexpr std::array<char, size> make() {
+    std::array<char, size> out{};
+    size_t n = 0;
+    ((n = format_piece<A>::put_positional(out, n)), ...);
+    ((n = format_piece<A>::put_keyword(out, n)), ...);
+    if (callf_result_letter<R>()) {
+      out[n++] = '>';
+      out[n++] = callf_result_letter<R>();
+    }
+    out[n] = '\0';
+    return out;
+  }
+  static constexpr std::array<char, size> text = make();
+};
+
+// An argument's C values for a static format, held for the call: read in place, or
+// (letter 'O') converted to a value that lives until the call returns.
+template <class T, char L = static_letter<T>()> struct format_slot {
+  explicit format_slot(const T &x) : v(callf_values(x)) {}
+  decltype(callf_values(std::declval<const T &>())) v;
+  auto values() const { return v; }
+};
+template <class T> struct format_slot<T, 'O'> {
+  explicit format_slot(const T &x) : owned(to_value(x)) {}
+  pyh::value owned;
+  std::tuple<const pyhost_value *> values() const { return std::tuple<const pyhost_value *>(owned.get()); }
+};
+template <> struct format_slot<pyh::value, 'O'> {  // passed as it is, no copy
+  explicit format_slot(const pyh::value &x) : v(x.get()) {}
+  std::tuple<const pyhost_value *> v;
+  auto values() const { return v; }
+};
+template <class A> struct arg_format_slot : format_slot<A> {
+  using format_slot<A>::format_slot;
+  auto positional() const { return this->values(); }
+  std::tuple<> keyword() const { return {}; }
+};
+template <class T, char... C> struct arg_format_slot<kwarg_lit<T, C...>> : format_slot<T> {
+  explicit arg_format_slot(const kwarg_lit<T, C...> &x) : format_slot<T>(x.val) {}
+  std::tuple<> positional() const { return {}; }
+  auto keyword() const { return this->values(); }
+};
+
+// A call through a static format: every keyword named by "name"_kw with ASCII letters,
+// digits and _, each name once (a name given twice takes the value-tree route, where the
+// last wins), at most 16 arguments.
+template <class... A>
+constexpr bool static_expressible =
+    sizeof...(A) <= callf_max_args && ((!is_kwarg<A>::value || format_piece<A>::keyword > 0) && ...) &&
+    (format_piece<A>::carried && ...) &&
+    !repeats_a_name<A...>::value;
+
 // Calls fn(format, C values..., result pointer) and reads the result as R, as
 // prepared<R> does.  fn is one of pyhost_prepared_callf, pyhost_call_namef,
 // pyhost_plugin_callf with its leading arguments bound.
-template <class R, class Fn, class... A> R callf_call(pyhost *h, const Fn &fn, const char *fmt, const A &...a) {
-  auto values = std::tuple_cat(callf_positional(a)..., callf_keyword(a)...);
+template <class R, class Fn, class Values> R callf_finish(pyhost *h, const Fn &fn, const char *fmt, const Values &values) {
   auto call = [&](auto *out) {
     return std::apply([&](auto... v) {
       if constexpr (std::is_same<decltype(out), std::nullptr_t *>::value) return fn(fmt, v...);
@@ -645,26 +841,62 @@ template <class R, class Fn, class... A> R callf_call(pyhost *h, const Fn &fn, c
     double d;
     check(h, call(&d));
     return static_cast<R>(d);
+  } else if constexpr (std::is_same<R, std::string_view>::value) {
+    const char *s = nullptr;
+    size_t n = 0;
+    std::apply([&](auto... v) { check(h, fn(fmt, v..., &s, &n)); }, values);
+    return std::string_view(s, n);
+  } else if constexpr (std::is_same<R, pyh::bytes>::value) {
+    const void *p = nullptr;
+    size_t n = 0;
+    std::apply([&](auto... v) { check(h, fn(fmt, v..., &p, &n)); }, values);
+    return pyh::bytes(p, n);
   } else {
     pyhost_value *r = nullptr;
     check(h, call(&r));
     return take_result<R>(r);
   }
 }
+template <class R, class Fn, class... S> R static_call_with(pyhost *h, const Fn &fn, const S &...s) {
+  return callf_finish<R>(h, fn, static_format<R, typename S::arg_type...>::text.data(),
+                         std::tuple_cat(s.positional()..., s.keyword()...));
+}
+template <class A> struct named_slot : arg_format_slot<A> {
+  using arg_type = A;
+  using arg_format_slot<A>::arg_format_slot;
+};
 
-// A call, keywords allowed: through fn when every argument has a format letter and the
-// names fit a format, else through the value trees (slow(args tuple, kwargs dict, &r)).
-// fast false: the value-tree route always (for the misuse message of the slow route).
+// The value-tree route of typed_call: the arguments as a tuple and a dict.
+template <class R, class Slow, class... A> PYH_NOINLINE R value_tree_call(pyhost *h, const Slow &slow, const A &...a) {
+  if constexpr (is_borrowed_result<R>) {
+    (void)h, (void)slow, ((void)a, ...);
+    throw error(PYHOST_MISUSE, "",
+                "a std::string_view or pyh::bytes result is lent by pyhost_prepared_callf, which "
+                "cannot carry this call (keyword names given at run time that are not ASCII "
+                "identifiers or repeat, or more than 16 arguments)");
+  } else {
+    value_args va = make_value_args(a...);
+    pyhost_value *r = nullptr;
+    check(h, slow(va.args.get(), va.kwargs.get(), &r));
+    return take_result<R>(r);
+  }
+}
+
+// A call, keywords allowed: through fn and a static format when every keyword is
+// named by "name"_kw; else through fn and a format written now when every argument has
+// a letter and the names fit; else through the value trees (slow(args tuple, kwargs
+// dict, &r)).  fast false: the value-tree route always (for the misuse message of the
+// slow route).
 template <class R, class Fn, class Slow, class... A>
 R typed_call(pyhost *h, bool fast, const Fn &fn, const Slow &slow, const A &...a) {
-  if constexpr (callf_expressible<A...>) {
+  if constexpr (static_expressible<std::decay_t<const A>...>) {
+    if (fast) return static_call_with<R>(h, fn, named_slot<std::decay_t<const A>>(a)...);
+  } else if constexpr (callf_expressible<A...>) {
     callf_format f;
-    if (fast && f.build<R>(a...)) return callf_call<R>(h, fn, f.text, a...);
+    if (fast && f.build<R>(a...))
+      return callf_finish<R>(h, fn, f.text, std::tuple_cat(callf_positional(a)..., callf_keyword(a)...));
   }
-  value_args va = make_value_args(a...);
-  pyhost_value *r = nullptr;
-  check(h, slow(va.args.get(), va.kwargs.get(), &r));
-  return take_result<R>(r);
+  return value_tree_call<R>(h, slow, a...);
 }
 
 }  // namespace detail
@@ -673,10 +905,14 @@ R typed_call(pyhost *h, bool fast, const Fn &fn, const Slow &slow, const A &...a
 
 // A Python callable prepared once (pyhost_prepare) and called many times.  Calls
 // without keyword arguments are prepared calls reading their arguments in place (the
-// fastest C route); with keywords, pyhost_callv.  Move-only.
+// fastest C route); with keywords, or for a result pyhost lends (std::string_view,
+// pyh::bytes), pyhost_prepared_callf.  Move-only.
 class function {
  public:
   function() noexcept = default;
+  // Takes over c (own), a prepared callable with no Python object behind it for the
+  // value-tree route (pyhost_prepare_expression's).
+  function(pyhost *h, pyhost_callable *c, std::string name) noexcept : h_(h), c_(c), name_(std::move(name)) {}
   // name (may be empty) starts the message of an argument or a result of the wrong
   // type: "json.loads", "plugin scorer: hook score".
   function(pyhost *h, pyh::value callable, std::string name = std::string())
@@ -697,6 +933,10 @@ class function {
   ~function() { pyhost_callable_free(c_); }
 
   // f.call<double>(1, "x", pyh::kw("weight", 2)): the result as R (void discards it).
+  // R = std::string_view or pyh::bytes: the str's UTF-8 or the bytes read in place,
+  // lent by pyhost until the next call of this function that returns such a view (or
+  // takes keywords), or until the function is freed (pyhost_prepared_callf's ">s",
+  // ">y"); any thread may read it meanwhile.
   template <class R, class... A> R call(const A &...a) const {
     if (name_.empty()) return call_unnamed<R>(a...);
     return detail::naming([this] { return name_; }, [&] { return call_unnamed<R>(a...); });
@@ -711,10 +951,14 @@ class function {
 
  private:
   template <class R, class... A> R call_unnamed(const A &...a) const {
-    if constexpr (detail::any_kwarg<A...>) {
+    if constexpr (detail::any_kwarg<A...> || detail::is_borrowed_result<R>) {
       return detail::typed_call<R>(
           h_, c_ != nullptr, [this](const char *fmt, auto... v) { return pyhost_prepared_callf(h_, c_, fmt, v...); },
           [this](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {
+            if (!obj_ && c_)
+              throw error(PYHOST_MISUSE, "",
+                          "an expression is called with at most 16 arguments and keyword names of ASCII "
+                          "letters, digits and _, each given once");
             return pyhost_call(h_, obj_.get(), args, kwargs, r);
           },
           a...);
@@ -727,6 +971,34 @@ class function {
   pyhost_callable *c_ = nullptr;
   std::string name_;
 };
+
+// ---- declared parameters: the typed route ----------------------------------
+
+template <class T> struct arg_v;
+
+// A parameter's name, given pybind11-style after the callable:
+// m.def("scale", fn, pyh::arg("x"), pyh::arg("factor") = 1.5).  With one name per
+// parameter the callable is registered with a declared signature (pyhost's typed form,
+// docs/cpp.md): keywords, defaults, inspect.signature and CPython's TypeErrors.
+struct arg {
+  const char *name;
+  explicit constexpr arg(const char *n) noexcept : name(n) {}
+  // The parameter's default: pyh::arg("n") = 3; None (= nullptr or = std::nullopt) for
+  // a std::optional parameter.
+  template <class T, class = std::enable_if_t<!std::is_same<std::decay_t<T>, arg>::value>>
+  arg_v<std::decay_t<T>> operator=(T &&v) const {
+    return {name, std::forward<T>(v)};
+  }
+};
+// A parameter's name and default (pyh::arg("n") = 3).
+template <class T> struct arg_v {
+  const char *name;
+  T value;
+};
+// Markers among the names, as in a Python def: the parameters before pyh::pos_only()
+// are positional-only ("/"), those after pyh::kw_only() keyword-only ("*").
+struct pos_only {};
+struct kw_only {};
 
 // ---- host functions: C++ callables as Python functions ---------------------
 
@@ -760,12 +1032,7 @@ template <class T> struct arg_reader {
       int64_t v;
       int rc = pyhost_args_int(h, args, i, &v);
       if (rc != PYHOST_OK) return rc;
-      bool fits = std::is_signed<D>::value
-                      ? (v >= static_cast<int64_t>(std::numeric_limits<D>::min()) &&
-                         (sizeof(D) >= 8 || v <= static_cast<int64_t>(std::numeric_limits<D>::max())))
-                      : (v >= 0 && (sizeof(D) >= 8 || static_cast<uint64_t>(v) <=
-                                                          static_cast<uint64_t>(std::numeric_limits<D>::max())));
-      if (!fits)
+      if (!int_fits<D>(v))
         return pyhost_raise(h, PYHOST_EXC_OVERFLOW_ERROR, "%s() argument %zu: %lld does not fit the C++ type", who, i,
                             static_cast<long long>(v));
       out = static_cast<D>(v);
@@ -789,6 +1056,12 @@ template <class T> struct arg_reader {
       if constexpr (std::is_same<D, const char *>::value) out = s;
       else out = D(s, len);
       return PYHOST_OK;
+    } else if constexpr (std::is_same<D, pyh::bytes>::value) {
+      const void *p;
+      size_t len;
+      int rc = pyhost_args_bytes(h, args, i, &p, &len);  // borrowed until the callback returns
+      if (rc == PYHOST_OK) out = D(p, len);
+      return rc;
     } else if constexpr (is_optional<D>::value) {
       if (i >= pyhost_args_count(args) + pyhost_args_kwcount(args) ||
           pyhost_args_kind(args, i) == PYHOST_KIND_NONE) {
@@ -834,6 +1107,8 @@ template <class R> int set_result(pyhost *h, pyhost_ret *ret, const R &r) {
   } else if constexpr (std::is_convertible<const D &, std::string_view>::value) {
     std::string_view s(r);
     return pyhost_ret_str(h, ret, s.data(), s.size());
+  } else if constexpr (std::is_same<D, pyh::bytes>::value) {
+    return pyhost_ret_bytes(h, ret, r.data, r.size);
   } else if constexpr (std::is_same<D, pyh::value>::value) {
     return pyhost_ret_value(h, ret, r.get());
   } else {
@@ -924,6 +1199,251 @@ template <class F> struct function_holder : holder_base {
   }
 };
 
+
+// ---- the typed route: a declared signature built from the callable's types ----
+
+// What may follow the callable in a declaration: 1 pyh::arg, 2 pyh::arg_v, 3
+// pyh::pos_only, 4 pyh::kw_only, 5 a docstring; 0 anything else.
+template <class E> struct declared_kind : std::integral_constant<int, 0> {};
+template <> struct declared_kind<arg> : std::integral_constant<int, 1> {};
+template <class V> struct declared_kind<arg_v<V>> : std::integral_constant<int, 2> {};
+template <> struct declared_kind<pos_only> : std::integral_constant<int, 3> {};
+template <> struct declared_kind<kw_only> : std::integral_constant<int, 4> {};
+template <> struct declared_kind<const char *> : std::integral_constant<int, 5> {};
+template <class E> constexpr int declared = declared_kind<std::decay_t<const E>>::value;
+template <class E> constexpr bool names_a_parameter = declared<E> == 1 || declared<E> == 2;
+// What starts a declaration (a docstring alone is the fast form's def(name, fn, doc)).
+template <class E> constexpr bool starts_declaration = declared<E> >= 1 && declared<E> <= 4;
+
+// The type a parameter of C++ type P is declared with (pyhost_module_add_typed_function's
+// notation), nullptr when the typed form cannot carry it.
+template <class P> constexpr const char *declared_type() {
+  using D = std::decay_t<P>;
+  if constexpr (is_optional<D>::value) return declared_type<typename D::value_type>();
+  else if constexpr (std::is_same<D, bool>::value) return "bool";
+  else if constexpr (is_integer<D>) return "int";
+  else if constexpr (std::is_floating_point<D>::value) return "float";
+  else if constexpr (std::is_same<D, std::string>::value || std::is_same<D, std::string_view>::value ||
+                     std::is_same<D, const char *>::value)
+    return "str";
+  else if constexpr (std::is_same<D, pyh::bytes>::value) return "bytes";
+  else return nullptr;
+}
+template <class P> constexpr bool declarable =
+    declared_type<P>() != nullptr && (!std::is_reference<P>::value || std::is_const<std::remove_reference_t<P>>::value);
+
+// Whether a default of type V suits a parameter of type P.
+template <class P, class V> constexpr bool default_fits() {
+  using D = std::decay_t<P>;
+  if constexpr (std::is_same<V, std::nullptr_t>::value || std::is_same<V, std::nullopt_t>::value)
+    return is_optional<D>::value;
+  else if constexpr (is_optional<D>::value) return default_fits<typename D::value_type, V>();
+  else if constexpr (std::is_same<D, bool>::value) return std::is_same<V, bool>::value;
+  else if constexpr (is_integer<D>) return is_integer<V>;
+  else if constexpr (std::is_floating_point<D>::value) return std::is_arithmetic<V>::value && !std::is_same<V, bool>::value;
+  else if constexpr (std::is_same<D, pyh::bytes>::value) return false;  // no bytes literal in a signature
+  else return std::is_convertible<const V &, std::string_view>::value;
+}
+template <class E> struct default_of { using type = void; };
+template <class V> struct default_of<arg_v<V>> { using type = V; };
+// Each default against the parameter it names (Ps: the parameters' types as a tuple).
+template <class Ps, size_t I, class... E> struct defaults_fit : std::true_type {};
+template <class Ps, size_t I, class E0, class... E> struct defaults_fit<Ps, I, E0, E...> {
+  static constexpr bool here() {
+    if constexpr (declared<E0> == 2 && I < std::tuple_size<Ps>::value)
+      return default_fits<std::tuple_element_t<I, Ps>, typename default_of<std::decay_t<E0>>::type>();
+    else return true;
+  }
+  static constexpr bool value = here() && defaults_fit<Ps, I + (names_a_parameter<E0> ? 1 : 0), E...>::value;
+};
+template <class Ps> struct all_declarable;
+template <class... P> struct all_declarable<std::tuple<P...>> : std::bool_constant<(declarable<P> && ...)> {};
+
+// The compile-time checks of a declaration: one name per parameter, parameter types
+// the typed form carries, defaults of the parameter's type.
+template <class Ps, class... E> constexpr bool check_declaration() {
+  static_assert(((declared<E> != 0) && ...),
+                "pyhost: after the callable come pyh::arg(\"name\") (= default), pyh::pos_only(), "
+                "pyh::kw_only() and a docstring");
+  static_assert((size_t(names_a_parameter<E>) + ... + 0) == std::tuple_size<Ps>::value,
+                "pyhost: give one pyh::arg per parameter of the callable");
+  static_assert(all_declarable<Ps>::value,
+                "pyhost: a parameter named by pyh::arg is bool, an integer, a floating-point type, "
+                "std::string, std::string_view, const char *, pyh::bytes or a std::optional of one of "
+                "them, taken by value or const reference (leave the names out for other types: the "
+                "fast form)");
+  static_assert(defaults_fit<Ps, 0, E...>::value,
+                "pyhost: a default of another type than its parameter's (None, = nullptr or = "
+                "std::nullopt, only for a std::optional parameter; no bytes default)");
+  return true;
+}
+
+// What an argument's error names: "app.scale" and the parameters' names.
+struct typed_site {
+  std::string who;
+  std::vector<std::string> params;
+};
+
+// Parameter i of a typed callback, read from argv[i] (converted and checked by pyhost
+// already; an integer is checked here against the C++ type's range).
+template <class P> struct typed_param {
+  using D = std::decay_t<P>;
+  static D read(const pyhost_arg &a, const typed_site &s, size_t i) {
+    if constexpr (is_optional<D>::value) {
+      if (a.kind == PYHOST_ARG_NONE) return D();
+      return D(typed_param<typename D::value_type>::read(a, s, i));
+    } else if constexpr (std::is_same<D, bool>::value) {
+      return a.u.b != 0;
+    } else if constexpr (is_integer<D>) {
+      if (!int_fits<D>(a.u.i))
+        throw error(PYHOST_RANGE, "",
+                    s.who + "() argument '" + s.params[i] + "': " + std::to_string(a.u.i) +
+                        " is out of range for the C++ parameter (" + std::to_string(std::numeric_limits<D>::min()) +
+                        " to " + std::to_string(std::numeric_limits<D>::max()) + ")");
+      return static_cast<D>(a.u.i);
+    } else if constexpr (std::is_floating_point<D>::value) {
+      return static_cast<D>(a.u.d);
+    } else if constexpr (std::is_same<D, const char *>::value) {
+      return a.u.s;  // NUL-terminated, borrowed until the callback returns
+    } else if constexpr (std::is_same<D, pyh::bytes>::value) {
+      return D(a.u.p, a.len);
+    } else {
+      return D(a.u.s, a.len);  // std::string_view borrows, std::string copies
+    }
+  }
+};
+
+// Calls fn(prefix..., parameters read from argv...) and sets the result.
+template <class Args> struct typed_invoker;
+template <class... A> struct typed_invoker<std::tuple<A...>> {
+  template <class R, class F, class... P>
+  static int run(pyhost *h, const pyhost_arg *argv, pyhost_ret *ret, const typed_site &s, F &&fn, P &&...prefix) {
+    return run_seq<R>(h, argv, ret, s, std::forward<F>(fn), std::index_sequence_for<A...>(), std::forward<P>(prefix)...);
+  }
+  template <class R, class F, size_t... I, class... P>
+  static int run_seq(pyhost *h, const pyhost_arg *argv, pyhost_ret *ret, const typed_site &s, F &&fn,
+                     std::index_sequence<I...>, P &&...prefix) {
+    (void)argv, (void)s;  // unused without parameters
+    if constexpr (std::is_void<R>::value) {
+      (void)h, (void)ret;
+      fn(std::forward<P>(prefix)..., typed_param<A>::read(argv[I], s, I)...);
+      return PYHOST_OK;
+    } else {
+      return set_result<R>(h, ret, fn(std::forward<P>(prefix)..., typed_param<A>::read(argv[I], s, I)...));
+    }
+  }
+};
+
+// A float default as Python writes it back: the shortest decimal that reads as the same
+// double, with a '.' whatever the locale.
+inline std::string float_literal(double d) {
+  if (d != d || d - d != 0)
+    throw error(PYHOST_MISUSE, "", "a float default must be finite (Python has no literal for inf or nan)");
+  char buf[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  std::string text(buf);
+  const char *point = std::localeconv()->decimal_point;
+  if (point && *point && std::strcmp(point, ".") != 0) {
+    size_t at = text.find(point);
+    if (at != std::string::npos) text.replace(at, std::strlen(point), ".");
+  }
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// A default's text in a signature (to_float: an integer default of a floating-point
+// parameter, written as the float the callable gets).
+template <class V> std::string default_literal(const V &v, bool to_float) {
+  (void)to_float;  // read for integers only
+  if constexpr (std::is_same<V, bool>::value) {
+    return v ? "True" : "False";
+  } else if constexpr (std::is_same<V, std::nullptr_t>::value || std::is_same<V, std::nullopt_t>::value) {
+    return "None";
+  } else if constexpr (is_integer<V>) {
+    return to_float ? float_literal(static_cast<double>(v)) : std::to_string(widen_int(v));
+  } else if constexpr (std::is_floating_point<V>::value) {
+    return float_literal(static_cast<double>(v));
+  } else {
+    std::string_view s(v);
+    char quote = s.find('\'') == std::string_view::npos ? '\'' : '"';
+    if (s.find(quote) != std::string_view::npos || s.find('\\') != std::string_view::npos)
+      throw error(PYHOST_MISUSE, "", "a str default holding both quotes or a backslash cannot be declared");
+    return quote + std::string(s) + quote;
+  }
+}
+
+// The parameter list of a declared signature, "(x: float, factor: float = 1.5)", from
+// the parameters' types (Ps) and the names, defaults and markers given.
+template <class Ps> struct signature_writer;
+template <class... P> struct signature_writer<std::tuple<P...>> {
+  static constexpr const char *types[sizeof...(P) + 1] = {declared_type<P>()..., nullptr};
+  static constexpr bool optional[sizeof...(P) + 1] = {is_optional<std::decay_t<P>>::value..., false};
+  std::string text = "(";
+  std::vector<std::string> names;
+  const char *doc = nullptr;
+
+  void add(const arg &a) {
+    bool none = optional[names.size()];  // a std::optional parameter without a default takes None
+    param(a.name);
+    if (none) text += " = None";
+  }
+  template <class V> void add(const arg_v<V> &a) {
+    bool to_float = std::strcmp(types[names.size()] ? types[names.size()] : "", "float") == 0;
+    param(a.name);
+    text += " = " + default_literal(a.value, to_float);
+  }
+  void add(pos_only) { mark("/"); }
+  void add(kw_only) { mark("*"); }
+  void add(const char *d) { doc = d; }
+  std::string finish() const { return text + ")"; }
+
+ private:
+  void param(const char *name) {
+    if (!name) throw error(PYHOST_MISUSE, "", "pyh::arg(nullptr): a parameter needs a name");
+    mark(name);
+    text += std::string(": ") + types[names.size()];
+    names.emplace_back(name);
+  }
+  void mark(const char *what) {
+    if (text.size() > 1) text += ", ";
+    text += what;
+  }
+};
+
+// The signature text and the error site of callable name with parameters Ps.
+template <class Ps> struct declaration {
+  std::string signature;
+  typed_site site;
+  const char *doc = nullptr;
+  template <class... E> declaration(const std::string &qualified, const char *name, const E &...extras) {
+    if (!name) throw error(PYHOST_MISUSE, "", "a NULL name");
+    signature_writer<Ps> w;
+    (w.add(extras), ...);
+    signature = name + w.finish();
+    site = typed_site{qualified, std::move(w.names)};
+    doc = w.doc;
+  }
+};
+
+template <class F> struct typed_function_holder : holder_base {
+  F fn;
+  typed_site site;
+  typed_function_holder(F f, typed_site s) : fn(std::move(f)), site(std::move(s)) {}
+  static int trampoline(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) noexcept {
+    auto *self = static_cast<typed_function_holder *>(ud);
+    try {
+      using traits = callable_traits<F>;
+      return typed_invoker<typename traits::args>::template run<typename traits::result>(h, argv, ret, self->site,
+                                                                                           self->fn);
+    } catch (...) {
+      return exception_to_python(h);
+    }
+  }
+};
+
 }  // namespace detail
 
 // ---- host types: C++ classes as Python classes -------------------------------
@@ -946,6 +1466,11 @@ struct member_base {
   virtual ~member_base() = default;
   virtual int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) = 0;
 };
+struct typed_member_base {
+  typed_site site;  // "module.Type.method" and the parameters' names
+  virtual ~typed_member_base() = default;
+  virtual int call(pyhost *h, void *self, const pyhost_arg *argv, pyhost_ret *ret) = 0;
+};
 struct getter_base {
   std::string name;  // "module.Type.property", for argument errors
   virtual ~getter_base() = default;
@@ -955,6 +1480,7 @@ struct getter_base {
 
 struct type_state_base : holder_base {
   std::vector<std::unique_ptr<member_base>> methods;
+  std::vector<std::unique_ptr<typed_member_base>> typed_methods;
   std::vector<std::unique_ptr<getter_base>> properties;
   bool inline_payload = true;
   size_t live_offset = 0;  // of inline_slot<T>::live
@@ -973,6 +1499,17 @@ template <size_t I> int method_trampoline(pyhost *h, void *payload, void *ud, co
     void *self = st->object(payload);
     if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
     return st->methods[I]->call(h, self, args, ret);
+  } catch (...) {
+    return exception_to_python(h);
+  }
+}
+template <size_t I>
+int typed_method_trampoline(pyhost *h, void *payload, void *ud, const pyhost_arg *argv, pyhost_ret *ret) noexcept {
+  auto *st = static_cast<type_state_base *>(ud);
+  try {
+    void *self = st->object(payload);
+    if (!self) return pyhost_raise(h, PYHOST_EXC_REFERENCE_ERROR, "the C++ object is gone");
+    return st->typed_methods[I]->call(h, self, argv, ret);
   } catch (...) {
     return exception_to_python(h);
   }
@@ -1000,6 +1537,10 @@ template <size_t I> int setter_trampoline(pyhost *h, void *payload, void *ud, co
 template <size_t... I> constexpr std::array<pyhost_fast_method, sizeof...(I)> method_table(std::index_sequence<I...>) {
   return {{&method_trampoline<I>...}};
 }
+template <size_t... I>
+constexpr std::array<pyhost_typed_method, sizeof...(I)> typed_method_table(std::index_sequence<I...>) {
+  return {{&typed_method_trampoline<I>...}};
+}
 template <size_t... I> constexpr std::array<pyhost_fast_getter, sizeof...(I)> getter_table(std::index_sequence<I...>) {
   return {{&getter_trampoline<I>...}};
 }
@@ -1010,6 +1551,10 @@ template <size_t... I> constexpr std::array<pyhost_fast_setter, sizeof...(I)> se
 template <class T> struct type_state : type_state_base {
   std::string ctor_name;  // "module.Type", for argument errors
   pyhost_fast_constructor constructor = nullptr;  // construct<A...>, set by init<A...>()
+  // construct_typed<A...> and its signature, set by init<A...>(pyh::arg...)
+  pyhost_typed_constructor typed_constructor = nullptr;
+  std::string constructor_signature;
+  typed_site ctor_site;
   type_state() { live_offset = offsetof(inline_slot<T>, live); }
   static void destroy(void *payload, void *ud) noexcept {
     auto *st = static_cast<type_state *>(ud);
@@ -1028,24 +1573,65 @@ template <class T> struct type_state : type_state_base {
   // in the inline payload, or in memory of its own the payload then points to.
   template <class... A> static int construct(pyhost *h, void *ud, const pyhost_args *args, void **payload) noexcept {
     auto *st = static_cast<type_state *>(ud);
+    return build(h, st, payload, [&](auto &&make) {
+      return invoker<std::tuple<A...>>::template run<void>(h, args, nullptr, st->ctor_name.c_str(), make);
+    });
+  }
+  // The same for the typed constructor (init<A...>(pyh::arg...)).
+  template <class... A>
+  static int construct_typed(pyhost *h, void *ud, const pyhost_arg *argv, void **payload) noexcept {
+    auto *st = static_cast<type_state *>(ud);
+    return build(h, st, payload, [&](auto &&make) {
+      return typed_invoker<std::tuple<A...>>::template run<void>(h, argv, nullptr, st->ctor_site, make);
+    });
+  }
+  // run(make) reads the arguments and calls make(arguments...), which builds the T.
+  template <class Run> static int build(pyhost *h, type_state *st, void **payload, const Run &run) noexcept {
     try {
       if (st->inline_payload) {
         auto *slot = static_cast<inline_slot<T> *>(*payload);
-        int rc = invoker<std::tuple<A...>>::template run<void>(
-            h, args, nullptr, st->ctor_name.c_str(),
-            [slot](auto &&...a) { ::new (static_cast<void *>(slot->storage)) T(std::forward<decltype(a)>(a)...); });
+        int rc = run([slot](auto &&...a) { ::new (static_cast<void *>(slot->storage)) T(std::forward<decltype(a)>(a)...); });
         if (rc == PYHOST_OK) slot->live = true;  // a throwing T constructor leaves it not live
         return rc;
       }
-      T *made = nullptr;
-      int rc = invoker<std::tuple<A...>>::template run<void>(
-          h, args, nullptr, st->ctor_name.c_str(),
-          [&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
-      if (rc == PYHOST_OK) *payload = made;
-      return rc;
+      return build_boxed(payload, run);
     } catch (...) {
       return exception_to_python(h);
     }
+  }
+  // (Out of line: the inline payload's path stays as light as a C constructor.)
+  template <class Run> PYH_NOINLINE static int build_boxed(void **payload, const Run &run) {
+    T *made = nullptr;
+    int rc = run([&made](auto &&...a) { made = new T(std::forward<decltype(a)>(a)...); });
+    if (rc == PYHOST_OK) *payload = made;
+    return rc;
+  }
+};
+
+// A method of T: F is a member function pointer, or a callable taking T& first.
+// params: its parameters after the object; bind(fn, obj): a callable of those.
+template <class T, class F> struct method_traits {
+  template <class... A> struct tail_of;
+  template <class A0, class... A> struct tail_of<std::tuple<A0, A...>> { using type = std::tuple<A...>; };
+  static constexpr bool member = std::is_member_function_pointer<F>::value;
+  using all = typename callable_traits<F>::args;
+  using params = typename std::conditional_t<member, std::enable_if<true, all>, tail_of<all>>::type;
+  using result = typename callable_traits<F>::result;
+  static auto bind(F &fn, T &obj) {
+    if constexpr (member)
+      return [&fn, &obj](auto &&...a) -> decltype(auto) { return (obj.*fn)(std::forward<decltype(a)>(a)...); };
+    else
+      return [&fn, &obj](auto &&...a) -> decltype(auto) { return fn(obj, std::forward<decltype(a)>(a)...); };
+  }
+};
+
+template <class T, class F> struct typed_method_holder : typed_member_base {
+  F fn;
+  explicit typed_method_holder(F f) : fn(std::move(f)) {}
+  int call(pyhost *h, void *self, const pyhost_arg *argv, pyhost_ret *ret) override {
+    using m = method_traits<T, F>;
+    return typed_invoker<typename m::params>::template run<typename m::result>(h, argv, ret, site,
+                                                                               m::bind(fn, *static_cast<T *>(self)));
   }
 };
 
@@ -1055,21 +1641,9 @@ template <class T, class F> struct method_holder : member_base {
   const std::string *name = &name_text;
   method_holder(F f, std::string n) : fn(f), name_text(std::move(n)) {}
   int call(pyhost *h, void *self, const pyhost_args *args, pyhost_ret *ret) override {
-    T &obj = *static_cast<T *>(self);
-    if constexpr (std::is_member_function_pointer<F>::value) {
-      using traits = callable_traits<F>;
-      auto bound = [this, &obj](auto &&...a) -> decltype(auto) { return (obj.*fn)(std::forward<decltype(a)>(a)...); };
-      return invoker<typename traits::args>::template run<typename traits::result>(h, args, ret, name->c_str(), bound);
-    } else {
-      using traits = callable_traits<F>;
-      using all = typename traits::args;  // (T&, A...)
-      return run_rest<typename traits::result>(h, args, ret, obj, decltype(tail(std::declval<all>())){});
-    }
-  }
-  template <class... A> struct list {};
-  template <class A0, class... A> static list<A...> tail(std::tuple<A0, A...>);
-  template <class R, class... A> int run_rest(pyhost *h, const pyhost_args *args, pyhost_ret *ret, T &obj, list<A...>) {
-    return invoker<std::tuple<A...>>::template run<R>(h, args, ret, name->c_str(), fn, obj);
+    using m = method_traits<T, F>;
+    return invoker<typename m::params>::template run<typename m::result>(h, args, ret, name->c_str(),
+                                                                         m::bind(fn, *static_cast<T *>(self)));
   }
 };
 
@@ -1153,6 +1727,31 @@ class module {
     detail::check(h_, pyhost_module_add_fast_function(h_, m_, name, &detail::function_holder<D>::trampoline,
                                                       holder.get(), doc));
     fns_[name] = std::move(holder);  // a replaced function is unregistered: its holder may go
+    return *this;
+  }
+  // Adds function `name` with its parameters declared: one pyh::arg per parameter of
+  // fn, in order, optionally with a default (pyh::arg("n") = 3), pyh::pos_only() and
+  // pyh::kw_only() markers between them, and a docstring:
+  //   app.def("scale", [](double x, double factor) { return x * factor; },
+  //           pyh::arg("x"), pyh::arg("factor") = 1.5, "scales x");
+  // It is a typed host function (pyhost_module_add_typed_function) whose signature is
+  // written from fn's parameter types: Python may pass keywords, sees the signature
+  // (inspect.signature: "(x, factor=1.5)"), and gets CPython's TypeErrors ("app.scale()
+  // missing required argument 'x' (pos 1)").  Parameter types: bool, integers (checked
+  // against the C++ type's range: OverflowError), floating point, std::string,
+  // std::string_view and const char * (borrowed until fn returns), pyh::bytes, and
+  // std::optional of those (None allowed; without a default, the default is None).
+  template <class F, class E0, class... E, class = std::enable_if_t<detail::starts_declaration<E0>>>
+  module &def(const char *name, F &&fn, const E0 &first, const E &...rest) {
+    using D = std::decay_t<F>;
+    using params = typename detail::callable_traits<D>::args;
+    static_assert(detail::check_declaration<params, E0, E...>(), "");
+    detail::declaration<params> decl(name_ + "." + (name ? name : ""), name, first, rest...);
+    auto holder = std::make_unique<detail::typed_function_holder<D>>(D(std::forward<F>(fn)), std::move(decl.site));
+    detail::check(h_, pyhost_module_add_typed_function(h_, m_, decl.signature.c_str(),
+                                                       &detail::typed_function_holder<D>::trampoline, holder.get(),
+                                                       decl.doc));
+    fns_[name] = std::move(holder);
     return *this;
   }
   // Sets attribute `name` to a converted value.
@@ -1263,6 +1862,39 @@ template <class T> class class_builder {
   // Python may call the class as Type(a...): T(a...) is built in place.
   template <class... A> class_builder &init() {
     st_->constructor = &detail::type_state<T>::template construct<A...>;
+    st_->typed_constructor = nullptr;
+    return *this;
+  }
+  // The same with the parameters declared, as module::def declares them: Python may
+  // call Type(a, name=b), inspect.signature(Type) shows them, wrong arguments get
+  // CPython's TypeErrors.  .init<std::string, int>(pyh::arg("name"), pyh::arg("count") = 0)
+  template <class... A, class E0, class... E, class = std::enable_if_t<detail::starts_declaration<E0>>>
+  class_builder &init(const E0 &first, const E &...rest) {
+    static_assert(detail::check_declaration<std::tuple<A...>, E0, E...>(), "");
+    static_assert(((detail::declared<E> != 5) && ...),
+                  "pyhost: a constructor's docstring is the type's (module.type<T>(name, doc))");
+    detail::declaration<std::tuple<A...>> decl(st_->ctor_name, name_.c_str(), first, rest...);
+    st_->constructor_signature = std::move(decl.signature);
+    st_->ctor_site = std::move(decl.site);
+    st_->typed_constructor = &detail::type_state<T>::template construct_typed<A...>;
+    st_->constructor = nullptr;
+    return *this;
+  }
+  // A method with its parameters declared (as module::def declares them):
+  // .def("add", &Counter::add, pyh::arg("n"), pyh::arg("step") = 1).
+  template <class F, class E0, class... E, class = std::enable_if_t<detail::starts_declaration<E0>>>
+  class_builder &def(const char *name, F fn, const E0 &first, const E &...rest) {
+    return def_typed(name, fn, first, rest...);
+  }
+  template <class F, class... E> class_builder &def_typed(const char *name, F fn, const E &...extras) {
+    using params = typename detail::method_traits<T, F>::params;
+    static_assert(detail::check_declaration<params, E...>(), "");
+    if (st_->typed_methods.size() >= detail::max_members) throw error(PYHOST_MISUSE, "", "too many methods");
+    detail::declaration<params> decl(m_.name() + "." + name_ + "." + (name ? name : ""), name, extras...);
+    auto holder = std::make_unique<detail::typed_method_holder<T, F>>(fn);
+    holder->site = std::move(decl.site);
+    st_->typed_methods.push_back(std::move(holder));
+    typed_methods_.push_back({std::move(decl.signature), decl.doc});
     return *this;
   }
   // A method from a member function pointer, or a callable taking T& first.
@@ -1295,8 +1927,12 @@ template <class T> class class_builder {
     static constexpr auto mt = detail::method_table(std::make_index_sequence<detail::max_members>());
     static constexpr auto gt = detail::getter_table(std::make_index_sequence<detail::max_members>());
     static constexpr auto stt = detail::setter_table(std::make_index_sequence<detail::max_members>());
+    static constexpr auto tmt = detail::typed_method_table(std::make_index_sequence<detail::max_members>());
     std::vector<pyhost_fast_method_def> md;
     for (size_t i = 0; i < methods_.size(); i++) md.push_back({methods_[i].first.c_str(), mt[i], methods_[i].second});
+    std::vector<pyhost_typed_method_def> td;
+    for (size_t i = 0; i < typed_methods_.size(); i++)
+      td.push_back({typed_methods_[i].first.c_str(), tmt[i], typed_methods_[i].second});
     std::vector<pyhost_fast_property_def> pd;
     for (size_t i = 0; i < props_.size(); i++)
       pd.push_back({props_[i].name.c_str(), gt[i], props_[i].writable ? stt[i] : nullptr, props_[i].doc});
@@ -1309,7 +1945,13 @@ template <class T> class class_builder {
     spec.fast_properties = pd.data();
     spec.n_fast_properties = pd.size();
     spec.fast_constructor = st_->constructor;
-    spec.destructor = &detail::type_state<T>::destroy;
+    spec.typed_methods = td.data();
+    spec.n_typed_methods = td.size();
+    spec.typed_constructor = st_->typed_constructor;
+    spec.constructor_signature = st_->typed_constructor ? st_->constructor_signature.c_str() : nullptr;
+    // an inline T that is trivially destructible needs no call when the instance dies
+    bool trivial = st_->inline_payload && std::is_trivially_destructible<T>::value;
+    spec.destructor = trivial ? nullptr : &detail::type_state<T>::destroy;
     spec.userdata = st_.get();
     spec.payload_size = st_->inline_payload ? sizeof(detail::inline_slot<T>) : 0;
     spec.flags = PYHOST_TYPE_WEAKREF;
@@ -1339,6 +1981,7 @@ template <class T> class class_builder {
   std::string name_, doc_;
   std::unique_ptr<detail::type_state<T>> st_;
   std::vector<std::pair<std::string, const char *>> methods_;
+  std::vector<std::pair<std::string, const char *>> typed_methods_;  // signature, doc
   std::vector<prop> props_;
 };
 
@@ -1518,6 +2161,14 @@ class interpreter {
     return pyh::function(h_, std::move(f), dotted);
   }
   pyh::function function(pyh::value callable) { return pyh::function(h_, std::move(callable)); }
+  // An expression with named inputs, compiled once (pyhost_prepare_expression) and
+  // called as a function: py.expression("x, y", "x * 2 + y").call<int>(20, 1), keywords
+  // included ("y"_kw = 1).  It reads and writes no globals of __main__.
+  pyh::function expression(const char *inputs, const char *expr) {
+    pyhost_callable *c = nullptr;
+    detail::check(h_, pyhost_prepare_expression(h_, inputs, expr, &c));
+    return pyh::function(h_, c, std::string("expression ") + (expr ? expr : "(null)"));
+  }
   pyh::plugin load_plugin(const char *path) { return pyh::plugin(h_, path); }
   pyh::module module(const char *name, const char *doc = nullptr) {
     return pyh::module(h_, keep_.get(), name, doc);
@@ -1811,6 +2462,8 @@ inline std::vector<double> doubles_of(pyhost *h, const value &v) {
 }
 
 }  // namespace pyh
+
+#undef PYH_NOINLINE
 
 #if defined(__GNUC__)
 #  pragma GCC diagnostic pop

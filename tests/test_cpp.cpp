@@ -564,6 +564,199 @@ TEST_CASE(type_overaligned_payload_lives_inline_or_boxed) {
   CHECK(reinterpret_cast<uintptr_t>(&w) % 16 == 0 && w.v[1] == -2.5);
 }
 
+// ---- the typed routes: declared parameters, static formats (issue 36) --------
+
+TEST_CASE(typed_hostfn_keywords_and_defaults) {
+  auto py = start();
+  auto m = py.module("tk");
+  m.def("scale", [](double x, double factor) { return x * factor; }, pyh::arg("x"), pyh::arg("factor") = 1.5)
+      .def("greet",
+           [](std::string_view name, std::optional<int> times, bool loud, const std::string &end) {
+             std::string s;
+             for (int i = 0; i < times.value_or(1); i++) s += name;
+             return s + (loud ? "!" : "") + end;
+           },
+           pyh::arg("name"), pyh::arg("times"), pyh::pos_only(), pyh::kw_only(), pyh::arg("loud") = false,
+           pyh::arg("end") = ".")
+      .def("blob", [](pyh::bytes b, const char *tag) { return std::string(tag) + std::to_string(b.size); },
+           pyh::arg("data"), pyh::arg("tag") = "n=")
+      .def("back", [](pyh::bytes b) { return b; }, pyh::arg("data"))
+      .def("twice", &twice, pyh::arg("x"));
+  py.exec("import tk\n"
+          "assert tk.scale(2) == 3.0 and tk.scale(2, 3) == 6.0\n"
+          "assert tk.scale(x=2, factor=4) == 8.0 and tk.scale(factor=0.5, x=4) == 2.0\n"
+          "assert tk.greet('ab') == 'ab.' and tk.greet('ab', 2) == 'abab.' and tk.greet('ab', None) == 'ab.'\n"
+          "assert tk.greet('a', 3, loud=True, end='?') == 'aaa!?'\n"
+          "assert tk.blob(b'xyz') == 'n=3' and tk.blob(tag='len ', data=b'') == 'len 0'\n"
+          "assert tk.back(b'a\\x00b') == b'a\\x00b'\n"
+          "assert tk.twice(x=21) == 42\n");
+}
+
+TEST_CASE(typed_hostfn_signatures) {
+  auto py = start();
+  auto m = py.module("ts");
+  m.def("scale", [](double x, double factor) { return x * factor; }, pyh::arg("x"), pyh::arg("factor") = 0.1,
+        "scales x")
+      .def("opts", [](std::optional<std::string> s, int64_t n, bool b, float f) { return s.value_or("") + std::to_string(n + b) + std::to_string(f); },
+           pyh::arg("s"), pyh::pos_only(), pyh::arg("n") = -7, pyh::kw_only(), pyh::arg("b") = true,
+           pyh::arg("f") = 1e20)
+      .def("quote", [](std::string_view s) { return std::string(s); }, pyh::arg("s") = "it's")
+      .def("whole", [](double d) { return d; }, pyh::arg("d") = 3);
+  py.exec("import ts, inspect\n");
+  CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.scale))"), "(x, factor=0.1)");
+  CHECK_STR(py.eval<std::string>("ts.scale.__text_signature__"), "(x, factor=0.1)");  // the shortest text
+  CHECK_STR(py.eval<std::string>("ts.scale.__doc__"), "scales x");
+  CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.opts))"), "(s=None, /, n=-7, *, b=True, f=1e+20)");
+  CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.quote))"), "(s=\"it's\")");
+  CHECK_STR(py.eval<std::string>("str(inspect.signature(ts.whole))"), "(d=3.0)");
+  // each default Python shows is the value the callable gets
+  CHECK(py.eval<double>("ts.scale(10)") == 10 * 0.1);
+  CHECK_STR(py.eval<std::string>("ts.quote()"), "it's");
+  CHECK(py.eval<double>("ts.whole()") == 3.0);
+  std::string opts = "-6" + std::to_string(1e20f);
+  CHECK_STR(py.eval<std::string>("ts.opts()"), opts.c_str());
+}
+
+TEST_CASE(typed_hostfn_wrong_arguments_cpython_worded) {
+  auto py = start();
+  auto m = py.module("tw");
+  m.def("count", [](std::string_view text, int n) { return text.size() * static_cast<size_t>(n); },
+        pyh::arg("text"), pyh::arg("n") = 1)
+      .def("small", [](uint8_t b, int16_t s) { return b + s; }, pyh::arg("b"), pyh::arg("s") = 0)
+      .def("boom", [](int n) -> int { throw std::out_of_range("index " + std::to_string(n)); }, pyh::arg("n"));
+  py.exec(err_helper);
+  py.exec("import tw");
+  CHECK_STR(py.eval<std::string>("err(tw.count)"), "TypeError: tw.count() missing required argument 'text' (pos 1)");
+  CHECK_STR(py.eval<std::string>("err(tw.count, 1)"), "TypeError: tw.count() argument 'text' must be str, not int");
+  CHECK_STR(py.eval<std::string>("err(tw.count, 'a', z=1)"), "TypeError: tw.count() got an unexpected keyword argument 'z'");
+  CHECK_HAS(py.eval<std::string>("err(tw.count, 'a', 1, 2)"), "TypeError: tw.count() takes at most 2 positional arguments (3 given)");
+  CHECK_STR(py.eval<std::string>("err(tw.small, 256)"),
+            "OverflowError: tw.small() argument 'b': 256 is out of range for the C++ parameter (0 to 255)");
+  CHECK_STR(py.eval<std::string>("err(tw.small, 1, s=-40000)"),
+            "OverflowError: tw.small() argument 's': -40000 is out of range for the C++ parameter (-32768 to 32767)");
+  CHECK_STR(py.eval<std::string>("err(tw.boom, n=3)"), "IndexError: index 3");
+  CHECK(py.eval<int>("tw.small(255, s=-255)") == 0);
+}
+
+struct Tally {
+  std::string name;
+  int64_t count;
+  Tally(std::string n, int64_t c) : name(std::move(n)), count(c) {
+    if (count < 0) throw std::invalid_argument("count must not be negative");
+  }
+  int64_t add(int64_t n, int64_t step) { return count += n * step; }
+  std::string label() const { return name + ":" + std::to_string(count); }
+};
+
+TEST_CASE(typed_methods_and_constructors) {
+  auto py = start();
+  auto m = py.module("tm");
+  auto tally = m.type<Tally>("Tally", "a tally")
+                   .init<std::string, int64_t>(pyh::arg("name"), pyh::arg("count") = 0)
+                   .def("add", &Tally::add, pyh::arg("n"), pyh::arg("step") = 1, "adds n * step")
+                   .def("scaled", [](Tally &t, double f) { return static_cast<double>(t.count) * f; },
+                        pyh::arg("factor"))
+                   .def("label", &Tally::label)
+                   .make();
+  py.exec(err_helper);
+  py.exec("import tm, inspect\n"
+          "t = tm.Tally('bolts', count=3)\n"
+          "assert t.add(2) == 5 and t.add(n=1, step=10) == 15 and t.add(step=2, n=1) == 17\n"
+          "assert t.scaled(factor=0.5) == 8.5 and t.label() == 'bolts:17'\n"
+          "assert tm.Tally('x').label() == 'x:0' and tm.Tally(name='y', count=2).label() == 'y:2'\n");
+  // the class's own signature from 3.10, where its __text_signature__ is read (host-types.md)
+  if (py.python_version() >= PYHOST_PY(3, 10))
+    CHECK_STR(py.eval<std::string>("str(inspect.signature(tm.Tally))"), "(name, count=0)");
+  CHECK_STR(py.eval<std::string>("str(inspect.signature(t.add))"), "(n, step=1)");
+  CHECK_STR(py.eval<std::string>("str(inspect.signature(tm.Tally.add))"), "(self, /, n, step=1)");
+  CHECK_STR(py.eval<std::string>("t.add.__doc__"), "adds n * step");
+  CHECK_STR(py.eval<std::string>("err(tm.Tally)"), "TypeError: tm.Tally() missing required argument 'name' (pos 1)");
+  CHECK_STR(py.eval<std::string>("err(tm.Tally, 1)"), "TypeError: tm.Tally() argument 'name' must be str, not int");
+  CHECK_STR(py.eval<std::string>("err(t.add, 'x')"), "TypeError: tm.Tally.add() argument 'n' must be int, not str");
+  CHECK_STR(py.eval<std::string>("err(t.scaled)"), "TypeError: tm.Tally.scaled() missing required argument 'factor' (pos 1)");
+  CHECK_STR(py.eval<std::string>("err(tm.Tally, 'z', -1)"), "ValueError: count must not be negative");
+  CHECK(tally.of(py.global("t")).count == 17);
+}
+
+TEST_CASE(typed_declarations_refused_at_registration) {
+  auto py = start();
+  auto m = py.module("tr");
+  auto id = [](const std::string &s) { return s; };
+  EXPECT_ERROR(m.def("q", id, pyh::arg("s") = "both ' and \""), PYHOST_MISUSE, "", "both quotes");
+  EXPECT_ERROR(m.def("q", id, pyh::arg("s") = "back\\slash"), PYHOST_MISUSE, "", "backslash");
+  EXPECT_ERROR(m.def("q", id, pyh::arg(nullptr)), PYHOST_MISUSE, "", "needs a name");
+  EXPECT_ERROR(m.def("q", id, pyh::arg("1s")), PYHOST_MISUSE, "", "column");  // pyhost's own check
+  EXPECT_ERROR(m.def("d", [](double d) { return d; }, pyh::arg("d") = std::numeric_limits<double>::infinity()),
+               PYHOST_MISUSE, "", "finite");
+  EXPECT_ERROR(m.def("o", [](int a, int b) { return a + b; }, pyh::arg("a") = 1, pyh::arg("b")), PYHOST_MISUSE, "",
+               "column");
+  py.exec("import tr\nassert not hasattr(tr, 'q') and not hasattr(tr, 'd')\n");
+}
+
+TEST_CASE(call_static_keyword_formats) {
+  auto py = start();
+  py.exec("def f(a, b=1, *, weight=1, **rest):\n    return (a + b) * weight + len(rest)\n"
+          "def ident(x):\n    return x\n"
+          "def join(*a, sep=''):\n    return sep.join(a)\n");
+  // the format of a call whose keywords are named by "name"_kw is a constant
+  using F = pyh::detail::static_format<double, int64_t, pyh::kwarg_lit<double, 'w', 't'>, pyh::kwarg_lit<const char *, 's'>>;
+  static_assert(std::string_view(F::text.data()) == "L,wt=d,s=z>d", "a format fixed at compile time");
+  CHECK_STR(std::string(F::text.data()), "L,wt=d,s=z>d");
+  // a name given twice, whatever its values' types, leaves the static format
+  using pyh::detail::static_expressible;
+  static_assert(static_expressible<int64_t, pyh::kwarg_lit<double, 'w'>, pyh::kwarg_lit<double, 'w', 't'>>, "");
+  static_assert(!static_expressible<int64_t, pyh::kwarg_lit<double, 'w'>, pyh::kwarg_lit<int64_t, 'w'>>, "");
+  static_assert(!static_expressible<pyh::kwarg_lit<double, 'a'>, int64_t, pyh::kwarg_lit<double, 'b'>,
+                                    pyh::kwarg_lit<double, 'a'>>, "");
+  auto f = py.function("f");
+  CHECK(f.call<double>(1, "weight"_kw = 2.5) == 5.0);
+  CHECK(f.call<int>(1, "b"_kw = 2, "weight"_kw = 3) == 9);
+  CHECK(f.call<int>("weight"_kw = 2, 1) == 4);  // a keyword before a positional argument
+  CHECK(f.call<int>(std::vector<int>{1}.size(), "x"_kw = std::vector<int>{1, 2}) == 3);  // 'O' for a container
+  CHECK(f.call<int>(1, "two words"_kw = 5) == 3);      // not a format's name: the value-tree route
+  CHECK(f.call<int>(1, "weight"_kw = 2, "weight"_kw = 3) == 6);  // given twice: the last wins
+  CHECK(py.call<int>("f", 2, "weight"_kw = 2) == 6);  // pyhost_call_namef with the same format
+  auto join = py.function("join");
+  CHECK(join.call<std::string>("a", std::string("b"), "sep"_kw = std::string_view("-+").substr(0, 1)) == "a-b");
+  EXPECT_ERROR(f.call<int>("weight"_kw = 1), PYHOST_PYEXC, "TypeError", "missing");
+  EXPECT_ERROR(f.call<int>(1, "weight"_kw = "x"), PYHOST_PYEXC, "TypeError", nullptr);
+}
+
+TEST_CASE(call_borrowed_results) {
+  auto py = start();
+  py.exec("def ident(x):\n    return x\ndef num():\n    return 5\n");
+  auto ident = py.function("ident");
+  std::string big(10000, 'q');
+  std::string_view v = ident.call<std::string_view>(std::string_view(big));
+  CHECK(v == big && v.data() != big.data());  // Python's str, read in place
+  CHECK(v.data()[v.size()] == '\0');
+  std::string_view w = ident.call<std::string_view>("h\xc3\xa9");  // valid until the next such call
+  CHECK(w == "h\xc3\xa9");
+  pyh::bytes b = ident.call<pyh::bytes>(pyh::bytes("a\0b", 3));
+  CHECK(b.size == 3 && std::memcmp(b.data, "a\0b", 3) == 0 && b.view() == std::string_view("a\0b", 3));
+  EXPECT_ERROR(py.function("num").call<std::string_view>(), PYHOST_TYPE, "", "str");
+  EXPECT_ERROR(ident.call<pyh::bytes>("not bytes"), PYHOST_TYPE, "", "bytes");
+  // keywords named at run time that a format cannot carry: refused, never a dangling view
+  EXPECT_ERROR(ident.call<std::string_view>(pyh::kw("x y", 1)), PYHOST_MISUSE, "", "std::string_view");
+}
+
+TEST_CASE(expression_wrapper) {
+  auto py = start();
+  auto e = py.expression("x, y", "x * 2 + y");
+  CHECK(e.call<int>(20, 1) == 41);
+  CHECK(e.call<int64_t>(20, "y"_kw = 2) == 42);
+  CHECK(e.call<double>(1.5, 0.5) == 3.5);
+  CHECK(py.expression("s", "s.upper()").call<std::string_view>("abc") == "ABC");
+  py.exec("x = 1000");  // an expression reads no global of __main__
+  CHECK(py.expression("", "len('abc')").call<int>() == 3);
+  EXPECT_ERROR(e.call<int>(1), PYHOST_PYEXC, "TypeError", "y");
+  EXPECT_ERROR(e.call<int>("a", 1), PYHOST_PYEXC, "TypeError", nullptr);
+  EXPECT_ERROR(py.expression("x", "x +"), PYHOST_PYEXC, "SyntaxError", nullptr);
+  EXPECT_ERROR(py.expression("x,,", "x"), PYHOST_MISUSE, "", nullptr);
+  EXPECT_ERROR(e.call<int>(1, pyh::kw("not a name", 2)), PYHOST_MISUSE, "", "expression");
+  EXPECT_ERROR(e.call<int>(std::vector<int>{1}, 1), PYHOST_PYEXC, "TypeError", nullptr);  // list * 2 + 1
+}
+
 // ---- RAII --------------------------------------------------------------------
 
 TEST_CASE(raii_values_copy_and_move) {
