@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #ifndef ROUNDS
-#define ROUNDS 4000
+#define ROUNDS 1000
 #endif
 #define WARMUP 1000
 #define SLACK 64 /* far below ROUNDS */

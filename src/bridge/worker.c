@@ -594,6 +594,7 @@ int pyhost__worker_main(int argc, char **argv) {
   if (pyhost__wbuf_send(&b, w.chan) != 0) return 0;
   tree_begin(&w, tree);
   w.depth++;
+  err[0] = '\0'; /* apply writes it only on a failure; the start wrote into it before */
   rc = pyhost__hostmods_apply(w.h, &w.mirror, &m, proxy, &w, err, sizeof err);
   if (err[0]) fprintf(stderr, "pyhost worker: %s\n", err);
   if (rc != 0 && m.bad) return 3;
