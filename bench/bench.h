@@ -57,6 +57,9 @@
 #define BENCH_LOOP_ARGS_PY BENCH_LOOP_FN_PY("g(i, 2.5)")   /* (c2) */
 #define BENCH_LOOP_KW_PY BENCH_LOOP_FN_PY("g(i, y=2.5)")   /* (c3) */
 #define BENCH_LOOP_OBJ_PY BENCH_LOOP_FN_PY("g(i).get()")   /* (e2) */
+/* (c4) a str argument: a local made once, before the loop (net of loop_fn_empty) */
+#define BENCH_LOOP_STR_PY \
+  "def run(n):\n    s = 'hello, world'\n    for i in range(n):\n        g(s)\nrun(n)\n"
 #define BENCH_LOOP_FN_EMPTY_PY BENCH_LOOP_FN_PY("pass")
 #define BENCH_LOOP_EMPTY_PY BENCH_LOOP_FN_EMPTY_PY
 

@@ -77,6 +77,7 @@ static int run_loop_mode(const char *mode, unsigned long n) {
   const char *src = !strcmp(mode, "hostfn2")         ? BENCH_LOOP_ARGS_PY
                     : !strcmp(mode, "hostfn2_kw")    ? BENCH_LOOP_KW_PY
                     : !strcmp(mode, "hosttype2")     ? BENCH_LOOP_OBJ_PY
+                    : !strcmp(mode, "hostfn_str")    ? BENCH_LOOP_STR_PY
                     : !strcmp(mode, "loop_fn_empty") ? BENCH_LOOP_FN_EMPTY_PY
                                                      : NULL;
   if (src) run_loop(src, n);

@@ -158,6 +158,35 @@ static PyMethodDef host_h_def = {"g", (PyCFunction)(void (*)(void))host_h,
                                  METH_VARARGS | METH_KEYWORDS, NULL};
 #endif
 
+/* (c4): g(s) -> len(s.encode()) as a directly linked builtin does it: the count, the
+ * type, the UTF-8 view (the str's own, cached by the runtime), the int made. */
+static PyObject *host_s_finish(PyObject *s) {
+  Py_ssize_t n;
+  if (!PyUnicode_Check(s)) {
+    PyErr_SetString(PyExc_TypeError, "g(s): s must be str");
+    return NULL;
+  }
+  if (!PyUnicode_AsUTF8AndSize(s, &n)) return NULL;
+  return PyLong_FromSsize_t(n);
+}
+#if PY_VERSION_HEX >= 0x03070000
+static PyObject *host_s(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs != 1) {
+    PyErr_SetString(PyExc_TypeError, "g(s): one argument");
+    return NULL;
+  }
+  return host_s_finish(args[0]);
+}
+static PyMethodDef host_s_def = {"g", (PyCFunction)(void (*)(void))host_s, METH_FASTCALL, NULL};
+#else
+static PyObject *host_s(PyObject *self, PyObject *s) {
+  (void)self;
+  return host_s_finish(s);
+}
+static PyMethodDef host_s_def = {"g", host_s, METH_O, NULL};
+#endif
+
 /* (e): a directly linked static type whose instances carry one C pointer. */
 typedef struct {
   PyObject_HEAD
@@ -260,10 +289,21 @@ static PyObject *call_kw(PyObject *f, PyObject *x, PyObject *y) {
 
 /* The measured loop of each mode (callgrind --toggle-collect=bench_loop). */
 static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
-  if (!strcmp(mode, "call")) {
-    /* (b): the trivial Python function, called the fastest way the runtime offers */
-    PyObject *f = get("f");
+  if (!strcmp(mode, "call") || !strcmp(mode, "call_gil")) {
+    /* (b): the trivial Python function, called the fastest way the runtime offers;
+     * (h2) the same with the GIL taken and given back around each call (it is not
+     * held here): the bare PyGILState pair */
+    int gil = !strcmp(mode, "call_gil");
+    PyObject *f = NULL;
+    if (gil) {
+      PyGILState_STATE g = PyGILState_Ensure();
+      f = get("f");
+      PyGILState_Release(g);
+    } else {
+      f = get("f");
+    }
     for (unsigned long i = 0; i < n; i++) {
+      PyGILState_STATE g = gil ? PyGILState_Ensure() : PyGILState_UNLOCKED;
 #if PY_VERSION_HEX >= 0x03090000
       PyObject *r = PyObject_Vectorcall(f, NULL, 0, NULL);
 #elif PY_VERSION_HEX >= 0x03080000
@@ -273,6 +313,7 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
 #endif
       check(r != NULL, "f()");
       Py_DECREF(r);
+      if (gil) PyGILState_Release(g);
     }
   } else if (!strcmp(mode, "call2")) {
     /* (b2): f2(a, b) with two C ints, the int result read: what a host must do */
@@ -363,6 +404,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "hostfn")) bind_g(PyCFunction_New(&host_g_def, NULL));
   if (!strncmp(mode, "hostfn2", 7)) bind_g(PyCFunction_New(&host_h_def, NULL));
+  if (!strcmp(mode, "hostfn_str")) bind_g(PyCFunction_New(&host_s_def, NULL));
   if (!strcmp(mode, "hosttype")) {
     host_type.tp_new = PyType_GenericNew;
     check(PyType_Ready(&host_type) == 0, "PyType_Ready");
@@ -376,7 +418,7 @@ int main(int argc, char **argv) {
     Py_INCREF(&int_type);
     bind_g((PyObject *)&int_type);
   }
-  int release = !strcmp(mode, "gil_ensure");
+  int release = !strcmp(mode, "gil_ensure") || !strcmp(mode, "call_gil");
   PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
   bench_loop(mode, n / 10 + 1);
   t0 = bench_now();

@@ -145,6 +145,12 @@ static int host_h_typed(pyhost *hh, void *userdata, const pyhost_arg *argv, pyho
   return pyhost_ret_float(hh, ret, (double)argv[0].u.i + argv[1].u.d);
 }
 
+/* (c4): hs(s) -> the length of s's UTF-8: a str parameter, declared. */
+static int host_s_typed(pyhost *hh, void *userdata, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)userdata;
+  return pyhost_ret_int(hh, ret, (int64_t)argv[0].len);
+}
+
 /* (e): the host type's constructor; instances carry one C pointer, as the baseline's. */
 static int host_new_fast(pyhost *hh, void *userdata, const pyhost_args *args, void **payload) {
   (void)hh, (void)userdata, (void)args;
@@ -192,6 +198,12 @@ static void bind_g(const char *mode) {
             "add_fast_function");
     else
       check(pyhost_module_add_function(h, module, "g", host_g, NULL, NULL), "add_function");
+    check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
+    return;
+  }
+  if (!strcmp(mode, "hostfn_str")) {
+    check(pyhost_module_add_typed_function(h, module, "g(s: str)", host_s_typed, NULL, NULL),
+          "add_typed_function");
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
   }
@@ -279,6 +291,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     run_loop(BENCH_LOOP_ARGS_PY, n);
   } else if (!strcmp(mode, "hostfn2_kw")) {
     run_loop(BENCH_LOOP_KW_PY, n);
+  } else if (!strcmp(mode, "hostfn_str")) {
+    run_loop(BENCH_LOOP_STR_PY, n);
   } else if (!strcmp(mode, "hosttype2")) {
     run_loop(BENCH_LOOP_OBJ_PY, n);
   } else if (!strcmp(mode, "loop_fn_empty")) {

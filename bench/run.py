@@ -297,6 +297,14 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     pairs_h = b.pairs(lambda: ns_per_op(b.p("call_noscope", n)), lambda: ns_per_op(b.d("call", n)))
     add("h", "C->Python, GIL taken per call (no scope) vs direct", pairs_h, None,
         "per-call GIL price = this row minus (b)", ir_h, key="h: call, GIL per call")
+    # (h2) the same against a host that takes the GIL around each call as bare as it
+    # gets: PyGILState_Ensure, the same vectorcall, PyGILState_Release (issue 36)
+    ir = None
+    if cg:
+        ir = (ir_h[0], instructions(b.d("call_gil", cg), cg))
+    pairs = b.pairs(lambda: ns_per_op(b.p("call_noscope", n)), lambda: ns_per_op(b.d("call_gil", n)))
+    add("h2", "C->Python, GIL taken per call: pyhost_prepared_call (no scope) vs PyGILState_Ensure "
+        "+ vectorcall + PyGILState_Release", pairs, 1.10, "", ir, key="h2: GIL per call vs bare")
     pairs = b.pairs(lambda: ns_per_op(b.p("call_noscope", n)) - ns_per_op(b.p("call", n)),
                     lambda: ns_per_op(b.d("gil_ensure", n)))
     add("h", "per-call GIL price of pyhost vs a bare PyGILState_Ensure+Release", pairs, None,
@@ -340,6 +348,20 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
             join("" if minor >= 10 else "before 3.10 the stable ABI has no METH_FASTCALL: an "
                  "argument tuple per call", allocs_note(mode, mode, cg)),
             ir, key=f"{rid}: Python->C with arguments")
+
+    # (c4) Python -> C with a str argument: g(s) -> int, the typed form (its str read
+    # in place, 3.10+) vs a METH_FASTCALL builtin reading the str's UTF-8 view itself
+    ir = None
+    if cg:
+        ir = (loop_ir(b.p("hostfn_str", cg), b.p("loop_fn_empty", cg)),
+              loop_ir(b.d("hostfn_str", cg), b.d("loop_fn_empty", cg)))
+    pairs = b.pairs(net(b.p("hostfn_str", n), b.p("loop_fn_empty", n)),
+                    net(b.d("hostfn_str", n), b.d("loop_fn_empty", n)))
+    add("c4", "Python->C: g(s: str) -> int, typed host function vs METH_FASTCALL builtin "
+        "(in a function, net of the loop)", pairs, 1.20 if minor >= 12 else None,
+        join("" if minor >= 10 else "before 3.10 the stable ABI has no UTF-8 view of a str: "
+             "a bytes copy per call", allocs_note("hostfn_str", "hostfn_str", cg)),
+        ir, key="c4: Python->C str argument")
 
     # (d) pyhost_eval with the cache vs compiling every time
     ne, nu = b.n(EVALS), b.n(UNCACHED_EVALS)

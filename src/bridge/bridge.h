@@ -440,6 +440,7 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
  * (internal.h).  1 when done; 0 leaves everything else (subclasses, an int for a float,
  * None, str, bytes, an int out of range) to the other readers, with nothing raised.
  * Runs no Python code. */
+int pyhost__quick_read_str(PyObject *o, pyhost_arg *out);
 static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyObject *o,
                                      pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
@@ -447,9 +448,11 @@ static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyOb
   if (t == PY.PyLong_Type) {
     if (PYHOST__UNLIKELY(pyhost__scalar_int(o, &out->u.i) != PYHOST_OK)) return 0;
     out->kind = PYHOST_ARG_INT; /* (len is not read for an int) */
-  } else {
+  } else if (t == PY.PyFloat_Type) {
     out->kind = PYHOST_ARG_FLOAT;
     out->u.d = pyhost__scalar_float(o);
+  } else { /* an exact str (3.10+) */
+    return pyhost__quick_read_str(o, out);
   }
   return 1;
 }

@@ -538,6 +538,19 @@ static PyObject *obj_new_typed(PyTypeObject *type, PyObject *args, PyObject *kwa
   return new_bare(t, type, &c, 1);
 }
 
+/* tp_new of a type with a fast constructor (a tp_new of its own, as the typed one's):
+ * its common call `T()` (the fast form's constructor reads its arguments itself, and
+ * most take none) goes straight to new_bare, with no view to make and no result to
+ * drop; any other call is obj_new's. */
+static PyObject *obj_new_fast(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  struct typerec *t = pyhost__bridge.fast_rec;
+  if (type != pyhost__bridge.fast_type || !no_arguments(args, kwargs) ||
+      !pyhost__python_running())
+    return obj_new(type, args, kwargs);
+  struct pyhost__typed_call c;
+  return new_bare(t, type, &c, 0);
+}
+
 /* `T(...)` as type_call makes it, a tuple and a dict to the type's tp_new and then its
  * tp_init (both read now: Python code may have replaced __new__ or __init__): every
  * call obj_vectorcall does not take itself. */
@@ -576,7 +589,7 @@ done:
 /* tp_vectorcall, from 3.14 (where a type from a spec may have one): `T(...)` without
  * the argument tuple type_call makes.  CPython never inherits it, so only T itself
  * comes here (a subclass goes through type_call); it drops it when Python code sets
- * T.__new__ or T.__init__.  The quick calls are obj_new_typed's and obj_new's `T()`:
+ * T.__new__ or T.__init__.  The quick calls are obj_new_typed's and obj_new_fast's `T()`:
  * the type's own tp_new and object's __init__, which takes any arguments of a type
  * whose __new__ is not object's and does nothing. */
 static PyObject *obj_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
@@ -1388,7 +1401,8 @@ static PyTypeObject *make_type(struct typerec *t, PyObject *module) {
   int n = 0;
   slots[n++] = (PyType_Slot){
       Py_tp_dealloc, (void *)(pyhost__inline_refcounts() ? obj_dealloc_counted : obj_dealloc)};
-  slots[n++] = (PyType_Slot){Py_tp_new, (void *)(t->tctor ? obj_new_typed : obj_new)};
+  slots[n++] = (PyType_Slot){
+      Py_tp_new, (void *)(t->tctor ? obj_new_typed : t->fctor ? obj_new_fast : obj_new)};
   if (pyhost__runtime_at_least(3, 14))
     slots[n++] = (PyType_Slot){HT_TP_VECTORCALL, (void *)obj_vectorcall};
   if (t->doc) slots[n++] = (PyType_Slot){Py_tp_doc, t->doc};

@@ -318,10 +318,28 @@ static PYHOST__HOT_INLINE int call0_discard(pyhost_callable *c) {
   return PYHOST_OK;
 }
 
+/* A call without arguments outside a scope: the GIL taken for it, then the hot
+ * loop's call, then the GIL given back. */
+static PYHOST__NOINLINE int call0_entered(pyhost *h, pyhost_callable *c) {
+  PyGILState_STATE gil;
+  int rc = pyhost__enter_slow(h, &gil); /* (the free entry was asked already) */
+  if (rc) return rc;
+  PYHOST__ASSERT_GIL();
+  c->busy++;
+  PyObject *r = c->call0(c->fn);
+  if (PYHOST__UNLIKELY(--c->busy < 0)) rc = end_doomed(c, r);
+  else if (!r) rc = failed(h);
+  else pyhost__drop(r);
+  pyhost__leave(h, gil);
+  return rc;
+}
+
 /* The hot loop's case (no arguments, inside a scope, no message to reset) costs its
- * checks and a jump; everything else goes the general way. */
+ * checks and a jump; without a scope, the GIL's price and the call's; everything else
+ * goes the general way. */
 int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
-  if (nargs || !pyhost__entry_is_free(h) || !callable_here(c)) return call_any(h, c, argv, nargs);
+  if (nargs || !callable_here(c)) return call_any(h, c, argv, nargs);
+  if (!pyhost__entry_is_free(h)) return call0_entered(h, c);
   return call0_discard(c);
 }
 

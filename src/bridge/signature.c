@@ -411,7 +411,10 @@ int pyhost__sig_intern(struct pyhost__sig *s) {
   for (size_t j = 0; j < s->n; j++)
     s->quick_type[j] = s->p[j].kind == PYHOST_ARG_INT     ? PY.PyLong_Type
                        : s->p[j].kind == PYHOST_ARG_FLOAT ? PY.PyFloat_Type
-                                                          : NULL;
+                       /* a str's UTF-8 borrowed from it: the stable ABI's from 3.10 */
+                       : s->p[j].kind == PYHOST_ARG_STR && pyhost__runtime_at_least(3, 10)
+                           ? PY.PyUnicode_Type
+                           : NULL;
   for (size_t j = 0; j < s->n; j++)
     if (!s->p[j].pyname && !(s->p[j].pyname = PY.PyUnicode_InternFromString(s->p[j].name)))
       return -1;

@@ -176,18 +176,25 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
 
 /* One argument read as the quick binding reads it, past pyhost__quick_read: 1 when
  * done, 0 when the full binder must read it. */
+/* An exact str's UTF-8, borrowed from it (3.10+; the caller holds the argument for the
+ * whole call, and the runtime caches the text in the object): 1, or 0 with nothing
+ * raised. */
+int pyhost__quick_read_str(PyObject *o, pyhost_arg *out) {
+  Py_ssize_t n;
+  const char *u = PY.PyUnicode_AsUTF8AndSize(o, &n);
+  if (!u) { /* a lone surrogate, or no memory: the full binder raises it again */
+    PY.PyErr_Clear();
+    return 0;
+  }
+  *out = pyhost_arg_str(u, (size_t)n);
+  return 1;
+}
+
+/* (a str is pyhost__quick_read's: quick_type) */
 static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyObject *o,
                                              pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
-  if (p->kind == PYHOST_ARG_STR && t == PY.PyUnicode_Type) {
-    Py_ssize_t n;
-    const char *u = PY.PyUnicode_AsUTF8AndSize(o, &n); /* 3.10+: borrowed from o */
-    if (!u) { /* a lone surrogate, or no memory: the full binder raises it again */
-      PY.PyErr_Clear();
-      return 0;
-    }
-    *out = pyhost_arg_str(u, (size_t)n);
-  } else if (p->kind == PYHOST_ARG_BOOL && t == PY.PyBool_Type) {
+  if (p->kind == PYHOST_ARG_BOOL && t == PY.PyBool_Type) {
     *out = pyhost_arg_bool(pyhost__scalar_bool(o));
   } else if (p->kind == PYHOST_ARG_BYTES && t == PY.PyBytes_Type) {
     char *b;

@@ -60,7 +60,9 @@ int pyhost__inflight_forked_amid_calls(void) {
   return atomic_load(&pyhost__process.forked_amid_calls);
 }
 
-int pyhost__inflight_begin(PyGILState_STATE *gil) {
+/* pyhost__inflight_begin's body, inline in pyhost__enter_slow: a call outside a scope
+ * pays the GIL's price and this, nothing more. */
+static PYHOST__HOT_INLINE int inflight_begin(PyGILState_STATE *gil) {
   atomic_fetch_add(&pyhost__process.in_flight, 1);
   if (!atomic_load(&pyhost__process.gate_open)) goto refused;
   if (pyhost__thread.sub) { /* inside a call, the GIL held: its thread is listed */
@@ -84,15 +86,18 @@ int pyhost__inflight_begin(PyGILState_STATE *gil) {
     self->next = pyhost__process.running;
     if (self->next) self->next->prev = self;
     pyhost__process.running = self;
-    /* last, so the record's address need not outlive a call; pyhost_interrupt reads
-     * the list under the GIL, which this thread holds until well after */
-    self->ident = PY.PyThread_get_thread_ident();
+    /* once per thread (a thread's id never changes, and the record is the thread's
+     * own): pyhost_interrupt reads it under the GIL, which this thread holds until
+     * well after */
+    if (!self->ident) self->ident = PY.PyThread_get_thread_ident();
   }
   return 0;
 refused:
   atomic_fetch_sub(&pyhost__process.in_flight, 1);
   return -1;
 }
+
+int pyhost__inflight_begin(PyGILState_STATE *gil) { return inflight_begin(gil); }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
   PYHOST__ASSERT_GIL();
@@ -279,8 +284,8 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   int rc = check_handle(h);
   if (rc) return rc;
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
-  else if (pyhost__inflight_begin(gil) != 0)
+  else if (inflight_begin(gil) != 0)
     return refused(h);
-  pyhost__clear_message(h);
+  if (pyhost__thread.messages) pyhost__clear_message(h); /* the common case: none */
   return PYHOST_OK;
 }
