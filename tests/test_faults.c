@@ -518,6 +518,23 @@ static int op_typed_function(pyhost *h, void *ctx) {
   return rc;
 }
 
+/* Registration alone: pyhost's own allocations for a typed function (its signature,
+ * its docstring, its record), failed in turn, each answered PYHOST_NOMEM with a
+ * message, as the header says of an allocation that fails. */
+static int op_typed_register(pyhost *h, void *ctx) {
+  pyhost_module *m = ctx;
+  int rc = pyhost_module_add_typed_function(
+      h, m, "reg(n: int, /, s: str = 'd é', *, x: float = 0.5, b: bytes = None)", t_join, NULL,
+      "Registers.");
+  if (rc == PYHOST_OK) rc = pyhost_module_remove(h, m, "reg");
+  else if (rc != PYHOST_NOMEM) {
+    fprintf(stderr, "typed registration answered %s (%s), not PYHOST_NOMEM\n",
+            pyhost_status_name(rc), pyhost_errmsg(h));
+    check_failures++;
+  }
+  return rc;
+}
+
 /* Calls in one line: a prepared callable with keywords (the names kept), a dotted
  * name, a value result. */
 static int op_callf(pyhost *h, void *ctx) {
@@ -603,6 +620,10 @@ TEST_CASE(walk_bridge) {
   CHECK(walk("prepared calls", h, op_prepared, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host function", h, op_fast_function, NULL, PYHOST_OK) > 0);
   CHECK(walk("typed host function", h, op_typed_function, NULL, PYHOST_OK) > 0);
+  pyhost_module *reg = NULL;
+  CHECK_RC(pyhost_module_new(h, "faults_reg", NULL, &reg), PYHOST_OK);
+  CHECK(walk("typed registration", h, op_typed_register, reg, PYHOST_OK) > 0);
+  pyhost_module_free(h, reg);
   CHECK(walk("calls in one line", h, op_callf, NULL, PYHOST_OK) > 0);
   CHECK(walk("fast host type", h, op_fast_type, NULL, PYHOST_OK) > 0);
   CHECK(walk("typed host type", h, op_typed_type, NULL, PYHOST_OK) > 0);

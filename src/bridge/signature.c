@@ -23,6 +23,7 @@ struct reader {
   const char *text, *p;
   int method;    /* a method's: its docstring's signature starts with "$self" */
   char why[160]; /* what is wrong, when something is */
+  int nomem;     /* ...and it is not the text: an allocation failed */
 };
 
 static void skip_ws(struct reader *r) {
@@ -175,7 +176,7 @@ static int read_number(struct reader *r, struct pyhost__param *p) {
   }
   if (p->kind == PYHOST_ARG_FLOAT) {
     double d;
-    if (decimal_value(s, (size_t)(q - s), &d) < 0) return fail(r, "out of memory");
+    if (decimal_value(s, (size_t)(q - s), &d) < 0) return r->nomem = 1, fail(r, "out of memory");
     if (isinf(d)) return fail(r, "a float default beyond the range of a double");
     p->dflt = pyhost_arg_float(d);
   } else if (!is_float) {
@@ -366,7 +367,7 @@ int pyhost__sig_new_as(pyhost *h, const char *text, const char *doc, const char 
   struct pyhost__sig *s = pyhost__calloc(1, sizeof *s + 2 * (len + 1));
   if (!s) return pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fn);
   char *names = (char *)(s + 1), *strings = names + len + 1;
-  struct reader r = {text, text, method, ""};
+  struct reader r = {text, text, method, "", 0};
   skip_ws(&r);
   size_t namelen = ident(&r);
   const char *name = r.p;
@@ -387,7 +388,8 @@ int pyhost__sig_new_as(pyhost *h, const char *text, const char *doc, const char 
   }
   if (r.why[0]) {
     pyhost__free(s);
-    return pyhost__set_error(h, PYHOST_MISUSE, "%s: signature \"%s\": %s", fn, text, r.why);
+    return pyhost__set_error(h, r.nomem ? PYHOST_NOMEM : PYHOST_MISUSE, "%s: signature \"%s\": %s",
+                             fn, text, r.why);
   }
   if (!(s->doc = docstring(s, name, namelen, doc, method))) {
     pyhost__free(s);
