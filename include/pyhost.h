@@ -637,7 +637,8 @@ PYHOST_API void pyhost_callable_free(pyhost_callable *c);
 /* Calls c with nargs positional arguments read from argv (NULL when nargs is 0) and
  * discards the result.  Returns what pyhost_callv returns, plus PYHOST_MISUSE for a
  * NULL or foreign c (prepared on another handle), a NULL argv with nargs > 0, an
- * unknown argument kind, or a NULL string or bytes pointer with a non-zero len; after
+ * unknown argument kind, a NULL string or bytes pointer with a non-zero len, or a count
+ * other than a keyword plan's (pyhost_prepare_keywords); after
  * pyhost_finalize it answers PYHOST_MISUSE like every call.  Since 0.1. */
 PYHOST_API int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                     size_t nargs);
@@ -675,8 +676,10 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  * and a call only supplies values, through every pyhost_prepared_call* form except
  * pyhost_prepared_callf (whose format says the layout itself: PYHOST_MISUSE).  A call
  * with nargs other than npos + nkw is PYHOST_MISUSE naming both counts.  names is
- * read here and kept by nothing; each name must be a non-empty NUL-terminated
- * identifier; 1 <= nkw and npos + nkw <= 8, else PYHOST_MISUSE.  c stays usable and
+ * read here and kept by nothing; each name is a non-empty NUL-terminated UTF-8 string
+ * (NULL or empty: PYHOST_MISUSE; not UTF-8: PYHOST_PYEXC; a name the callee does not
+ * take is its TypeError at the call); 1 <= nkw and npos + nkw <= 8, else
+ * PYHOST_MISUSE.  c stays usable and
  * independent: freeing either leaves the other working.  On 3.12+ a call is
  * PyObject_Vectorcall with the plan's names; before 3.12 the stable ABI's only call
  * with keywords takes a tuple and a dict, built per call.  *out is written only on
@@ -733,8 +736,8 @@ PYHOST_API void pyhost_prepared_release_result(pyhost_callable *c);
  *   forms refuse them with PYHOST_MISUSE):
  *   s  const char **, size_t *: a str's UTF-8, NUL-terminated, read in place
  *   y  const void **, size_t *: a bytes object's data, read in place
- *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
- *   callable has returned (so it may be that call's argument) or the callable is
+ *   A borrowed result stays valid until the next pyhost_prepared_callf (or
+ *   pyhost_prepared_call_str) of the same callable has returned (so it may be that call's argument) or the callable is
  *   freed (a call whose callable is freed during it answers PYHOST_MISUSE and writes
  *   no borrowed result); the callable holds it, so any thread may read it meanwhile, without the
  *   GIL.  pyhost_plugin_callf's lives in the plugin likewise, until its next

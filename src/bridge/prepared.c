@@ -210,17 +210,28 @@ undo0:
  * PyObject_Vectorcall): a constant in the typed calls' hot bodies, which split on it
  * once instead of testing the runtime at each step. */
 /* Before 3.12, a keyword plan's call: the stable ABI's only call with keywords takes
- * a tuple and a dict (pyhost__callf_call_other makes them from the plan's names). */
+ * a tuple and a dict, made here per call; each positional argument goes straight into
+ * the tuple (which takes its reference), each keyword under the plan's interned name. */
 static PYHOST__NOINLINE PyObject *call_keywords_tuple(pyhost *h, const pyhost_callable *c,
                                                       const pyhost_arg *argv, size_t n,
                                                       const char *fn) {
-  PyObject *objs[STACK_MAX] = {0}; /* (gcc cannot see done == n bounds the reads) */
-  size_t done = 0;
-  for (; done < n; done++) {
-    if (!(objs[done] = pyhost__arg_to_python(h, &argv[done], done, fn))) break;
+  size_t npos = c->plan.npos, i = 0;
+  PyObject *args = PY.PyTuple_New((Py_ssize_t)npos), *kw = args ? PY.PyDict_New() : NULL;
+  PyObject *r = NULL;
+  for (; kw && i < n; i++) {
+    PyObject *x = pyhost__arg_to_python_inline(h, &argv[i], i, fn);
+    if (!x) break;
+    if (i < npos) {
+      PY.PyTuple_SetItem(args, (Py_ssize_t)i, x); /* steals x; cannot fail here */
+      continue;
+    }
+    int bad = PY.PyDict_SetItem(kw, PY.PyTuple_GetItem(c->kwnames, (Py_ssize_t)(i - npos)), x);
+    pyhost__drop_as(x, 1);
+    if (bad < 0) break;
   }
-  PyObject *r = done == n ? pyhost__callf_call_other(c->fn, objs, &c->plan) : NULL;
-  pyhost__callf_drop_args(objs, done, 1);
+  if (i == n) r = PY.PyObject_Call(c->fn, args, kw);
+  if (kw) pyhost__drop_as(kw, 1);
+  if (args) pyhost__drop_as(args, 1);
   return r;
 }
 
