@@ -14,6 +14,7 @@ static const char *const defs =
     "import sys\n"
     "def fk(i, y=1.0, *, z=0.0):\n    return i * y + z\n"
     "def echo(*a, **k):\n    return repr((a, list(k.items())))\n"
+    "alpha = b\xc3\xa9ta = 0\n" /* the names interned by the compiler, first */
     "def interned(**k):\n    return all(sys.intern(n) is n for n in k)\n"
     "def boom(*a, **k):\n    raise KeyError('boom')\n"
     "def give(x, **k):\n    return x\n"
