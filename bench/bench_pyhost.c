@@ -12,6 +12,7 @@ static pyhost_value *fn;       /* (b): the Python function f, resolved once */
 static pyhost_callable *pfn;   /* (b): f prepared, the fastest route */
 static pyhost_callable *pfn2;  /* (b2): f2(a, b) prepared */
 static pyhost_callable *pfk;   /* (b3): fk(i, y) prepared */
+static pyhost_callable *pfk_y; /* (b3): its keyword plan fk(i, y=...) */
 static pyhost_callable *pexpr; /* (d2): BENCH_EXPR with input x */
 static pyhost_callable *pident; /* (f2, f3): ident(x), prepared */
 static char *trip;             /* (f2, f3): the C data sent */
@@ -262,6 +263,14 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
       check(pyhost_prepared_callf(h, pfk, "L,y=d>d", (int64_t)(i & 0xffff), 2.5, &r), "fk()");
       if (r != (double)(i & 0xffff) + 2.5) bench_die("fk()", "wrong result");
     }
+  } else if (!strcmp(mode, "call_kw_plan")) {
+    /* (b3) the same through a keyword plan: the layout fixed once, values per call */
+    for (unsigned long i = 0; i < n; i++) {
+      double r = 0;
+      pyhost_arg argv[2] = {pyhost_arg_int((int64_t)(i & 0xffff)), pyhost_arg_float(2.5)};
+      check(pyhost_prepared_call_float(h, pfk_y, argv, 2, &r), "fk()");
+      if (r != (double)(i & 0xffff) + 2.5) bench_die("fk()", "wrong result");
+    }
   } else if (!strcmp(mode, "expr_inputs")) {
     /* (d2): x * 2 + 1 for x = i, an int out: an expression with inputs */
     for (unsigned long i = 0; i < n; i++) {
@@ -495,6 +504,8 @@ int main(int argc, char **argv) {
     check(pyhost_prepare(h, fn, &pfn), "pyhost_prepare");
     check(pyhost_prepare_name(h, "f2", &pfn2), "pyhost_prepare_name");
     check(pyhost_prepare_name(h, "fk", &pfk), "pyhost_prepare_name");
+    static const char *const y[] = {"y"};
+    check(pyhost_prepare_keywords(h, pfk, 1, y, 1, &pfk_y), "pyhost_prepare_keywords");
   }
   if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
   if (strstr(mode, "_trip")) {
@@ -508,7 +519,7 @@ int main(int argc, char **argv) {
   /* (b), (c), (e), (f) run inside a host-held GIL scope; *_noscope and eval_cached
    * let every call take the GIL itself, for (h). */
   int scoped = !strncmp(mode, "conv_", 5) || mode[0] == 'g' || !strcmp(mode, "eval_scope") ||
-               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strcmp(mode, "call_kw") || !strcmp(mode, "expr_inputs") || strstr(mode, "_trip") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
+               !strcmp(mode, "call") || !strncmp(mode, "call2", 5) || !strncmp(mode, "call_kw", 7) || !strcmp(mode, "expr_inputs") || strstr(mode, "_trip") || !strcmp(mode, "callv") || !strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) ||
                !strcmp(mode, "loop_empty") || !strcmp(mode, "loop_fn_empty");
   if (scoped) check(pyhost_gil_enter(h), "pyhost_gil_enter");
   if (!strncmp(mode, "conv_", 5) || !strncmp(mode, "g3", 2)) make_values();
@@ -539,6 +550,7 @@ int main(int argc, char **argv) {
   pyhost_value_free(fn);
   pyhost_callable_free(pfn);
   pyhost_callable_free(pfn2);
+  pyhost_callable_free(pfk_y);
   pyhost_callable_free(pfk);
   pyhost_callable_free(pexpr);
   pyhost_callable_free(pident);

@@ -272,17 +272,25 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
     add("b2", "the same in one line: pyhost_prepared_callf(\"ii>i\")", pairs, None,
         join("for reference", allocs_note("call2", "call2", cg)), ir_line, key="b2: one line (callf)")
     # (b3) fk(i, y=2.5): a C int by position, a double by keyword, a float out, through
-    # the one public route with keywords (pyhost_prepared_callf "L,y=d>d")
-    ir = None
+    # a keyword plan (pyhost_prepare_keywords: the layout fixed once, a pyhost_arg array
+    # per call, pyhost_prepared_call_float), and in one line (pyhost_prepared_callf
+    # "L,y=d>d": the format matched and varargs read per call) for reference
+    ir = ir_line = None
     if cg:
-        ir = (instructions(b.p("call_kw", cg), cg), instructions(b.d("call_kw", cg), cg))
-    pairs = b.pairs(lambda: ns_per_op(b.p("call_kw", n)), lambda: ns_per_op(b.d("call_kw", n)))
-    add("b3", "C->Python: fk(i, y=2.5) a keyword, a float out: pyhost_prepared_callf(\"L,y=d>d\") "
-        "in a GIL scope vs direct vectorcall with an interned name", pairs,
-        1.15 if minor >= 12 else None,
-        join("" if minor >= 12 else "before 3.12 the stable ABI's only call with keywords "
-             "takes a tuple and a dict", allocs_note("call_kw", "call_kw", cg)), ir,
+        ir = (instructions(b.p("call_kw_plan", cg), cg), instructions(b.d("call_kw", cg), cg))
+        ir_line = (instructions(b.p("call_kw", cg), cg), ir[1])
+    kw_abi = "" if minor >= 12 else ("before 3.12 the stable ABI's only call with keywords "
+                                     "takes a tuple and a dict")
+    pairs = b.pairs(lambda: ns_per_op(b.p("call_kw_plan", n)), lambda: ns_per_op(b.d("call_kw", n)))
+    add("b3", "C->Python: fk(i, y=2.5) a keyword, a float out: a keyword plan "
+        "(pyhost_prepare_keywords + pyhost_prepared_call_float) in a GIL scope vs direct "
+        "vectorcall with an interned name", pairs, 1.15 if minor >= 12 else None,
+        join(kw_abi, allocs_note("call_kw_plan", "call_kw", cg)), ir,
         key="b3: C->Python keyword")
+    pairs = b.pairs(lambda: ns_per_op(b.p("call_kw", n)), lambda: ns_per_op(b.d("call_kw", n)))
+    add("b3", "the same in one line: pyhost_prepared_callf(\"L,y=d>d\")", pairs, None,
+        join("for reference", allocs_note("call_kw", "call_kw", cg)), ir_line,
+        key="b3: one line (callf)")
     # (b) for reference: the value form, pyhost_callv
     ir_v = None
     if cg:
@@ -462,6 +470,7 @@ def measure(cfg, entry, runs, scale, callgrind, pybind11, bulk_only=False):
         for rid, mode, base, net_of, what in (
                 ("b2", "call2_args", "call2", None, "f(a, b) ints, pyhost_prepared_call_int"),
                 ("b2", "call2", "call2", None, "f(a, b) ints, one line (pyhost_prepared_callf)"),
+                ("b3", "call_kw_plan", "call_kw", None, "fk(i, y=2.5) a keyword (a keyword plan)"),
                 ("b3", "call_kw", "call_kw", None, "fk(i, y=2.5) a keyword (pyhost_prepared_callf)"),
                 ("c2", "hostfn2", "hostfn2", "loop_fn_empty", "g(i, 2.5) typed host function"),
                 ("c3", "hostfn2_kw", "hostfn2_kw", "loop_fn_empty", "g(i, y=2.5) typed host function"),

@@ -637,7 +637,8 @@ PYHOST_API void pyhost_callable_free(pyhost_callable *c);
 /* Calls c with nargs positional arguments read from argv (NULL when nargs is 0) and
  * discards the result.  Returns what pyhost_callv returns, plus PYHOST_MISUSE for a
  * NULL or foreign c (prepared on another handle), a NULL argv with nargs > 0, an
- * unknown argument kind, or a NULL string or bytes pointer with a non-zero len; after
+ * unknown argument kind, a NULL string or bytes pointer with a non-zero len, or a count
+ * other than a keyword plan's (pyhost_prepare_keywords); after
  * pyhost_finalize it answers PYHOST_MISUSE like every call.  Since 0.1. */
 PYHOST_API int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                     size_t nargs);
@@ -660,6 +661,52 @@ PYHOST_API int pyhost_prepared_call_bool(pyhost *h, pyhost_callable *c, const py
 PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
                                           const pyhost_arg *argv, size_t nargs,
                                           pyhost_value **result);
+
+/* Prepares a keyword plan of c: a new callable (free it with pyhost_callable_free)
+ * calling c's object with npos positional arguments followed by the nkw keyword
+ * arguments named by names, in that order, so that
+ *
+ *   const char *const kw[] = {"y"};
+ *   pyhost_prepare_keywords(h, fk, 1, kw, 1, &fk_y);
+ *   pyhost_arg a[2] = {pyhost_arg_int(i), pyhost_arg_float(2.5)};
+ *   pyhost_prepared_call_float(h, fk_y, a, 2, &x);
+ *
+ * is fk(i, y=2.5) read as a double.  The layout is read once, here: the names are
+ * interned into one tuple that every call passes (CPython matches them by identity),
+ * and a call only supplies values, through every pyhost_prepared_call* form except
+ * pyhost_prepared_callf (whose format says the layout itself: PYHOST_MISUSE).  A call
+ * with nargs other than npos + nkw is PYHOST_MISUSE naming both counts.  names is
+ * read here and kept by nothing; each name is a non-empty NUL-terminated UTF-8 string
+ * (NULL or empty: PYHOST_MISUSE; not UTF-8: PYHOST_PYEXC; a name the callee does not
+ * take is its TypeError at the call); 1 <= nkw and npos + nkw <= 8, else
+ * PYHOST_MISUSE.  c stays usable and
+ * independent: freeing either leaves the other working.  On 3.12+ a call is
+ * PyObject_Vectorcall with the plan's names; before 3.12 the stable ABI's only call
+ * with keywords takes a tuple and a dict, built per call.  *out is written only on
+ * PYHOST_OK (NULL otherwise).  Since 0.1. */
+PYHOST_API int pyhost_prepare_keywords(pyhost *h, const pyhost_callable *c, size_t npos,
+                                       const char *const *names, size_t nkw,
+                                       pyhost_callable **out);
+
+/* As pyhost_prepared_call, reading a str result in place (no copy, no allocation of
+ * pyhost's): on PYHOST_OK *out is its UTF-8, NUL-terminated, and *len its length in
+ * bytes; nothing is written otherwise.  The text is borrowed from c, which holds the
+ * result: it stays valid until the next call of c that reads a borrowed result
+ * (pyhost_prepared_call_str, or pyhost_prepared_callf with >s or >y) has returned (so
+ * it may be that call's argument), pyhost_prepared_release_result(c), or c is freed;
+ * any thread may read it meanwhile, without the GIL.  A result that is not a str
+ * (subclasses are read as str) is PYHOST_TYPE naming its type.  A call whose callable
+ * is freed during it answers PYHOST_MISUSE and writes nothing.  Before 3.10 (no UTF-8
+ * view in the stable ABI) the str is encoded once into a bytes object c holds
+ * instead.  Since 0.1. */
+PYHOST_API int pyhost_prepared_call_str(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                                        size_t nargs, const char **out, size_t *len);
+
+/* Drops the borrowed result c holds (pyhost_prepared_call_str, pyhost_prepared_callf's
+ * >s and >y) before the next call would: the text it handed out is invalid from here.
+ * NULL, a freed callable, or one holding nothing is ignored; after pyhost_finalize
+ * there is nothing to drop.  Since 0.1. */
+PYHOST_API void pyhost_prepared_release_result(pyhost_callable *c);
 
 /* ---- calls in one line ----
  *
@@ -689,8 +736,8 @@ PYHOST_API int pyhost_prepared_call_value(pyhost *h, pyhost_callable *c,
  *   forms refuse them with PYHOST_MISUSE):
  *   s  const char **, size_t *: a str's UTF-8, NUL-terminated, read in place
  *   y  const void **, size_t *: a bytes object's data, read in place
- *   A borrowed result stays valid until the next pyhost_prepared_callf of the same
- *   callable has returned (so it may be that call's argument) or the callable is
+ *   A borrowed result stays valid until the next pyhost_prepared_callf (or
+ *   pyhost_prepared_call_str) of the same callable has returned (so it may be that call's argument) or the callable is
  *   freed (a call whose callable is freed during it answers PYHOST_MISUSE and writes
  *   no borrowed result); the callable holds it, so any thread may read it meanwhile, without the
  *   GIL.  pyhost_plugin_callf's lives in the plugin likewise, until its next

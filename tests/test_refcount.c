@@ -473,6 +473,44 @@ TEST_CASE(fast_forms) {
   pyhost_free(h);
 }
 
+/* Keyword plans (issue 36, b3): made and freed each round (the interned names), called
+ * through each typed form, a borrowed str result replaced and released, and each way
+ * to fail: a wrong count, an exception, a result of the wrong type. */
+static void op_keyword_plan(pyhost *h, void *ctx) {
+  pyhost_callable *f = ctx, *k = NULL;
+  static const char *const names[] = {"y", "t"};
+  CHECK_RC(pyhost_prepare_keywords(h, f, 1, names, 2, &k), PYHOST_OK);
+  pyhost_arg a[3] = {pyhost_arg_int(2), pyhost_arg_float(2.5), pyhost_arg_none()};
+  double d = 0;
+  CHECK_RC(pyhost_prepared_call_float(h, k, a, 3, &d), PYHOST_OK);
+  CHECK(d == 5.0);
+  CHECK_RC(pyhost_prepared_call_float(h, k, a, 2, &d), PYHOST_MISUSE);
+  a[2] = pyhost_arg_str("text", 4);
+  const char *s = NULL;
+  size_t n = 0;
+  for (int i = 0; i < 2; i++) CHECK_RC(pyhost_prepared_call_str(h, k, a, 3, &s, &n), PYHOST_OK);
+  CHECK(n == 4);
+  CHECK_RC(pyhost_prepared_call_float(h, k, a, 3, &d), PYHOST_TYPE);
+  pyhost_prepared_release_result(k);
+  CHECK_RC(pyhost_prepared_call_str(h, k, a, 3, &s, &n), PYHOST_OK); /* held by the free */
+  a[0] = pyhost_arg_str("x", 1);
+  a[2] = pyhost_arg_none();
+  CHECK_RC(pyhost_prepared_call_str(h, k, a, 3, &s, &n), PYHOST_PYEXC); /* 'x' * 2.5 */
+  pyhost_callable_free(k);
+}
+
+TEST_CASE(keyword_plans) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, "def rckw(i, *, y, t=None):\n    return i * y if t is None else t\n",
+                       "<refcount>"),
+           PYHOST_OK);
+  pyhost_callable *f = NULL;
+  CHECK_RC(pyhost_prepare_name(h, "rckw", &f), PYHOST_OK);
+  measure(h, "keyword plans", op_keyword_plan, f);
+  pyhost_callable_free(f);
+  pyhost_free(h);
+}
+
 static int counter_ctor(pyhost *h, void *ud, const pyhost_value *const *args, size_t nargs,
                         const pyhost_value *kwargs, void **payload) {
   (void)ud;

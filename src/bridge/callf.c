@@ -75,8 +75,7 @@ static PyObject *kwname_of(const struct pyhost__callf_plan *p, size_t i) {
   return s;
 }
 
-/* The keyword names of p as a tuple (new reference), or NULL with the exception set. */
-static PyObject *kwnames_of(const struct pyhost__callf_plan *p) {
+PyObject *pyhost__callf_kwnames(const struct pyhost__callf_plan *p) {
   PyObject *t = PY.PyTuple_New((Py_ssize_t)(p->n - p->npos));
   for (size_t i = p->npos; t && i < p->n; i++) {
     PyObject *s = kwname_of(p, i);
@@ -152,7 +151,7 @@ static PyObject *call_tuple(PyObject *fn, PyObject *const *objs,
 PyObject *pyhost__callf_call_other(PyObject *fn, PyObject *const *objs,
                                    const struct pyhost__callf_plan *p) {
   if (!pyhost__runtime_at_least(3, 12)) return call_tuple(fn, objs, p);
-  PyObject *kwnames = kwnames_of(p), *r = NULL; /* the plan could not keep them */
+  PyObject *kwnames = pyhost__callf_kwnames(p), *r = NULL; /* the plan could not keep them */
   if (kwnames) {
     r = PY.PyObject_Vectorcall(fn, objs, p->npos | PYHOST__ARGS_OFFSET, kwnames);
     PY.Py_DecRef(kwnames);
@@ -206,7 +205,7 @@ static void keep_plan(struct pyhost__callf_plan *cache, const char *fmt) {
   }
   p.text = text;
   p.kwnames = NULL;
-  if (p.n > p.npos && !(p.kwnames = kwnames_of(&p))) {
+  if (p.n > p.npos && !(p.kwnames = pyhost__callf_kwnames(&p))) {
     PY.PyErr_Clear();
     pyhost__free(text);
     return;

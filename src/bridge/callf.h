@@ -19,6 +19,10 @@ const struct pyhost__callf_plan *pyhost__callf_plan_read(pyhost *h, const char *
                                                          const char *fmt,
                                                          struct pyhost__callf_plan *cache,
                                                          struct pyhost__callf_plan *read, int *rc);
+/* The keyword names of p (kwname, kwlen from npos to n) as a tuple of interned str,
+ * so that the callee matches them by identity: a new reference, or NULL with the
+ * exception set. */
+PyObject *pyhost__callf_kwnames(const struct pyhost__callf_plan *p);
 /* The next argument of letter t from ap, as a pyhost_arg (strings and bytes in place). */
 pyhost_arg pyhost__callf_next(char t, va_list *ap);
 /* Argument i of letter t (not 'i') from ap: a new reference, or NULL with the

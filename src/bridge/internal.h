@@ -105,7 +105,16 @@ static inline int pyhost__read_int(pyhost *h, PyObject *o, const char *fn, int64
   if (Py_TYPE(o) == PY.PyLong_Type && pyhost__scalar_int(o, out) == PYHOST_OK) return PYHOST_OK;
   return pyhost__read_int_any(h, o, fn, out);
 }
-int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out);
+int pyhost__read_float_any(pyhost *h, PyObject *o, const char *fn, double *out);
+/* As pyhost__read_int for a float result: an exact float read here (the usual one; it
+ * cannot fail), the rest (an int, a subclass, the errors) by pyhost__read_float_any. */
+static inline int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
+  if (Py_TYPE(o) == PY.PyFloat_Type) {
+    *out = pyhost__scalar_float(o);
+    return PYHOST_OK;
+  }
+  return pyhost__read_float_any(h, o, fn, out);
+}
 int pyhost__read_bool(pyhost *h, PyObject *o, const char *fn, int *out);
 /* PYHOST_TYPE with h's message "<fn>: the result: expected <expected>, got <type>". */
 int pyhost__read_type_error(pyhost *h, PyObject *o, const char *fn, const char *expected);

@@ -6,6 +6,8 @@
  * per-call work is Python's own.  A callable that
  * is running is never freed under its call: pyhost_callable_free from inside (a host
  * function the call reached) only marks it, and the call frees it on the way out.
+ * A keyword plan (pyhost_prepare_keywords) is a callable whose last arguments go by
+ * keyword: its names made once, so that a call passes only values.
  */
 #include "callf.h"
 
@@ -28,8 +30,14 @@ struct pyhost_callable {
   /* calls of it on the C stack (GIL held), plus DOOMED once freed while running: the
    * last call out then frees it.  One word, so a call's way out tests it once. */
   int busy;
-  struct pyhost__callf_plan plan; /* pyhost_prepared_callf's last format */
-  PyObject *kept; /* its last borrowed result (>s, >y), held until the next one */
+  /* pyhost_prepared_callf's last format; a keyword plan's layout (text NULL, never
+   * replaced: pyhost_prepared_callf refuses a keyword plan) */
+  struct pyhost__callf_plan plan;
+  PyObject *kept; /* its last borrowed result (>s, >y, _str), held until the next one */
+  /* a keyword plan's names (plan.kwnames) and their count: NULL and 0 for a plain
+   * callable, so that the vector call passes them without a test */
+  PyObject *kwnames;
+  size_t nkw;
 };
 
 static PyObject *call0_tuple(PyObject *f) { return PY.PyObject_CallObject(f, NULL); }
@@ -201,23 +209,56 @@ undo0:
 /* pre312 is 1 before 3.12 (pyhost__inline_refcounts(): counts inline, no
  * PyObject_Vectorcall): a constant in the typed calls' hot bodies, which split on it
  * once instead of testing the runtime at each step. */
+/* Before 3.12, a keyword plan's call: the stable ABI's only call with keywords takes
+ * a tuple and a dict, made here per call; each positional argument goes straight into
+ * the tuple (which takes its reference), each keyword under the plan's interned name. */
+static PYHOST__NOINLINE PyObject *call_keywords_tuple(pyhost *h, const pyhost_callable *c,
+                                                      const pyhost_arg *argv, size_t n,
+                                                      const char *fn) {
+  size_t npos = c->plan.npos, i = 0;
+  PyObject *args = PY.PyTuple_New((Py_ssize_t)npos), *kw = args ? PY.PyDict_New() : NULL;
+  PyObject *r = NULL;
+  for (; kw && i < n; i++) {
+    PyObject *x = pyhost__arg_to_python_inline(h, &argv[i], i, fn);
+    if (!x) break;
+    if (i < npos) {
+      PY.PyTuple_SetItem(args, (Py_ssize_t)i, x); /* steals x; cannot fail here */
+      continue;
+    }
+    int bad = PY.PyDict_SetItem(kw, PY.PyTuple_GetItem(c->kwnames, (Py_ssize_t)(i - npos)), x);
+    pyhost__drop_as(x, 1);
+    if (bad < 0) break;
+  }
+  if (i == n) r = PY.PyObject_Call(c->fn, args, kw);
+  if (kw) pyhost__drop_as(kw, 1);
+  if (args) pyhost__drop_as(args, 1);
+  return r;
+}
+
 static PYHOST__HOT_INLINE PyObject *call_vector(pyhost *h, const pyhost_callable *c,
                                                 const pyhost_arg *argv, size_t n, const char *fn,
                                                 int pre312) {
-  if (pre312) return call_objargs_argv(h, c->fn, argv, n, fn);
+  if (pre312) {
+    if (PYHOST__UNLIKELY(c->kwnames != NULL)) return call_keywords_tuple(h, c, argv, n, fn);
+    return call_objargs_argv(h, c->fn, argv, n, fn);
+  }
   PyObject *stack[STACK_MAX + 1];
   size_t done = 0;
   for (; done < n; done++) { /* straight into the stack: no register held for it */
     if (!(stack[done + 1] = pyhost__arg_to_python_inline(h, &argv[done], done, fn))) break;
   }
   PyObject *r = NULL;
-  if (done == n) r = PY.PyObject_Vectorcall(c->fn, stack + 1, n | PYHOST__ARGS_OFFSET, NULL);
+  /* a plain callable's nkw is 0 and its kwnames NULL: no test for them */
+  if (done == n)
+    r = PY.PyObject_Vectorcall(c->fn, stack + 1, (n - c->nkw) | PYHOST__ARGS_OFFSET, c->kwnames);
   pyhost__callf_drop_args(stack + 1, done, 0);
   return r;
 }
 
+#define CALLF_ARGS SIZE_MAX /* refuse's n for pyhost_prepared_callf: a format, no count */
+
 /* Why invoke refuses c, argv, n: the status with h's message set. */
-static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *fn) {
+static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, size_t n, const char *fn) {
   if (!pyhost__tagged(c, PYHOST__TAG_CALLABLE)) return pyhost__tag_refused(h, c, fn, "callable");
   if (c->h != h)
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: the callable belongs to another pyhost", fn);
@@ -227,6 +268,13 @@ static PYHOST__COLD int refuse(pyhost *h, const pyhost_callable *c, const char *
                              "call it where it was prepared",
                              fn, c->sub ? "a plugin's sub-interpreter" : "the main interpreter",
                              pyhost__thread.sub ? "a plugin's sub-interpreter" : "the main one");
+  if (c->kwnames && n == CALLF_ARGS)
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: a keyword plan (pyhost_prepare_keywords) "
+                             "fixes its own layout: call it with a pyhost_prepared_call* form", fn);
+  if (c->kwnames && n != c->plan.n)
+    return pyhost__set_error(h, PYHOST_MISUSE, "%s: the keyword plan takes %zu arguments (%zu "
+                             "positional, %zu by keyword), %zu given", fn, c->plan.n,
+                             c->plan.npos, c->nkw, n);
   return pyhost__set_error(h, PYHOST_MISUSE, "%s: argv is NULL", fn);
 }
 
@@ -259,10 +307,15 @@ static PYHOST__HOT_INLINE int callable_here(const pyhost_callable *c) {
   return pyhost__tagged(c, PYHOST__TAG_CALLABLE) && c->sub == pyhost__thread.sub;
 }
 
+/* 1 when n arguments fit c: any count for a plain callable, its own for a keyword plan. */
+static PYHOST__HOT_INLINE int count_fits(const pyhost_callable *c, size_t n) {
+  return !c->kwnames || n == c->plan.n;
+}
+
 /* 1 when invoke takes c, argv, n (else refuse says why). */
 static inline int callable_usable(const pyhost *h, const pyhost_callable *c,
                                   const pyhost_arg *argv, size_t n) {
-  return callable_here(c) && c->h == h && (!n || argv);
+  return callable_here(c) && c->h == h && (!n || argv) && count_fits(c, n);
 }
 
 /* A call of c (usable): a new reference, or NULL with the exception set (or MISUSE in
@@ -280,7 +333,7 @@ static PYHOST__HOT_INLINE PyObject *run(pyhost *h, pyhost_callable *c, const pyh
 /* The call: PYHOST_OK with *r a new reference, or the status with h's message set. */
 static PYHOST__HOT_INLINE int invoke(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t n,
                          const char *fn, PyObject **r) {
-  if (!callable_usable(h, c, argv, n)) return refuse(h, c, fn);
+  if (!callable_usable(h, c, argv, n)) return refuse(h, c, n, fn);
   *r = run(h, c, argv, n, fn, pyhost__inline_refcounts());
   return *r ? PYHOST_OK : failed(h);
 }
@@ -338,7 +391,7 @@ static PYHOST__NOINLINE int call0_entered(pyhost *h, pyhost_callable *c) {
  * checks and a jump; without a scope, the GIL's price and the call's; everything else
  * goes the general way. */
 int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs) {
-  if (nargs || !callable_here(c)) return call_any(h, c, argv, nargs);
+  if (nargs || !callable_here(c) || c->kwnames) return call_any(h, c, argv, nargs);
   if (!pyhost__entry_is_free(h)) return call0_entered(h, c);
   return call0_discard(c);
 }
@@ -388,7 +441,8 @@ int pyhost_prepared_call(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, 
   }                                                                                     \
   int NAME(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,         \
            CTYPE *out) {                                                                \
-    if (!pyhost__entry_is_free(h) || !out || !callable_here(c) || (nargs && !argv))     \
+    if (!pyhost__entry_is_free(h) || !out || !callable_here(c) || (nargs && !argv) ||   \
+        !count_fits(c, nargs))                                                          \
       return NAME##_any(h, c, argv, nargs, out);                                        \
     return pyhost__inline_refcounts() ? NAME##_counted(h, c, argv, nargs, out)          \
                                       : NAME##_vector(h, c, argv, nargs, out);          \
@@ -423,20 +477,20 @@ static PYHOST__HOT_INLINE int callf_as(pyhost *h, pyhost_callable *c, const char
 /* The end of a call of a callable freed during it: the last call out frees it; a
  * borrowed result it read would go with it, so that call fails, writing nothing. */
 static PYHOST__COLD int callf_doomed(pyhost *h, pyhost_callable *c, int rc,
-                                     struct pyhost__callf_borrowed *b) {
+                                     struct pyhost__callf_borrowed *b, const char *fn) {
   if (c->busy == DOOMED) destroy(c);
   if (!b->holder) return rc;
   pyhost__drop(b->holder);
-  return pyhost__set_error(h, PYHOST_MISUSE, "pyhost_prepared_callf: the callable was freed "
-                           "during its own call, and its borrowed result with it");
+  return pyhost__set_error(h, PYHOST_MISUSE, "%s: the callable was freed during its own call, "
+                           "and its borrowed result with it", fn);
 }
 
 int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
   PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
   int rc = PYHOST_OK;
   if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
-  if (!callable_here(c)) { /* h runs (entered): c is h's if live */
-    rc = refuse(h, c, "pyhost_prepared_callf");
+  if (!callable_here(c) || c->kwnames) { /* h runs (entered): c is h's if live */
+    rc = refuse(h, c, CALLF_ARGS, "pyhost_prepared_callf");
   } else {
     va_list ap;
     struct pyhost__callf_borrowed b;
@@ -446,9 +500,119 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
     c->busy++;
     rc = pyhost__inline_refcounts() ? callf_as(h, c, fmt, &ap, &b, 1)
                                     : callf_as(h, c, fmt, &ap, &b, 0);
-    if (PYHOST__UNLIKELY(--c->busy < 0)) rc = callf_doomed(h, c, rc, &b);
+    if (PYHOST__UNLIKELY(--c->busy < 0)) rc = callf_doomed(h, c, rc, &b, "pyhost_prepared_callf");
     else if (PYHOST__UNLIKELY(b.holder != NULL)) pyhost__callf_commit(&b, &c->kept);
     va_end(ap);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+/* ---- a str result read in place ---- */
+
+int pyhost_prepared_call_str(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                             size_t nargs, const char **out, size_t *len) {
+  static const char fn[] = "pyhost_prepared_call_str";
+  PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
+  int rc = PYHOST_OK;
+  if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
+  if (!out || !len) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, out ? "len" : "out");
+  } else if (!callable_usable(h, c, argv, nargs)) {
+    rc = refuse(h, c, nargs, fn);
+  } else {
+    /* read into b first: written out only once c is known to outlive the call */
+    struct pyhost__callf_borrowed b;
+    b.holder = NULL;
+    b.out = (void *)out;
+    b.out_len = len;
+    PYHOST__ASSERT_GIL();
+    c->busy++;
+    PyObject *r = nargs ? call_with(h, c, argv, nargs, fn, pyhost__inline_refcounts())
+                        : c->call0(c->fn);
+    rc = r ? pyhost__callf_read_borrowed(h, r, 's', &b.p, &b.n, &b.holder, fn) : failed(h);
+    if (PYHOST__UNLIKELY(--c->busy < 0)) rc = callf_doomed(h, c, rc, &b, fn);
+    else if (b.holder) pyhost__callf_commit(&b, &c->kept);
+  }
+  pyhost__leave(h, gil);
+  return rc;
+}
+
+void pyhost_prepared_release_result(pyhost_callable *c) {
+  if (!pyhost__tagged(c, PYHOST__TAG_CALLABLE)) return;
+  PyGILState_STATE g;
+  if (!pyhost__inflight_free_begin(&g)) return; /* finalize began: it dies with Python */
+  PyObject *old = c->kept;
+  c->kept = NULL; /* before the drop: a __del__ it runs may call c again */
+  if (old) PY.Py_DecRef(old);
+  pyhost__inflight_free_end(g);
+}
+
+/* ---- keyword plans ---- */
+
+/* c's object called with npos positional arguments and the keywords names: a new
+ * callable k, or NULL with h's message set in *rc. */
+static pyhost_callable *keyword_plan(pyhost *h, const pyhost_callable *c, size_t npos,
+                                     const char *const *names, size_t nkw, const char *fn,
+                                     int *rc) {
+  struct pyhost__callf_plan p;
+  memset(&p, 0, sizeof p);
+  for (size_t i = 0; i < nkw; i++) {
+    if (!names[i] || !names[i][0]) {
+      *rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: keyword name %zu is %s", fn, i,
+                              names[i] ? "empty" : "NULL");
+      return NULL;
+    }
+    p.kwname[npos + i] = names[i];
+    p.kwlen[npos + i] = strlen(names[i]);
+  }
+  p.npos = npos;
+  p.n = npos + nkw;
+  pyhost_callable *k = pyhost__calloc(1, sizeof *k);
+  if (!k) {
+    *rc = pyhost__set_error(h, PYHOST_NOMEM, "%s: out of memory", fn);
+    return NULL;
+  }
+  if (!(p.kwnames = pyhost__callf_kwnames(&p))) { /* a name that is not UTF-8, or memory */
+    pyhost__free(k);
+    *rc = pyhost__take_exception(h, NULL);
+    return NULL;
+  }
+  memset(p.kwname, 0, sizeof p.kwname); /* the caller's: kept by nothing */
+  k->tag = PYHOST__TAG_CALLABLE;
+  k->h = h;
+  k->sub = c->sub;
+  PY.Py_IncRef(c->fn);
+  k->fn = c->fn;
+  k->call0 = c->call0;
+  k->plan = p;
+  k->kwnames = p.kwnames;
+  k->nkw = nkw;
+  return k;
+}
+
+int pyhost_prepare_keywords(pyhost *h, const pyhost_callable *c, size_t npos,
+                            const char *const *names, size_t nkw, pyhost_callable **out) {
+  static const char fn[] = "pyhost_prepare_keywords";
+  PyGILState_STATE gil;
+  if (out) *out = NULL;
+  int rc = pyhost__enter(h, &gil);
+  if (rc) return rc;
+  if (!out) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: out is NULL", fn);
+  } else if (!callable_here(c) || c->h != h) {
+    rc = refuse(h, c, 0, fn);
+  } else if (c->kwnames) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: c is a keyword plan already; prepare the "
+                           "plan from the plain callable", fn);
+  } else if (!nkw || npos > STACK_MAX || nkw > STACK_MAX - npos) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: %zu positional and %zu keyword arguments; a "
+                           "keyword plan takes 1 to %d keywords and %d arguments in all", fn,
+                           npos, nkw, STACK_MAX, STACK_MAX);
+  } else if (!names) {
+    rc = pyhost__set_error(h, PYHOST_MISUSE, "%s: names is NULL", fn);
+  } else {
+    *out = keyword_plan(h, c, npos, names, nkw, fn, &rc);
   }
   pyhost__leave(h, gil);
   return rc;

@@ -80,7 +80,7 @@ int pyhost__read_int_any(pyhost *h, PyObject *o, const char *fn, int64_t *out) {
   return rc;
 }
 
-int pyhost__read_float(pyhost *h, PyObject *o, const char *fn, double *out) {
+int pyhost__read_float_any(pyhost *h, PyObject *o, const char *fn, double *out) {
   pyhost_arg a = pyhost_arg_none();
   int rc = read_result(h, o, fn, PYHOST_ARG_FLOAT, "float", &a);
   if (rc == PYHOST_OK) *out = a.u.d;
