@@ -125,6 +125,10 @@ TEST_CASE(callf_errors) {
       {"i>ii", "expected one result type"},
       {"i>x", "expected one result type"},
       {"iiiiiiiiiiiiiiiii", "more arguments than pyhost takes (16) at column 17"},
+      /* refused before the 17th's name is kept (the fuzzer's find: it was written past
+       * the 16 names first) */
+      {"iiiiiiiiiiiiiiii,k=i", "more arguments than pyhost takes (16) at column 17"},
+      {"iiiiiiiiiiiiiii,k=i,w=z", "more arguments than pyhost takes (16) at column 20"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     CHECK_RC(pyhost_prepared_callf(h, add, bad[k].fmt, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,

@@ -33,6 +33,9 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
   p->kwnames = NULL;
   for (; *c && *c != '>'; c++) {
     if (*c == ' ') continue;
+    /* before anything is written for this argument: the arrays hold 16 */
+    if (p->n == PYHOST__CALLF_MAX)
+      return bad_format(h, fn, fmt, c, "more arguments than pyhost takes (16)");
     const char *name = NULL;
     if (*c == ',') {
       c++;
@@ -46,8 +49,6 @@ static int read_format(pyhost *h, const char *fn, const char *fmt, struct pyhost
     } else if (p->n > p->npos) {
       return bad_format(h, fn, fmt, c, "a positional argument after a keyword");
     }
-    if (p->n == PYHOST__CALLF_MAX)
-      return bad_format(h, fn, fmt, c, "more arguments than pyhost takes (16)");
     if (!is_arg_letter(*c)) return bad_format(h, fn, fmt, c, "unknown type (i L d b n s z y O m)");
     p->letter[p->n++] = *c;
     if (!name) p->npos++;
