@@ -1522,7 +1522,9 @@ PYHOST_API int pyhost_plugin_load(pyhost *h, const char *path, pyhost_plugin **o
 /* The plugin's name (file name without ".py", or the directory's name), the absolute
  * path it was loaded from, and the name of its module in sys.modules.  Owned by p:
  * name and path until pyhost_plugin_unload, the module name until the next successful
- * pyhost_plugin_reload.  "" for NULL.  Since 0.1. */
+ * pyhost_plugin_reload.  "" for NULL, and the module name "" while an
+ * interpreter-level plugin has no interpreter (a failed restart, or finalize, ended it;
+ * its calls answer PYHOST_MISUSE saying so).  Since 0.1. */
 PYHOST_API const char *pyhost_plugin_name(const pyhost_plugin *p);
 PYHOST_API const char *pyhost_plugin_path(const pyhost_plugin *p);
 PYHOST_API const char *pyhost_plugin_module_name(const pyhost_plugin *p);

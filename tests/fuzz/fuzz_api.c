@@ -924,10 +924,13 @@ static void op(uint8_t code, uint8_t arg) {
     case 1: fz_checked(pyhost_plugin_hooks(h, fz.plugin, &v), "plugin_hooks"); break;
     case 2: fz_checked(pyhost_plugin_module(h, fz.plugin, &v), "plugin_module"); break;
     default:
-      fz_checked(pyhost_plugin_has_hook(h, fz.plugin, arg & 4 ? "val" : "_no"), "has_hook");
+      rc = pyhost_plugin_has_hook(h, fz.plugin, arg & 4 ? "val" : "_no");
+      fz_checked(rc, "has_hook");
+      /* a module name while the plugin has one: an interpreter-level plugin whose restart
+       * failed has no interpreter, and so no module (has_hook says MISUSE then) */
       if (!pyhost_plugin_name(fz.plugin)[0] || !pyhost_plugin_path(fz.plugin)[0] ||
-          !pyhost_plugin_module_name(fz.plugin)[0] || pyhost_plugin_process_id(fz.plugin) != 0 ||
-          pyhost_plugin_deps_env(fz.plugin)[0])
+          (rc != PYHOST_MISUSE && !pyhost_plugin_module_name(fz.plugin)[0]) ||
+          pyhost_plugin_process_id(fz.plugin) != 0 || pyhost_plugin_deps_env(fz.plugin)[0])
         abort();
     }
     set_value(slot, v);
