@@ -292,6 +292,17 @@ TEST_CASE(interp_values_as_data) {
   CHECK_STREQ(pyhost_value_repr(h, r), "[[7, 's'], {}, 1180591620717411303424]");
   pyhost_value_free(r);
   r = NULL;
+  /* dicts are looked through for objects item by item, keys and values, and no further
+   * (the fuzzer's find: a dict was read past its items) */
+  pyhost_value *kw = pyhost_value_dict(), *inner = pyhost_value_dict();
+  pyhost_value_set(inner, pyhost_value_str("deep", PYHOST_STRLEN), pyhost_value_int(3));
+  pyhost_value_set(kw, pyhost_value_str("k", PYHOST_STRLEN), pyhost_value_int(1));
+  pyhost_value_set(kw, pyhost_value_str("j", PYHOST_STRLEN), inner);
+  CHECK_RC(pyhost_plugin_call(h, p, "echo", NULL, kw, &r), PYHOST_OK);
+  CHECK_STREQ(pyhost_value_repr(h, r), "[[], {'k': 1, 'j': {'deep': 3}}, 1180591620717411303424]");
+  pyhost_value_free(r);
+  r = NULL;
+  pyhost_value_free(kw);
   CHECK_RC(pyhost_plugin_call(h, p, "an_object", NULL, NULL, &r), PYHOST_TYPE);
   CHECK_CONTAINS(pyhost_errmsg(h), "hook an_object returned a collections.deque object");
   CHECK(r == NULL);

@@ -100,8 +100,7 @@ static const pyhost_value *object_in(const pyhost_value *v) {
   if (v->kind == PYHOST_KIND_OBJECT) return v;
   if (v->kind != PYHOST_KIND_LIST && v->kind != PYHOST_KIND_TUPLE && v->kind != PYHOST_KIND_DICT)
     return NULL;
-  size_t n = v->kind == PYHOST_KIND_DICT ? 2 * v->u.seq.n : v->u.seq.n;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < v->u.seq.n; i++) { /* a dict's keys and values: n counts both */
     const pyhost_value *o = object_in(v->u.seq.items[i]);
     if (o) return o;
   }
