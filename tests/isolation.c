@@ -150,3 +150,23 @@ int iso_children(void) {
   closedir(d);
   return n;
 }
+
+int iso_host_add(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)ud;
+  return pyhost_ret_int(h, ret, argv[0].u.i + argv[1].u.i);
+}
+
+void *iso_hammer(void *arg) {
+  struct worker_arg *w = arg;
+  for (int i = 0; i < w->iterations; i++) {
+    int64_t r = -1;
+    int rc = pyhost_plugin_callf(w->h, w->p, "calc", "LL>L", (int64_t)w->id, (int64_t)i, &r);
+    if (rc != PYHOST_OK || r != w->id * 1000 + i) {
+      fprintf(stderr, "thread %d, call %d: %s %lld: %s\n", w->id, i, pyhost_status_name(rc),
+              (long long)r, pyhost_errmsg(w->h));
+      w->failures++;
+      break;
+    }
+  }
+  return NULL;
+}

@@ -33,4 +33,15 @@ void iso_wait_gone(long pid);
 /* How many child processes this process has (zombies included). */
 int iso_children(void);
 
+/* The thread cases': a thread calling plugin p's hook calc(id, i) for i below
+ * iterations, which answers id * 1000 + i through the host function iso_host_add
+ * (add(a: int, b: int), typed); failures counts the calls that did not. */
+struct worker_arg {
+  pyhost *h;
+  pyhost_plugin *p;
+  int id, iterations, failures;
+};
+int iso_host_add(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret);
+void *iso_hammer(void *arg); /* a pthread start routine; arg is a struct worker_arg */
+
 #endif

@@ -606,39 +606,13 @@ TEST_CASE(host_functions_nested) {
 
 /* ---- threads ---- */
 
-struct worker_arg {
-  pyhost *h;
-  pyhost_plugin *p;
-  int id, iterations, failures;
-};
-
-static int host_add(pyhost *h, void *ud, const pyhost_arg *argv, pyhost_ret *ret) {
-  (void)ud;
-  return pyhost_ret_int(h, ret, argv[0].u.i + argv[1].u.i);
-}
-
-static void *hammer(void *arg) {
-  struct worker_arg *w = arg;
-  for (int i = 0; i < w->iterations; i++) {
-    int64_t r = -1;
-    int rc = pyhost_plugin_callf(w->h, w->p, "calc", "LL>L", (int64_t)w->id, (int64_t)i, &r);
-    if (rc != PYHOST_OK || r != w->id * 1000 + i) {
-      fprintf(stderr, "thread %d, call %d: %s %lld: %s\n", w->id, i, pyhost_status_name(rc),
-              (long long)r, pyhost_errmsg(w->h));
-      w->failures++;
-      break;
-    }
-  }
-  return NULL;
-}
-
 /* 8 host threads at once on four process-level plugins and a shared one (two threads
  * per plugin take turns), each call calling a host function back. */
 TEST_CASE(threads_8_at_once) {
   pyhost *h = iso_start();
   pyhost_module *m = NULL;
   CHECK_RC(pyhost_module_new(h, "calc_host", NULL, &m), PYHOST_OK);
-  CHECK_RC(pyhost_module_add_typed_function(h, m, "add(a: int, b: int)", host_add, NULL, NULL),
+  CHECK_RC(pyhost_module_add_typed_function(h, m, "add(a: int, b: int)", iso_host_add, NULL, NULL),
            PYHOST_OK);
   iso_put("t.py", "import calc_host\ndef calc(a, b):\n    return calc_host.add(a * 1000, b)\n");
   pyhost_plugin *ps[5];
@@ -649,7 +623,7 @@ TEST_CASE(threads_8_at_once) {
   int n = reliab_iterations(300);
   for (int i = 0; i < 8; i++) {
     w[i] = (struct worker_arg){h, ps[i < 6 ? i / 2 : 4], i + 1, n, 0};
-    pthread_create(&t[i], NULL, hammer, &w[i]);
+    pthread_create(&t[i], NULL, iso_hammer, &w[i]);
   }
   for (int i = 0; i < 8; i++) {
     pthread_join(t[i], NULL);
