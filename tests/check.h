@@ -26,6 +26,10 @@ void check_refused(const char *lib, int status, const char *f1, const char *f2, 
                    char *msg, size_t cap);
 /* The minor version of the Python under test (check_version "3.11" -> 11). */
 unsigned check_minor(void);
+/* Runs code in h's __main__ (pyhost_exec), which must succeed; and evaluates expr,
+ * whose repr must be want (each failure printed with pyhost's message). */
+void check_run(struct pyhost *h, const char *code);
+void check_expect_py(struct pyhost *h, const char *expr, const char *want);
 
 #define TEST_CASE(name)                                                   \
   static void name(void);                                                 \

@@ -34,3 +34,20 @@ void check_refused(const char *lib, int status, const char *f1, const char *f2, 
 unsigned check_minor(void) {
   return (unsigned)atoi(strchr(check_version, '.') + 1);
 }
+
+void check_expect_py(pyhost *h, const char *expr, const char *want) {
+  pyhost_value *v = NULL;
+  int rc = pyhost_eval(h, expr, &v);
+  if (rc) fprintf(stderr, "%s: %s\n", expr, pyhost_errmsg(h));
+  CHECK_RC(rc, PYHOST_OK);
+  if (v && strcmp(pyhost_value_repr(h, v), want) != 0)
+    fprintf(stderr, "%s\n  got:  %s\n  want: %s\n", expr, pyhost_value_repr(h, v), want);
+  CHECK_STREQ(pyhost_value_repr(h, v), want);
+  pyhost_value_free(v);
+}
+
+void check_run(pyhost *h, const char *code) {
+  int rc = pyhost_exec(h, code, "<test>");
+  if (rc) fprintf(stderr, "%s\n%s\n", code, pyhost_errmsg(h));
+  CHECK_RC(rc, PYHOST_OK);
+}

@@ -16,23 +16,6 @@ static void free_data(void *data, void *userdata) {
   freed++;
 }
 
-static void run(pyhost *h, const char *code) {
-  int rc = pyhost_exec(h, code, "<test>");
-  if (rc) fprintf(stderr, "%s\n%s\n", code, pyhost_errmsg(h));
-  CHECK_RC(rc, PYHOST_OK);
-}
-
-static void expect_py(pyhost *h, const char *expr, const char *want) {
-  pyhost_value *v = NULL;
-  int rc = pyhost_eval(h, expr, &v);
-  if (rc) fprintf(stderr, "%s: %s\n", expr, pyhost_errmsg(h));
-  CHECK_RC(rc, PYHOST_OK);
-  if (v && strcmp(pyhost_value_repr(h, v), want) != 0)
-    fprintf(stderr, "%s\n  got:  %s\n  want: %s\n", expr, pyhost_value_repr(h, v), want);
-  CHECK_STREQ(pyhost_value_repr(h, v), want);
-  pyhost_value_free(v);
-}
-
 /* A 1-D buffer of n items of letter fmt, copied from src into malloc'd memory that
  * free_data frees; bound to the global `name`. */
 static pyhost_buffer *lend(pyhost *h, const char *name, const char *fmt, const void *src,
@@ -60,10 +43,10 @@ TEST_CASE(formats_and_shapes) {
   pyhost_buffer *bd = lend(h, "d", "d", d, 8, 3, 0);
   pyhost_buffer *bb = lend(h, "b", NULL, bytes, 1, 5, 0);
   CHECK(pyhost_buffer_in_place(bq) == in_place());
-  expect_py(h, "(q.format, q.itemsize, q.ndim, q.shape, q.readonly, q.tolist())",
+  check_expect_py(h, "(q.format, q.itemsize, q.ndim, q.shape, q.readonly, q.tolist())",
             "('q', 8, 1, (4,), True, [1, -2, 9223372036854775807, -9223372036854775808])");
-  expect_py(h, "(d.format, d.tolist())", "('d', [0.5, -1.25, 1e+300])");
-  expect_py(h, "(b.format, b.tolist(), bytes(b[3:]))", "('B', [0, 1, 2, 254, 255], b'\\xfe\\xff')");
+  check_expect_py(h, "(d.format, d.tolist())", "('d', [0.5, -1.25, 1e+300])");
+  check_expect_py(h, "(b.format, b.tolist(), bytes(b[3:]))", "('B', [0, 1, 2, 254, 255], b'\\xfe\\xff')");
   /* a 2 x 3 matrix of int32, C order */
   int32_t *m = malloc(6 * sizeof *m);
   for (int i = 0; i < 6; i++) m[i] = i * 10;
@@ -74,13 +57,13 @@ TEST_CASE(formats_and_shapes) {
   CHECK_RC(pyhost_buffer_value(h, bm, &v), PYHOST_OK);
   CHECK_RC(pyhost_set_global(h, "m", v), PYHOST_OK);
   pyhost_value_free(v);
-  expect_py(h, "(m.shape, m.strides, m.tolist(), m[1, 2], m.nbytes)",
+  check_expect_py(h, "(m.shape, m.strides, m.tolist(), m[1, 2], m.nbytes)",
             "((2, 3), (12, 4), [[0, 10, 20], [30, 40, 50]], 50, 24)");
   /* slices and casts of the view read the same memory */
-  expect_py(h, "(q[1:3].tolist(), q[::-2].tolist(), b.cast('B', [5]).tolist()[4])",
+  check_expect_py(h, "(q[1:3].tolist(), q[::-2].tolist(), b.cast('B', [5]).tolist()[4])",
             "([-2, 9223372036854775807], [-9223372036854775808, -2], 255)");
-  expect_py(h, "m.cast('B').cast('i', [3, 2]).tolist()", "[[0, 10], [20, 30], [40, 50]]");
-  run(h, "del q, d, b, m");
+  check_expect_py(h, "m.cast('B').cast('i', [3, 2]).tolist()", "[[0, 10], [20, 30], [40, 50]]");
+  check_run(h, "del q, d, b, m");
   size_t left = 9;
   freed = 0;
   pyhost_buffer *all[] = {bq, bd, bb, bm};
@@ -97,23 +80,23 @@ TEST_CASE(readonly_and_writable) {
   int64_t q[3] = {1, 2, 3};
   pyhost_buffer *ro = lend(h, "ro", "q", q, 8, 3, 0);
   pyhost_buffer *rw = lend(h, "rw", "q", q, 8, 3, 1);
-  run(h, "try:\n    ro[0] = 5\nexcept TypeError as e:\n    err = str(e)\n");
-  expect_py(h, "err", "'cannot modify read-only memory'");
-  expect_py(h, "(ro.readonly, rw.readonly)", "(True, False)");
-  run(h, "rw[1] = 42\nrw[2] = -7");
-  expect_py(h, "rw.tolist()", "[1, 42, -7]");
+  check_run(h, "try:\n    ro[0] = 5\nexcept TypeError as e:\n    err = str(e)\n");
+  check_expect_py(h, "err", "'cannot modify read-only memory'");
+  check_expect_py(h, "(ro.readonly, rw.readonly)", "(True, False)");
+  check_run(h, "rw[1] = 42\nrw[2] = -7");
+  check_expect_py(h, "rw.tolist()", "[1, 42, -7]");
   if (in_place()) {
     pyhost_value *v = NULL;
     CHECK_RC(pyhost_eval(h, "rw.obj", &v), PYHOST_OK); /* the exporter */
     CHECK_STREQ(pyhost_value_type_name(v), "pyhost.HostMemory");
     pyhost_value_free(v);
-    expect_py(h, "rw.obj.__class__.__name__", "'HostMemory'");
+    check_expect_py(h, "rw.obj.__class__.__name__", "'HostMemory'");
     /* a consumer asking the exporter itself for writable memory is refused */
-    run(h, "import io\ntry:\n    io.BytesIO(b'x' * 8).readinto(ro.obj)\n    err = None\n"
+    check_run(h, "import io\ntry:\n    io.BytesIO(b'x' * 8).readinto(ro.obj)\n    err = None\n"
            "except (BufferError, TypeError) as e:\n    err = type(e).__name__\n");
-    expect_py(h, "(err, ro[0])", "('TypeError', 1)");
+    check_expect_py(h, "(err, ro[0])", "('TypeError', 1)");
   }
-  run(h, "del ro, rw");
+  check_run(h, "del ro, rw");
   freed = 0;
   CHECK_RC(pyhost_buffer_release(h, ro, NULL), PYHOST_OK);
   CHECK_RC(pyhost_buffer_release(h, rw, NULL), PYHOST_OK);
@@ -151,30 +134,30 @@ TEST_CASE(views_kept_past_release) {
   pyhost *h = check_start(NULL);
   int64_t q[6] = {10, 11, 12, 13, 14, 15};
   pyhost_buffer *b = lend(h, "v", "q", q, 8, 6, 1);
-  run(h, "kept = v\nsl = v[2:5]\nca = v.cast('B')\n");
+  check_run(h, "kept = v\nsl = v[2:5]\nca = v.cast('B')\n");
   freed = 0;
   size_t left = 0;
   CHECK_RC(pyhost_buffer_release(h, b, &left), PYHOST_OK);
   /* pyhost's own memoryview is released: the name Python kept raises */
-  run(h, "try:\n    kept[0]\n    err = None\nexcept ValueError as e:\n    err = str(e)\n");
-  expect_py(h, "'released' in err", "True");
+  check_run(h, "try:\n    kept[0]\n    err = None\nexcept ValueError as e:\n    err = str(e)\n");
+  check_expect_py(h, "'released' in err", "True");
   if (in_place()) {
     /* slices and casts still read the memory, which waits for them */
     CHECK(left == 1); /* both derive from pyhost's memoryview: one Py_buffer of it */
     CHECK(freed == 0);
-    expect_py(h, "(sl.tolist(), ca[8])", "([12, 13, 14], 11)");
+    check_expect_py(h, "(sl.tolist(), ca[8])", "([12, 13, 14], 11)");
     /* and the released loan hands out no new buffer */
-    run(h, "try:\n    memoryview(sl.obj)\n    err = None\nexcept BufferError as e:\n    err = str(e)\n");
-    expect_py(h, "err", "'the host has released this memory'");
-    run(h, "del sl");
+    check_run(h, "try:\n    memoryview(sl.obj)\n    err = None\nexcept BufferError as e:\n    err = str(e)\n");
+    check_expect_py(h, "err", "'the host has released this memory'");
+    check_run(h, "del sl");
     CHECK(freed == 0);
-    run(h, "del ca");
+    check_run(h, "del ca");
     CHECK(freed == 1);
   } else {
     /* before 3.11 Python reads its own copy: the host's memory is free at once */
     CHECK(left == 0);
     CHECK(freed == 1);
-    expect_py(h, "(sl.tolist(), ca[8])", "([12, 13, 14], 11)");
+    check_expect_py(h, "(sl.tolist(), ca[8])", "([12, 13, 14], 11)");
   }
   pyhost_free(h);
 }
@@ -200,7 +183,7 @@ TEST_CASE(release_clears_the_last_error) {
  * whatever that argument pointed at). */
 TEST_CASE(callf_view_after_a_failed_argument) {
   pyhost *h = check_start(NULL);
-  run(h, "def make(*a): return bytearray(4)\n");
+  check_run(h, "def make(*a): return bytearray(4)\n");
   char second[2 * sizeof(pyhost_view)];
   memset(second, 'x', sizeof second);
   second[sizeof second - 1] = '\0';
@@ -219,13 +202,13 @@ TEST_CASE(export_held_by_a_consumer) {
   pyhost *h = check_start(NULL);
   int64_t q[2] = {5, 6};
   pyhost_buffer *b = lend(h, "v", "q", q, 8, 2, 0);
-  run(h, "import array\nheld = memoryview(v)\nbio = __import__('io').BytesIO(v)\n");
+  check_run(h, "import array\nheld = memoryview(v)\nbio = __import__('io').BytesIO(v)\n");
   freed = 0;
   size_t left = 0;
   CHECK_RC(pyhost_buffer_release(h, b, &left), PYHOST_OK);
   CHECK(in_place() ? left >= 1 && freed == 0 : left == 0 && freed == 1);
-  expect_py(h, "(held.tolist(), bio.getvalue()[:1])", "([5, 6], b'\\x05')");
-  run(h, "del held, bio, v");
+  check_expect_py(h, "(held.tolist(), bio.getvalue()[:1])", "([5, 6], b'\\x05')");
+  check_run(h, "del held, bio, v");
   CHECK(freed == 1);
   pyhost_free(h);
 }
@@ -237,7 +220,7 @@ TEST_CASE(threads_read_while_the_host_releases) {
   for (int i = 0; i < N; i++) src[i] = i;
   pyhost_buffer *b = lend(h, "v", "q", src, 8, N, 0);
   free(src);
-  run(h, "import threading\n"
+  check_run(h, "import threading\n"
          "reads = 0\nerrors = []\nsums = []\n"
          "def reader(view, sliced):\n"
          "    global reads\n"
@@ -253,7 +236,7 @@ TEST_CASE(threads_read_while_the_host_releases) {
          "        if sliced is not None and reads > 20000: break\n"
          "ts = [threading.Thread(target=reader, args=(v, None)),\n"
          "      threading.Thread(target=reader, args=(v, v[1:]))]\n");
-  run(h, "N = 4096\nfor t in ts: t.start()");
+  check_run(h, "N = 4096\nfor t in ts: t.start()");
   /* wait until both read, then release under them */
   for (;;) {
     pyhost_value *r = NULL;
@@ -265,15 +248,15 @@ TEST_CASE(threads_read_while_the_host_releases) {
   freed = 0;
   size_t left = 0;
   CHECK_RC(pyhost_buffer_release(h, b, &left), PYHOST_OK);
-  run(h, "for t in ts: t.join()\ndel ts, v");
-  expect_py(h, "errors", "[]");
+  check_run(h, "for t in ts: t.join()\ndel ts, v");
+  check_expect_py(h, "errors", "[]");
   CHECK(freed == 1);
   pyhost_free(h);
 }
 
 TEST_CASE(python_buffers_in_place) {
   pyhost *h = check_start(NULL);
-  run(h, "import array\nba = bytearray(b'hello')\nar = array.array('d', [1.5, 2.5, 3.5])\n"
+  check_run(h, "import array\nba = bytearray(b'hello')\nar = array.array('d', [1.5, 2.5, 3.5])\n"
          "mv2 = memoryview(bytearray(range(12))).cast('B', [3, 4])\n");
   pyhost_value *ba = NULL, *ar = NULL, *mv2 = NULL, *by = NULL, *num = NULL;
   CHECK_RC(pyhost_get_global(h, "ba", &ba), PYHOST_OK);
@@ -287,11 +270,11 @@ TEST_CASE(python_buffers_in_place) {
   CHECK(view.len == 5 && !view.readonly && !view.copied && view.ndim == 1);
   CHECK_STREQ(view.format, "B");
   ((char *)view.data)[0] = 'j';
-  run(h, "try:\n    ba.append(1)\n    err = None\nexcept BufferError as e:\n    err = 'BufferError'\n");
-  expect_py(h, "(ba, err)", "(bytearray(b'jello'), 'BufferError')");
+  check_run(h, "try:\n    ba.append(1)\n    err = None\nexcept BufferError as e:\n    err = 'BufferError'\n");
+  check_expect_py(h, "(ba, err)", "(bytearray(b'jello'), 'BufferError')");
   pyhost_view_release(h, &view);
-  run(h, "ba.append(33)");
-  expect_py(h, "ba", "bytearray(b'jello!')");
+  check_run(h, "ba.append(33)");
+  check_expect_py(h, "ba", "bytearray(b'jello!')");
   /* a bytes value: C data, read in place without Python */
   CHECK_RC(pyhost_view_get(h, by, 0, &view), PYHOST_OK);
   CHECK(view.len == 5 && view.readonly && memcmp(view.data, "bytes", 5) == 0);
@@ -340,7 +323,7 @@ TEST_CASE(python_buffers_in_place) {
 
 TEST_CASE(callf_letters) {
   pyhost *h = check_start(NULL);
-  run(h, "def first(v): return v[0]\n"
+  check_run(h, "def first(v): return v[0]\n"
          "def make(n): return bytearray(i % 256 for i in range(n))\n"
          "def ints(n): return list(range(n))\n");
   int64_t q[2] = {77, 78};
@@ -393,7 +376,7 @@ TEST_CASE(arrays_of_numbers) {
   CHECK_RC(pyhost_set_global(h, "lq", lq), PYHOST_OK);
   CHECK_RC(pyhost_set_global(h, "ld", ld), PYHOST_OK);
   CHECK_RC(pyhost_set_global(h, "le", le), PYHOST_OK);
-  expect_py(h, "(type(lq).__name__, lq, ld, le)",
+  check_expect_py(h, "(type(lq).__name__, lq, ld, le)",
             "('list', [0, -1, 9223372036854775807, -9223372036854775808, 42], [0.5, -0.0, 1e-300], [])");
   int64_t back[5] = {0};
   size_t n = 0;
@@ -406,7 +389,7 @@ TEST_CASE(arrays_of_numbers) {
   CHECK(n == 3 && dback[0] == 0.5 && dback[2] == 1e-300);
   CHECK_RC(pyhost_value_to_doubles(h, lq, dback, 3, &n), PYHOST_RANGE); /* ints as floats */
   pyhost_value *t = NULL, *bad = NULL, *big = NULL, *conv = NULL;
-  run(h, "def ev(s): return eval(s)");
+  check_run(h, "def ev(s): return eval(s)");
   CHECK_RC(pyhost_eval(h, "(1, 2.0, 3)", &t), PYHOST_OK); /* converted: read in C */
   CHECK_RC(pyhost_value_to_doubles(h, t, dback, 3, &n), PYHOST_OK);
   CHECK(n == 3 && dback[1] == 2.0 && dback[2] == 3.0);
@@ -451,13 +434,13 @@ TEST_CASE(numpy_interop) {
   CHECK_RC(pyhost_buffer_value(h, b, &v), PYHOST_OK);
   CHECK_RC(pyhost_set_global(h, "img", v), PYHOST_OK);
   pyhost_value_free(v);
-  run(h, "a = np.asarray(img)\nrow_sums = a.sum(axis=1)\n");
-  expect_py(h, "(a.shape, a.dtype.str, row_sums.tolist())",
+  check_run(h, "a = np.asarray(img)\nrow_sums = a.sum(axis=1)\n");
+  check_expect_py(h, "(a.shape, a.dtype.str, row_sums.tolist())",
             "((4, 5), '<f4', [10.0, 35.0, 60.0, 85.0])");
   if (in_place()) {
     img[0] = 100.0f;
-    expect_py(h, "float(a[0, 0])", "100.0");
-    run(h, "a[3, 4] = -1");
+    check_expect_py(h, "float(a[0, 0])", "100.0");
+    check_run(h, "a[3, 4] = -1");
     CHECK(img[19] == -1.0f);
   }
   /* the result array read by the host in place */
@@ -487,8 +470,8 @@ TEST_CASE(numpy_interop) {
   CHECK_RC(pyhost_buffer_release(h, b, &left), PYHOST_OK);
   if (in_place()) {
     CHECK(left == 1 && freed == 0);
-    expect_py(h, "float(a[1, 1])", "6.0");
-    run(h, "del a");
+    check_expect_py(h, "float(a[1, 1])", "6.0");
+    check_run(h, "del a");
   }
   CHECK(freed == 1);
   pyhost_free(h);
@@ -529,7 +512,7 @@ TEST_CASE(bad_specs) {
   pyhost_value *v = NULL;
   CHECK_RC(pyhost_buffer_value(h, b, &v), PYHOST_OK);
   CHECK_RC(pyhost_set_global(h, "e", v), PYHOST_OK);
-  expect_py(h, "(len(e), e.tolist())", "(0, [])");
+  check_expect_py(h, "(len(e), e.tolist())", "(0, [])");
   pyhost_value_free(v);
   CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
   CHECK(b != NULL);
@@ -546,7 +529,7 @@ TEST_CASE(release_after_finalize) {
   int64_t q[2] = {1, 2};
   pyhost_buffer *kept = lend(h, "k", "q", q, 8, 2, 0);
   pyhost_buffer *held = lend(h, "v", "q", q, 8, 2, 0);
-  run(h, "import sys\nsys.keep_slice = v[1:]\n");
+  check_run(h, "import sys\nsys.keep_slice = v[1:]\n");
   freed = 0;
   CHECK_RC(pyhost_buffer_release(h, held, NULL), PYHOST_OK);
   CHECK(freed == (in_place() ? 0 : 1));
@@ -645,49 +628,49 @@ TEST_CASE(host_type_exports_its_payload) {
   CHECK(exports_of(h, obj) == 0);
 
   /* a memoryview reads and writes the host's pixels in place */
-  run(h, "mv = memoryview(c)");
-  expect_py(h, "(mv.format, mv.shape, mv.strides, mv.readonly, mv[2, 3])",
+  check_run(h, "mv = memoryview(c)");
+  check_expect_py(h, "(mv.format, mv.shape, mv.strides, mv.readonly, mv[2, 3])",
             "('B', (3, 4), (4, 1), False, 11)");
-  run(h, "mv[1, 2] = 200");
+  check_run(h, "mv[1, 2] = 200");
   CHECK(c.px[6] == 200);
   c.px[0] = 77;
-  expect_py(h, "mv[0, 0]", "77");
+  check_expect_py(h, "mv[0, 0]", "77");
   CHECK(exports_of(h, obj) == 1);
 
   /* while exported: resize is refused (BufferError), and so is invalidation */
-  run(h, "try:\n    c.resize(8, 8)\nexcept BufferError as e:\n    err = str(e)\nelse:\n    err = None");
-  expect_py(h, "err", "'Canvas has 1 exported view(s): cannot resize'");
+  check_run(h, "try:\n    c.resize(8, 8)\nexcept BufferError as e:\n    err = str(e)\nelse:\n    err = None");
+  check_expect_py(h, "err", "'Canvas has 1 exported view(s): cannot resize'");
   CHECK_RC(pyhost_object_invalidate(h, obj, canvas_type), PYHOST_BUSY);
   CHECK_CONTAINS(pyhost_errmsg(h), "Python holds 1 buffer view of the img.Canvas");
-  expect_py(h, "mv[1, 2]", "200"); /* still valid: nothing changed */
+  check_expect_py(h, "mv[1, 2]", "200"); /* still valid: nothing changed */
 
   /* a cast and slice holds the export after the first view goes; each is counted */
-  run(h, "row = memoryview(c).cast('B')[4:8]\ndel mv");
+  check_run(h, "row = memoryview(c).cast('B')[4:8]\ndel mv");
   CHECK(exports_of(h, obj) == 1);
-  run(h, "two = (memoryview(c), memoryview(c))");
+  check_run(h, "two = (memoryview(c), memoryview(c))");
   CHECK(exports_of(h, obj) == 3);
-  run(h, "del two");
-  expect_py(h, "row.tolist()", "[4, 5, 200, 7]");
+  check_run(h, "del two");
+  check_expect_py(h, "row.tolist()", "[4, 5, 200, 7]");
 
   /* release unblocks: the host resizes, and a new view sees the new memory */
-  run(h, "row.release()");
+  check_run(h, "row.release()");
   CHECK(exports_of(h, obj) == 0);
-  run(h, "c.resize(5, 2)\nmv = memoryview(c)");
-  expect_py(h, "(mv.shape, bytes(mv) == bytes(10))", "((2, 5), True)");
+  check_run(h, "c.resize(5, 2)\nmv = memoryview(c)");
+  check_expect_py(h, "(mv.shape, bytes(mv) == bytes(10))", "((2, 5), True)");
   CHECK(c.w == 5 && c.hgt == 2);
-  run(h, "mv.release()");
+  check_run(h, "mv.release()");
 
   /* read-only: writes raise, and consumers asking for writable memory are refused */
   c.writable = 0;
-  run(h, "mv = memoryview(c)");
-  expect_py(h, "mv.readonly", "True");
-  run(h, "try:\n    mv[0, 0] = 1\nexcept TypeError:\n    ok = True\nelse:\n    ok = False");
-  expect_py(h, "ok", "True");
+  check_run(h, "mv = memoryview(c)");
+  check_expect_py(h, "mv.readonly", "True");
+  check_run(h, "try:\n    mv[0, 0] = 1\nexcept TypeError:\n    ok = True\nelse:\n    ok = False");
+  check_expect_py(h, "ok", "True");
   pyhost_view v;
   CHECK_RC(pyhost_view_get(h, obj, PYHOST_VIEW_WRITABLE, &v), PYHOST_TYPE);
   CHECK_CONTAINS(pyhost_errmsg(h), "img.Canvas: the buffer is read-only");
   CHECK(exports_of(h, obj) == 1); /* mv's alone */
-  run(h, "mv.release()");
+  check_run(h, "mv.release()");
   /* the host reads its own type's buffer as any other, in place */
   CHECK_RC(pyhost_view_get(h, obj, 0, &v), PYHOST_OK);
   CHECK(v.data == c.px && v.readonly && v.ndim == 2 && v.shape[0] == 2 && v.shape[1] == 5);
@@ -698,31 +681,31 @@ TEST_CASE(host_type_exports_its_payload) {
 
   /* the host's refusal and a description pyhost cannot read: BufferError, no view */
   c.refuse = PYHOST_BUSY;
-  run(h, "try:\n    memoryview(c)\nexcept BufferError as e:\n    err = str(e)");
-  expect_py(h, "err", "'img.Canvas: the host gives no buffer now (PYHOST_BUSY)'");
+  check_run(h, "try:\n    memoryview(c)\nexcept BufferError as e:\n    err = str(e)");
+  check_expect_py(h, "err", "'img.Canvas: the host gives no buffer now (PYHOST_BUSY)'");
   c.refuse = 0;
   c.format = "x";
-  run(h, "try:\n    memoryview(c)\nexcept BufferError as e:\n    err = str(e)");
+  check_run(h, "try:\n    memoryview(c)\nexcept BufferError as e:\n    err = str(e)");
   CHECK(exports_of(h, obj) == 0);
-  expect_py(h, "err.startswith('img.Canvas: the host\\'s buffer: format \"x\" is not one')", "True");
+  check_expect_py(h, "err.startswith('img.Canvas: the host\\'s buffer: format \"x\" is not one')", "True");
   c.format = NULL; /* "B" */
 
   /* numpy, where it imports: the array is the host's memory, and holds an export */
   if (pyhost_exec(h, "import numpy as np", "<test>") == PYHOST_OK) {
-    run(h, "a = np.asarray(c)\na[1, 4] = 9");
+    check_run(h, "a = np.asarray(c)\na[1, 4] = 9");
     CHECK(c.px[9] == 9);
     CHECK(exports_of(h, obj) == 1);
-    run(h, "del a");
+    check_run(h, "del a");
     CHECK(exports_of(h, obj) == 0);
   }
 
   /* Python drops the object while a view lives: the payload stays until the view ends */
   c.px[9] = 9;
-  run(h, "mv = memoryview(c)\ndel c");
+  check_run(h, "mv = memoryview(c)\ndel c");
   pyhost_value_free(obj);
   CHECK(canvas_destroyed == 0);
-  expect_py(h, "mv[1, 4]", "9");
-  run(h, "mv.release()");
+  check_expect_py(h, "mv[1, 4]", "9");
+  check_run(h, "mv.release()");
   CHECK(canvas_destroyed == 1);
   free(c.px);
   pyhost_type_free(h, canvas_type);

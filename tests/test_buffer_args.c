@@ -17,23 +17,6 @@ static pyhost_view kept;             /* a copy a callback keeps past its call */
 static const pyhost_view *kept_ptr;  /* and the pointer it was given */
 static int release_inside;           /* keeper: release its own view during the call */
 
-static void run(pyhost *h, const char *code) {
-  int rc = pyhost_exec(h, code, "<test>");
-  if (rc) fprintf(stderr, "%s\n%s\n", code, pyhost_errmsg(h));
-  CHECK_RC(rc, PYHOST_OK);
-}
-
-static void expect_py(pyhost *h, const char *expr, const char *want) {
-  pyhost_value *v = NULL;
-  int rc = pyhost_eval(h, expr, &v);
-  if (rc) fprintf(stderr, "%s: %s\n", expr, pyhost_errmsg(h));
-  CHECK_RC(rc, PYHOST_OK);
-  if (v && strcmp(pyhost_value_repr(h, v), want) != 0)
-    fprintf(stderr, "%s\n  got:  %s\n  want: %s\n", expr, pyhost_value_repr(h, v), want);
-  CHECK_STREQ(pyhost_value_repr(h, v), want);
-  pyhost_value_free(v);
-}
-
 /* "len:sum:format:ndim:readonly:copied" of a view: what the callbacks answer. */
 static int describe(pyhost *h, pyhost_ret *ret, const pyhost_view *v) {
   unsigned long sum = 0;
@@ -151,7 +134,7 @@ static pyhost *start(void) {
                            .constructor_signature = "Crc(seed: buffer = None)",
                            .payload_size = sizeof(int64_t)};
   CHECK_RC(pyhost_type_new(h, mod, &spec, &crc_type), PYHOST_OK);
-  run(h, "import bufargs, sys, array\n"
+  check_run(h, "import bufargs, sys, array\n"
          "def err(f, *a, **k):\n"
          "    try:\n        f(*a, **k)\n    except Exception as e:\n"
          "        return type(e).__name__ + ': ' + str(e)\n");
@@ -168,60 +151,60 @@ static int in_place(void) { return check_minor() >= 11; }
 TEST_CASE(typed_buffer_parameters) {
   pyhost *h = start();
   /* bytes and bytearray in place on every version */
-  expect_py(h, "bufargs.checksum(b'abc')", "'3:294:B:1:1:0'");
-  expect_py(h, "bufargs.checksum(bytearray(b'abc'))", "'3:294:B:1:0:0'");
-  expect_py(h, "bufargs.checksum(data=b'')", "'0:0:B:1:1:0'");
+  check_expect_py(h, "bufargs.checksum(b'abc')", "'3:294:B:1:1:0'");
+  check_expect_py(h, "bufargs.checksum(bytearray(b'abc'))", "'3:294:B:1:0:0'");
+  check_expect_py(h, "bufargs.checksum(data=b'')", "'0:0:B:1:1:0'");
   /* a contiguous memoryview slice: its own bytes; in place from 3.11, a copy before */
-  run(h, "mv = memoryview(bytearray(range(10)))");
-  expect_py(h, "bufargs.checksum(mv[2:5])", in_place() ? "'3:9:B:1:0:0'" : "'3:9:B:1:1:1'");
+  check_run(h, "mv = memoryview(bytearray(range(10)))");
+  check_expect_py(h, "bufargs.checksum(mv[2:5])", in_place() ? "'3:9:B:1:0:0'" : "'3:9:B:1:1:1'");
   /* array.array keeps its format */
-  run(h, "ar = array.array('i', [1, 2, 3])");
-  expect_py(h, "bufargs.checksum(ar).split(':')[2:4]", "['i', '1']");
-  expect_py(h, "bufargs.checksum(ar).split(':')[0]", "'12'");
+  check_run(h, "ar = array.array('i', [1, 2, 3])");
+  check_expect_py(h, "bufargs.checksum(ar).split(':')[2:4]", "['i', '1']");
+  check_expect_py(h, "bufargs.checksum(ar).split(':')[0]", "'12'");
   /* a strided view is no contiguous buffer (3.11+; before, it arrives as a C-ordered copy) */
   if (in_place())
-    expect_py(h, "err(bufargs.checksum, mv[::2])",
+    check_expect_py(h, "err(bufargs.checksum, mv[::2])",
               "\"TypeError: bufargs.checksum() argument 'data' must be contiguous buffer, not memoryview\"");
   else
-    expect_py(h, "bufargs.checksum(mv[::2])", "'5:20:B:1:1:1'");
+    check_expect_py(h, "bufargs.checksum(mv[::2])", "'5:20:B:1:1:1'");
   /* rwbuffer: the callback's writes reach the caller's object */
-  run(h, "ba = bytearray(4)\nn = bufargs.fill(ba, 7)");
-  expect_py(h, "(n, ba)", "(4, bytearray(b'\\x07\\x07\\x07\\x07'))");
+  check_run(h, "ba = bytearray(4)\nn = bufargs.fill(ba, 7)");
+  check_expect_py(h, "(n, ba)", "(4, bytearray(b'\\x07\\x07\\x07\\x07'))");
   if (in_place())
-    expect_py(h, "(bufargs.fill(mv[8:], 1), mv.tolist()[7:])", "(2, [7, 1, 1])");
+    check_expect_py(h, "(bufargs.fill(mv[8:], 1), mv.tolist()[7:])", "(2, [7, 1, 1])");
   else /* a memoryview lends a copy before 3.11: only bytearray is writable in place */
-    expect_py(h, "err(bufargs.fill, mv[8:], 1)",
+    check_expect_py(h, "err(bufargs.fill, mv[8:], 1)",
               "\"TypeError: bufargs.fill() argument 'data' must be bytearray (other exporters lend "
               "no writable memory before Python 3.11), not memoryview\"");
   /* wrong arguments: CPython's words, the parameter named */
-  expect_py(h, "err(bufargs.checksum, 5)",
+  check_expect_py(h, "err(bufargs.checksum, 5)",
             "\"TypeError: bufargs.checksum() argument 'data' must be bytes-like object, not int\"");
-  expect_py(h, "err(bufargs.checksum, 'text')",
+  check_expect_py(h, "err(bufargs.checksum, 'text')",
             "\"TypeError: bufargs.checksum() argument 'data' must be bytes-like object, not str\"");
-  expect_py(h, "err(bufargs.fill, b'ro')",
+  check_expect_py(h, "err(bufargs.fill, b'ro')",
             "\"TypeError: bufargs.fill() argument 'data' must be read-write bytes-like object, not bytes\"");
-  expect_py(h, "err(bufargs.checksum)", "\"TypeError: bufargs.checksum() missing required argument 'data' (pos 1)\"");
-  expect_py(h, "err(bufargs.maybe, 1.5)",
+  check_expect_py(h, "err(bufargs.checksum)", "\"TypeError: bufargs.checksum() missing required argument 'data' (pos 1)\"");
+  check_expect_py(h, "err(bufargs.maybe, 1.5)",
             "\"TypeError: bufargs.maybe() argument 'data' must be bytes-like object or None, not float\"");
   /* None as the default, and the signature Python reads */
-  expect_py(h, "(bufargs.maybe(), bufargs.maybe(None), bufargs.maybe(b'xy'))", "(-1, -1, 2)");
-  run(h, "import inspect");
-  expect_py(h, "str(inspect.signature(bufargs.checksum))", "'(data)'");
-  expect_py(h, "str(inspect.signature(bufargs.fill))", "'(data, byte=0)'");
-  expect_py(h, "str(inspect.signature(bufargs.maybe))", "'(data=None)'");
+  check_expect_py(h, "(bufargs.maybe(), bufargs.maybe(None), bufargs.maybe(b'xy'))", "(-1, -1, 2)");
+  check_run(h, "import inspect");
+  check_expect_py(h, "str(inspect.signature(bufargs.checksum))", "'(data)'");
+  check_expect_py(h, "str(inspect.signature(bufargs.fill))", "'(data, byte=0)'");
+  check_expect_py(h, "str(inspect.signature(bufargs.maybe))", "'(data=None)'");
   /* a typed method */
-  expect_py(h, "(lambda c: (c.update(b'\\x01\\x02'), c.update(bytearray(b'\\x03'))))(bufargs.Crc())", "(3, 6)");
-  expect_py(h, "bufargs.Crc(seed=b'\\x05').update(b'\\x01')", "6");
-  expect_py(h, "err(bufargs.Crc, 2)",
+  check_expect_py(h, "(lambda c: (c.update(b'\\x01\\x02'), c.update(bytearray(b'\\x03'))))(bufargs.Crc())", "(3, 6)");
+  check_expect_py(h, "bufargs.Crc(seed=b'\\x05').update(b'\\x01')", "6");
+  check_expect_py(h, "err(bufargs.Crc, 2)",
             "\"TypeError: bufargs.Crc() argument 'seed' must be bytes-like object or None, not int\"");
-  expect_py(h, "err(bufargs.Crc().update, 3)",
+  check_expect_py(h, "err(bufargs.Crc().update, 3)",
             "\"TypeError: bufargs.Crc.update() argument 'data' must be bytes-like object, not int\"");
   /* the fast form's getter, with pyhost_view_get's flags */
-  expect_py(h, "bufargs.view(b'ab', 0)", "'2:195:B:1:1:0'");
-  expect_py(h, "err(bufargs.view, 7, 0)", "'TypeError: bufargs.view() argument 0: expected bytes-like object, got int'");
-  expect_py(h, "err(bufargs.view, b'ab', 1)",
+  check_expect_py(h, "bufargs.view(b'ab', 0)", "'2:195:B:1:1:0'");
+  check_expect_py(h, "err(bufargs.view, 7, 0)", "'TypeError: bufargs.view() argument 0: expected bytes-like object, got int'");
+  check_expect_py(h, "err(bufargs.view, b'ab', 1)",
             "'TypeError: bufargs.view() argument 0: expected read-write bytes-like object, got bytes'");
-  expect_py(h, "bufargs.view(bytearray(b'ab'), 3)", "'2:195:B:1:0:0'");
+  check_expect_py(h, "bufargs.view(bytearray(b'ab'), 3)", "'2:195:B:1:0:0'");
   /* signatures pyhost refuses */
   CHECK_RC(pyhost_module_add_typed_function(h, mod, "f(data: buffer = b'')", checksum, NULL, NULL),
            PYHOST_MISUSE);
@@ -240,12 +223,12 @@ TEST_CASE(typed_buffer_parameters) {
 
 TEST_CASE(typed_buffer_released_after_the_call) {
   pyhost *h = start();
-  run(h, "ba = bytearray(b'abcdef')\nbase = sys.getrefcount(ba)\n"
+  check_run(h, "ba = bytearray(b'abcdef')\nbase = sys.getrefcount(ba)\n"
          "def resizable(b):\n    try:\n        b.append(0)\n        b.pop()\n"
          "        return True\n    except BufferError:\n        return False\n");
-  expect_py(h, "bufargs.keeper(ba)", "'6:597:B:1:0:0'");
+  check_expect_py(h, "bufargs.keeper(ba)", "'6:597:B:1:0:0'");
   /* released once, after the call: the bytearray resizes, the count is back */
-  expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
+  check_expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
   /* the copy kept past the call: its release is refused, nothing released twice */
   pyhost_view_release(h, &kept);
   CHECK_CONTAINS(pyhost_errmsg(h), "borrowed view");
@@ -253,45 +236,45 @@ TEST_CASE(typed_buffer_released_after_the_call) {
   CHECK(kept_ptr->data == NULL && kept_ptr->len == 0);
   pyhost_view_release(h, (pyhost_view *)kept_ptr);
   CHECK_CONTAINS(pyhost_errmsg(h), "borrowed view");
-  expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
+  check_expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
   /* a failing callback: released all the same */
-  expect_py(h, "err(bufargs.keeper, ba, True)", "'ValueError: keeper failed on purpose'");
-  expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
+  check_expect_py(h, "err(bufargs.keeper, ba, True)", "'ValueError: keeper failed on purpose'");
+  check_expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
   /* a callback that releases its view itself: refused, the export held to the end */
   release_inside = 1;
-  expect_py(h, "bufargs.keeper(ba)", "'6:597:B:1:0:0'");
-  expect_py(h, "(inside, resizable(ba), sys.getrefcount(ba) - base)", "('BufferError', True, 0)");
+  check_expect_py(h, "bufargs.keeper(ba)", "'6:597:B:1:0:0'");
+  check_expect_py(h, "(inside, resizable(ba), sys.getrefcount(ba) - base)", "('BufferError', True, 0)");
   release_inside = 0;
   /* the exporter gone after the call: a late release of the copy touches nothing (a
    * read after free under ASan otherwise) */
-  expect_py(h, "bufargs.keeper(bytearray(b'x' * 1000))", "'1000:120000:B:1:0:0'");
-  run(h, "import gc\ngc.collect()");
+  check_expect_py(h, "bufargs.keeper(bytearray(b'x' * 1000))", "'1000:120000:B:1:0:0'");
+  check_run(h, "import gc\ngc.collect()");
   pyhost_view_release(h, &kept);
   CHECK_CONTAINS(pyhost_errmsg(h), "borrowed view");
   CHECK(kept_ptr->data == NULL);
   pyhost_view_release(h, (pyhost_view *)kept_ptr);
   CHECK_CONTAINS(pyhost_errmsg(h), "borrowed view");
   /* the fast form's view likewise */
-  expect_py(h, "bufargs.view(ba, 0)", "'6:597:B:1:0:0'");
-  expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
+  check_expect_py(h, "bufargs.view(ba, 0)", "'6:597:B:1:0:0'");
+  check_expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
   pyhost_view_release(h, &kept);
   CHECK_CONTAINS(pyhost_errmsg(h), "borrowed view");
-  expect_py(h, "sys.getrefcount(ba) - base", "0");
+  check_expect_py(h, "sys.getrefcount(ba) - base", "0");
   /* a refused call (too many arguments) after a view was taken: released too */
-  expect_py(h, "err(bufargs.keeper, ba, False, 3)", "'TypeError: bufargs.keeper() takes at most 2 positional arguments (3 given)'");
-  expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
+  check_expect_py(h, "err(bufargs.keeper, ba, False, 3)", "'TypeError: bufargs.keeper() takes at most 2 positional arguments (3 given)'");
+  check_expect_py(h, "(resizable(ba), sys.getrefcount(ba) - base)", "(True, 0)");
   finish(h);
 }
 
 TEST_CASE(typed_buffer_hostile_exporters) {
   pyhost *h = start();
   /* not a buffer: none of its dunders runs, TypeError names it */
-  run(h, "class Sneaky:\n    ran = []\n"
+  check_run(h, "class Sneaky:\n    ran = []\n"
          "    def __index__(self): Sneaky.ran.append('index'); return 5\n"
          "    def __len__(self): Sneaky.ran.append('len'); return 5\n"
          "    def __iter__(self): Sneaky.ran.append('iter'); return iter(b'abcde')\n"
          "    def __bytes__(self): Sneaky.ran.append('bytes'); return b'abcde'\n");
-  expect_py(h, "(err(bufargs.checksum, Sneaky()), err(bufargs.fill, Sneaky()), Sneaky.ran)",
+  check_expect_py(h, "(err(bufargs.checksum, Sneaky()), err(bufargs.fill, Sneaky()), Sneaky.ran)",
             "(\"TypeError: bufargs.checksum() argument 'data' must be bytes-like object, not __main__.Sneaky\", "
             "\"TypeError: bufargs.fill() argument 'data' must be read-write bytes-like object, not __main__.Sneaky\", [])");
   CHECK(calls == 0);
@@ -300,7 +283,7 @@ TEST_CASE(typed_buffer_hostile_exporters) {
     return;
   }
   /* an exporter written in Python (3.12+): its code runs inside the binding */
-  run(h, "class Exporter:\n"
+  check_run(h, "class Exporter:\n"
          "    def __init__(self, data, how=None):\n"
          "        self.data, self.how, self.released = bytearray(data), how, 0\n"
          "    def __buffer__(self, flags):\n"
@@ -315,26 +298,26 @@ TEST_CASE(typed_buffer_hostile_exporters) {
          "        if self.how == 'release raises': raise RuntimeError('release boom')\n"
          "seen = []\n"
          "sys.unraisablehook = lambda u: seen.append(str(u.exc_value))\n");
-  run(h, "e = Exporter(b'abc')\nr = bufargs.checksum(e)");
-  expect_py(h, "(r, e.released)", "('3:294:B:1:0:0', 1)");
-  run(h, "e = Exporter(b'abc', 'raise')");
-  expect_py(h, "(err(bufargs.checksum, e), e.released)", "(\"KeyError: 'no buffer today'\", 0)");
-  run(h, "e = Exporter(b'ab', 'recurse')\nr = bufargs.checksum(e)");
-  expect_py(h, "(r, e.released)", "('2:195:B:1:0:0', 1)");
-  run(h, "e = Exporter(b'ab', 'other')");
-  expect_py(h, "(lambda m: m.startswith('TypeError') and '__buffer__' in m)(err(bufargs.checksum, e))", "True");
-  run(h, "e = Exporter(b'ab', 'release raises')\nr = bufargs.checksum(e)");
-  expect_py(h, "(r, e.released, seen)", "('2:195:B:1:0:0', 1, ['release boom'])");
+  check_run(h, "e = Exporter(b'abc')\nr = bufargs.checksum(e)");
+  check_expect_py(h, "(r, e.released)", "('3:294:B:1:0:0', 1)");
+  check_run(h, "e = Exporter(b'abc', 'raise')");
+  check_expect_py(h, "(err(bufargs.checksum, e), e.released)", "(\"KeyError: 'no buffer today'\", 0)");
+  check_run(h, "e = Exporter(b'ab', 'recurse')\nr = bufargs.checksum(e)");
+  check_expect_py(h, "(r, e.released)", "('2:195:B:1:0:0', 1)");
+  check_run(h, "e = Exporter(b'ab', 'other')");
+  check_expect_py(h, "(lambda m: m.startswith('TypeError') and '__buffer__' in m)(err(bufargs.checksum, e))", "True");
+  check_run(h, "e = Exporter(b'ab', 'release raises')\nr = bufargs.checksum(e)");
+  check_expect_py(h, "(r, e.released, seen)", "('2:195:B:1:0:0', 1, ['release boom'])");
   /* writable asked of a Python exporter: its memoryview is writable */
-  run(h, "e = Exporter(b'ab')\nn = bufargs.fill(e, 5)");
-  expect_py(h, "(n, e.data, e.released)", "(2, bytearray(b'\\x05\\x05'), 1)");
+  check_run(h, "e = Exporter(b'ab')\nn = bufargs.fill(e, 5)");
+  check_expect_py(h, "(n, e.data, e.released)", "(2, bytearray(b'\\x05\\x05'), 1)");
   /* the function unregistered by the exporter: the call is refused before the
    * callback, the view released */
   int before = calls;
-  run(h, "e = Exporter(b'ab', 'unregister')\nf = bufargs.checksum\nmsg = err(f, e)");
+  check_run(h, "e = Exporter(b'ab', 'unregister')\nf = bufargs.checksum\nmsg = err(f, e)");
   CHECK(calls == before);
-  expect_py(h, "(msg.startswith('RuntimeError'), 'unregistered' in msg, e.released)", "(True, True, 1)");
-  run(h, "del f, e");
+  check_expect_py(h, "(msg.startswith('RuntimeError'), 'unregistered' in msg, e.released)", "(True, True, 1)");
+  check_run(h, "del f, e");
   finish(h);
 }
 
@@ -344,21 +327,21 @@ TEST_CASE(typed_buffer_numpy) {
     finish(h);
     SKIP("numpy is not installed for this Python");
   }
-  run(h, "a = np.arange(6, dtype=np.int16).reshape(2, 3)");
-  expect_py(h, "bufargs.checksum(a)", in_place() ? "'12:15:h:2:0:0'" : "'12:15:h:2:1:1'");
+  check_run(h, "a = np.arange(6, dtype=np.int16).reshape(2, 3)");
+  check_expect_py(h, "bufargs.checksum(a)", in_place() ? "'12:15:h:2:0:0'" : "'12:15:h:2:1:1'");
   /* a transposed array is strided: refused from 3.11, a C-ordered copy before */
   if (in_place())
-    expect_py(h, "err(bufargs.checksum, a.T)",
+    check_expect_py(h, "err(bufargs.checksum, a.T)",
               "\"TypeError: bufargs.checksum() argument 'data' must be contiguous buffer, not numpy.ndarray\"");
-  run(h, "a.flags.writeable = False");
-  expect_py(h, "err(bufargs.fill, a, 1)",
+  check_run(h, "a.flags.writeable = False");
+  check_expect_py(h, "err(bufargs.fill, a, 1)",
             in_place() ? "\"TypeError: bufargs.fill() argument 'data' must be read-write bytes-like object, not numpy.ndarray\""
                        : "\"TypeError: bufargs.fill() argument 'data' must be bytearray (other exporters lend no "
                          "writable memory before Python 3.11), not numpy.ndarray\"");
-  run(h, "b = np.zeros(4, dtype=np.uint8)");
+  check_run(h, "b = np.zeros(4, dtype=np.uint8)");
   if (in_place()) {
-    run(h, "bufargs.fill(b, 9)");
-    expect_py(h, "b.tolist()", "[9, 9, 9, 9]");
+    check_run(h, "bufargs.fill(b, 9)");
+    check_expect_py(h, "b.tolist()", "[9, 9, 9, 9]");
   }
   finish(h);
 }

@@ -12,17 +12,6 @@
 
 static pyhost *start(void) { return check_start(NULL); }
 
-static void expect_py(pyhost *h, const char *expr, const char *want) {
-  pyhost_value *v = NULL;
-  int rc = pyhost_eval(h, expr, &v);
-  if (rc) fprintf(stderr, "%s: %s\n", expr, pyhost_errmsg(h));
-  CHECK_RC(rc, PYHOST_OK);
-  if (v && strcmp(pyhost_value_repr(h, v), want) != 0)
-    fprintf(stderr, "%s\n  got:  %s\n  want: %s\n", expr, pyhost_value_repr(h, v), want);
-  CHECK_STREQ(pyhost_value_repr(h, v), want);
-  pyhost_value_free(v);
-}
-
 /* The last line of the traceback of a statement that must raise. */
 static void expect_raise(pyhost *h, const char *code, const char *want) {
   int rc = pyhost_exec(h, code, "<test>");
@@ -84,17 +73,17 @@ static pyhost_module *setup(pyhost *h) {
 TEST_CASE(typed_arguments_and_defaults) {
   pyhost *h = start();
   pyhost_module *m = setup(h);
-  expect_py(h, "tm.scale(3, 2.5)", "7.5");
-  expect_py(h, "tm.scale(x=3, factor=0.5)", "1.5");
-  expect_py(h, "tm.scale(2.0, factor=4)", "8.0");
-  expect_py(h, "tm.mix(1)", "'i1 f2.5 b0 None None sa, b/4/1'");
-  expect_py(h, "tm.mix(-7, 1, True, s='h\\u00e9', b=b'\\x00xy', t='')",
+  check_expect_py(h, "tm.scale(3, 2.5)", "7.5");
+  check_expect_py(h, "tm.scale(x=3, factor=0.5)", "1.5");
+  check_expect_py(h, "tm.scale(2.0, factor=4)", "8.0");
+  check_expect_py(h, "tm.mix(1)", "'i1 f2.5 b0 None None sa, b/4/1'");
+  check_expect_py(h, "tm.mix(-7, 1, True, s='h\\u00e9', b=b'\\x00xy', t='')",
             "'i-7 f1 b1 sh\xc3\xa9/3/1 y3 s/0/1'");
-  expect_py(h, "tm.mix(2, flag=True, s=None)", "'i2 f2.5 b1 None None sa, b/4/1'");
-  expect_py(h, "tm.mix(2**63-1, -0.5, False)", "'i9223372036854775807 f-0.5 b0 None None sa, b/4/1'");
-  expect_py(h, "tm.mix(*[3], **{'t': 'kw', 'flag': True})", "'i3 f2.5 b1 None None skw/2/1'");
+  check_expect_py(h, "tm.mix(2, flag=True, s=None)", "'i2 f2.5 b1 None None sa, b/4/1'");
+  check_expect_py(h, "tm.mix(2**63-1, -0.5, False)", "'i9223372036854775807 f-0.5 b0 None None sa, b/4/1'");
+  check_expect_py(h, "tm.mix(*[3], **{'t': 'kw', 'flag': True})", "'i3 f2.5 b1 None None skw/2/1'");
   /* subclasses of the declared types are taken, by their value */
-  expect_py(h, "(lambda I, S: tm.mix(I(5), s=S('sub')))(type('I', (int,), {}), "
+  check_expect_py(h, "(lambda I, S: tm.mix(I(5), s=S('sub')))(type('I', (int,), {}), "
                "type('S', (str,), {}))",
             "'i5 f2.5 b0 ssub/3/1 None sa, b/4/1'");
   pyhost_module_free(h, m);
@@ -127,7 +116,7 @@ TEST_CASE(typed_errors_name_the_function_and_parameter) {
   /* caught by Python like any exception */
   CHECK_RC(pyhost_exec(h, "try:\n    tm.scale(1)\nexcept TypeError as e:\n    caught = str(e)\n", NULL),
            PYHOST_OK);
-  expect_py(h, "caught", "\"tm.scale() missing required argument 'factor' (pos 2)\"");
+  check_expect_py(h, "caught", "\"tm.scale() missing required argument 'factor' (pos 2)\"");
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
@@ -150,34 +139,34 @@ TEST_CASE(typed_quick_binding_keywords) {
                           "            tm.four(k, c=k + 1)]\n"
                           "got = [sites(k) for k in range(3)]\n", NULL),
            PYHOST_OK);
-  expect_py(h, "got[2]", "['i-2 f0.5 i2 sd/1/1', 'i-2 f0.5 i2 sd/1/1', 'i2 f0.5 i2 sx/1/1', "
+  check_expect_py(h, "got[2]", "['i-2 f0.5 i2 sd/1/1', 'i-2 f0.5 i2 sd/1/1', 'i2 f0.5 i2 sx/1/1', "
                          "'i2 f2 i3 sy/1/1', 'i2 f1.5 i7 sz/1/1', 'i2 f0.5 i3 sd/1/1']");
-  expect_py(h, "got[0] == sites(0) and got[1] == sites(1)", "True");
+  check_expect_py(h, "got[0] == sites(0) and got[1] == sites(1)", "True");
   /* names made at run time (not interned), and ** from dicts built per call */
-  expect_py(h, "tm.four(1, **{''.join(['c']): 9, 'd': ''.join(['q'])})", "'i1 f0.5 i9 sq/1/1'");
-  expect_py(h, "[tm.four(**{'a': k, 'c': -k}) for k in (4, 5)]",
+  check_expect_py(h, "tm.four(1, **{''.join(['c']): 9, 'd': ''.join(['q'])})", "'i1 f0.5 i9 sq/1/1'");
+  check_expect_py(h, "[tm.four(**{'a': k, 'c': -k}) for k in (4, 5)]",
             "['i4 f0.5 i-4 sd/1/1', 'i5 f0.5 i-5 sd/1/1']");
   /* errors after a kept match: each is still worded by the full binder */
-  expect_py(h, "tm.scale(x=2, factor=3)", "6.0");
+  check_expect_py(h, "tm.scale(x=2, factor=3)", "6.0");
   expect_raise(h, "tm.scale(1, x=2)",
                "TypeError: argument for tm.scale() given by name ('x') and position (1)");
   expect_raise(h, "tm.scale(factor=2)", "TypeError: tm.scale() missing required argument 'x' (pos 1)");
-  expect_py(h, "tm.mix(1, t='z', flag=True)", "'i1 f2.5 b1 None None sz/1/1'");
+  check_expect_py(h, "tm.mix(1, t='z', flag=True)", "'i1 f2.5 b1 None None sz/1/1'");
   expect_raise(h, "tm.mix(1, t='z', i=2)",
                "TypeError: 'i' is an invalid keyword argument for tm.mix() (positional-only)");
   expect_raise(h, "tm.four(1, e=2)", "TypeError: tm.four() got an unexpected keyword argument 'e'");
   /* -1 and the ends of the 64-bit range read as ints, one past them refused */
-  expect_py(h, "[tm.four(-1, c=-1), tm.four(-2**63, c=2**63-1)]",
+  check_expect_py(h, "[tm.four(-1, c=-1), tm.four(-2**63, c=2**63-1)]",
             "['i-1 f0.5 i-1 sd/1/1', 'i-9223372036854775808 f0.5 i9223372036854775807 sd/1/1']");
   expect_raise(h, "tm.four(-2**63-1)", "OverflowError: tm.four() argument 'a': int does not fit in 64 bits");
   expect_raise(h, "tm.four(1, c=2**63)", "OverflowError: tm.four() argument 'c': int does not fit in 64 bits");
-  expect_py(h, "tm.four(2**40, 1)", "'i1099511627776 f1 i3 sd/1/1'");
+  check_expect_py(h, "tm.four(2**40, 1)", "'i1099511627776 f1 i3 sd/1/1'");
   /* more positional arguments than parameters, or than positional parameters, each of
    * a type the quick binding reads */
   CHECK_RC(pyhost_module_add_typed_function(h, m, "kwo(a: int, *, b: int = 0)", typed_show,
                                             (void *)2, NULL),
            PYHOST_OK);
-  expect_py(h, "tm.kwo(1, b=2)", "'i1 i2'");
+  check_expect_py(h, "tm.kwo(1, b=2)", "'i1 i2'");
   expect_raise(h, "tm.kwo(1, 2)", "TypeError: tm.kwo() takes at most 1 positional argument (2 given)");
   expect_raise(h, "tm.four(1, 2.0, 3, 'x', 5)",
                "TypeError: tm.four() takes at most 4 positional arguments (5 given)");
@@ -220,7 +209,7 @@ TEST_CASE(typed_results_set_in_turn) {
   pyhost_module *m = setup(h);
   CHECK_RC(pyhost_module_add_typed_function(h, m, "turns(mode: str)", typed_turns, NULL, NULL),
            PYHOST_OK);
-  expect_py(h, "[tm.turns(x) for x in ['', 'f', 'i', '0', 'fi', 'if', 'f0', 'sf', 'fs', 'iy', "
+  check_expect_py(h, "[tm.turns(x) for x in ['', 'f', 'i', '0', 'fi', 'if', 'f0', 'sf', 'fs', 'iy', "
                "'fb', 'bf', 's0', 'nf', 'fn', 'fni', 'fsif']]",
             "[None, 1.5, -7, None, -7, 1.5, None, 1.5, 's', b'y', True, 1.5, None, 1.5, 1.5, -7, 1.5]");
   expect_raise(h, "tm.turns('fr')", "ValueError: after a result");
@@ -246,14 +235,14 @@ TEST_CASE(typed_str_quick_binding) {
   CHECK_RC(pyhost_module_add_typed_function(h, m, "slen(s: str, k: int = 0)", typed_slen, NULL,
                                             NULL),
            PYHOST_OK);
-  expect_py(h, "[tm.slen(x) for x in ['', 'ab', 'h\\u00e9llo', '\\u20ac' * 3, 'x' * 1000]]",
+  check_expect_py(h, "[tm.slen(x) for x in ['', 'ab', 'h\\u00e9llo', '\\u20ac' * 3, 'x' * 1000]]",
             "[0, 2, 6, 9, 1000]");
-  expect_py(h, "(tm.slen('ab', 1), tm.slen(s='ab'), tm.slen('ab', k=2), tm.slen(k=3, s='\\u00e9'))",
+  check_expect_py(h, "(tm.slen('ab', 1), tm.slen(s='ab'), tm.slen('ab', k=2), tm.slen(k=3, s='\\u00e9'))",
             "(3, 2, 4, 5)");
   CHECK_RC(pyhost_exec(h, "class S(str): pass\n", NULL), PYHOST_OK);
-  expect_py(h, "tm.slen(S('abc'))", "3");
+  check_expect_py(h, "tm.slen(S('abc'))", "3");
   expect_raise(h, "tm.slen('a\\ud800')", "UnicodeEncodeError");
-  expect_py(h, "[tm.slen('\\u00e9') for _ in range(3)]", "[2, 2, 2]");
+  check_expect_py(h, "[tm.slen('\\u00e9') for _ in range(3)]", "[2, 2, 2]");
   expect_raise(h, "tm.slen(3)", "TypeError");
   pyhost_module_free(h, m);
   pyhost_free(h);
@@ -300,18 +289,18 @@ TEST_CASE(typed_scalar_calls_end_every_way) {
                                             NULL, NULL),
            PYHOST_OK);
   for (int round = 0; round < 3; round++) { /* the same calls again, with any cache warm */
-    expect_py(h, "tm.outcome(0, 1.25)", "2.5");
-    expect_py(h, "tm.outcome(1, 7.9)", "7");
-    expect_py(h, "tm.outcome(2, 0.5)", "None");
-    expect_py(h, "tm.outcome(3, 0.5)", "'made'");
+    check_expect_py(h, "tm.outcome(0, 1.25)", "2.5");
+    check_expect_py(h, "tm.outcome(1, 7.9)", "7");
+    check_expect_py(h, "tm.outcome(2, 0.5)", "None");
+    check_expect_py(h, "tm.outcome(3, 0.5)", "'made'");
     expect_raise(h, "tm.outcome(4, 0.5)", "ValueError: raised after a result (0.5)");
     expect_raise(h, "tm.outcome(5, 0.5)", "RuntimeError: tm.outcome: PYHOST_MISUSE");
-    expect_py(h, "tm.outcome(6, 0.5)", "28.5");
-    expect_py(h, "tm.outcome(7, 0.5)", "-0.5");
+    check_expect_py(h, "tm.outcome(6, 0.5)", "28.5");
+    check_expect_py(h, "tm.outcome(7, 0.5)", "-0.5");
     expect_raise(h, "tm.outcome(9, 0.5)", "ValueError: mode 9");
     /* past the common call: an int for the float, keywords, a bool for the int */
-    expect_py(h, "tm.outcome(0, 2)", "4.0");
-    expect_py(h, "tm.outcome(x=1.5, mode=0)", "3.0");
+    check_expect_py(h, "tm.outcome(0, 2)", "4.0");
+    check_expect_py(h, "tm.outcome(x=1.5, mode=0)", "3.0");
     expect_raise(h, "tm.outcome(True, 2.5)",
                  "TypeError: tm.outcome() argument 'mode' must be int, not bool");
   }
@@ -401,12 +390,12 @@ TEST_CASE(typed_signature_seen_by_python) {
   pyhost *h = start();
   pyhost_module *m = setup(h);
   CHECK_RC(pyhost_exec(h, "import inspect", NULL), PYHOST_OK);
-  expect_py(h, "str(inspect.signature(tm.mix))",
+  check_expect_py(h, "str(inspect.signature(tm.mix))",
             "\"(i, x=2.5, /, flag=False, *, s=None, b=None, t='a, b')\"");
-  expect_py(h, "str(inspect.signature(tm.scale))", "'(x, factor)'");
-  expect_py(h, "tm.mix.__doc__", "'Mixes.'");
-  expect_py(h, "tm.mix.__text_signature__", "\"(i, x=2.5, /, flag=False, *, s=None, b=None, t='a, b')\"");
-  expect_py(h, "tm.mix.__name__", "'mix'");
+  check_expect_py(h, "str(inspect.signature(tm.scale))", "'(x, factor)'");
+  check_expect_py(h, "tm.mix.__doc__", "'Mixes.'");
+  check_expect_py(h, "tm.mix.__text_signature__", "\"(i, x=2.5, /, flag=False, *, s=None, b=None, t='a, b')\"");
+  check_expect_py(h, "tm.mix.__name__", "'mix'");
   pyhost_module_free(h, m);
   pyhost_free(h);
 }
@@ -469,8 +458,8 @@ TEST_CASE(typed_bad_signatures) {
   CHECK_RC(pyhost_module_add_typed_function(h, m, " none ( ) ", typed_show, (void *)0, NULL),
            PYHOST_OK);
   CHECK_RC(pyhost_exec(h, "import tm", NULL), PYHOST_OK);
-  expect_py(h, "tm.f16(*range(15), p=-1)", "'i0 i1 i2 i3 i4 i5 i6 i7 i8 i9 i10 i11 i12 i13 i14 i-1'");
-  expect_py(h, "tm.none()", "''");
+  check_expect_py(h, "tm.f16(*range(15), p=-1)", "'i0 i1 i2 i3 i4 i5 i6 i7 i8 i9 i10 i11 i12 i13 i14 i-1'");
+  check_expect_py(h, "tm.none()", "''");
   expect_raise(h, "tm.none(1)", "TypeError: tm.none() takes at most 0 positional arguments (1 given)");
   pyhost_module_free(h, m);
   pyhost_free(h);
@@ -540,20 +529,20 @@ TEST_CASE(typed_hostile_python) {
   define_hostile(h);
   expect_raise(h, "tm.mix(Idx())", "TypeError: tm.mix() argument 'i' must be int, not __main__.Idx");
   expect_raise(h, "tm.scale(Idx(), 1)", "TypeError: tm.scale() argument 'x' must be float, not __main__.Idx");
-  expect_py(h, "tm.mix(1, s=Str('mine'))", "'i1 f2.5 b0 smine/4/1 None sa, b/4/1'");
+  check_expect_py(h, "tm.mix(1, s=Str('mine'))", "'i1 f2.5 b0 smine/4/1 None sa, b/4/1'");
   /* a keyword whose name is a str subclass with its own __eq__ */
-  expect_py(h, "tm.scale(2, **{Str('factor'): 3})", "6.0");
-  expect_py(h, "ran", "[]");
+  check_expect_py(h, "tm.scale(2, **{Str('factor'): 3})", "6.0");
+  check_expect_py(h, "ran", "[]");
   /* the keyword dict emptied by the callback while it holds a str from it */
   CHECK_RC(pyhost_exec(h, "d = {'s': ''.join(['x'] * 1000)}", NULL), PYHOST_OK);
-  expect_py(h, "len(tm.keep(**d))", "1000");
+  check_expect_py(h, "len(tm.keep(**d))", "1000");
   CHECK_RC(pyhost_exec(h, "d = {'b': bytes(range(200)) * 5}", NULL), PYHOST_OK);
-  expect_py(h, "tm.keepb(**d) == bytes(range(200)) * 5", "True");
+  check_expect_py(h, "tm.keepb(**d) == bytes(range(200)) * 5", "True");
   /* endless recursion through the host: RecursionError, no crash */
   expect_raise(h, "tm.rec(0)", "RecursionError");
   /* removed by its own call: the call finishes, the next raises */
   CHECK_RC(pyhost_exec(h, "g = tm.gone", NULL), PYHOST_OK);
-  expect_py(h, "g(41)", "42");
+  check_expect_py(h, "g(41)", "42");
   expect_raise(h, "g(1)", "RuntimeError: tm.gone was unregistered by the host");
   CHECK_RC(pyhost_exec(h, "tm.gone", NULL), PYHOST_PYEXC); /* gone from the module */
   pyhost_module_free(h, m);
@@ -633,19 +622,19 @@ TEST_CASE(typed_methods_and_constructor) {
   pyhost *h = start();
   pyhost_type *t = NULL;
   pyhost_module *m = setup_types(h, &t);
-  expect_py(h, "tt.C(5).get()", "5");
-  expect_py(h, "tt.C(5, 'abc').get()", "8");
-  expect_py(h, "tt.C(start=2, label='x').get()", "3");
-  expect_py(h, "tt.C(5, None).get()", "5");
+  check_expect_py(h, "tt.C(5).get()", "5");
+  check_expect_py(h, "tt.C(5, 'abc').get()", "8");
+  check_expect_py(h, "tt.C(start=2, label='x').get()", "3");
+  check_expect_py(h, "tt.C(5, None).get()", "5");
   CHECK_RC(pyhost_exec(h, "c = tt.C(1)", NULL), PYHOST_OK);
-  expect_py(h, "c.add(2)", "3");
-  expect_py(h, "c.add(2, 3)", "9");
-  expect_py(h, "c.add(times=2, n=-1)", "7");
-  expect_py(h, "tt.C.add(c, 1)", "8");
-  expect_py(h, "(lambda f: f(1, times=2))(c.add)", "10"); /* a bound method */
-  expect_py(h, "c.show(1, 's', flag=True)", "'f1 ss/1/1 b1'");
-  expect_py(h, "c.show(2.5)", "'f2.5 None b0'");
-  expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]");
+  check_expect_py(h, "c.add(2)", "3");
+  check_expect_py(h, "c.add(2, 3)", "9");
+  check_expect_py(h, "c.add(times=2, n=-1)", "7");
+  check_expect_py(h, "tt.C.add(c, 1)", "8");
+  check_expect_py(h, "(lambda f: f(1, times=2))(c.add)", "10"); /* a bound method */
+  check_expect_py(h, "c.show(1, 's', flag=True)", "'f1 ss/1/1 b1'");
+  check_expect_py(h, "c.show(2.5)", "'f2.5 None b0'");
+  check_expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]");
   pyhost_type_free(h, t);
   pyhost_module_free(h, m);
   pyhost_free(h);
@@ -670,16 +659,16 @@ TEST_CASE(typed_methods_quick_ints_at_the_edges) {
   pyhost_type *t = NULL;
   pyhost_module *m = setup_types(h, &t);
   CHECK_RC(pyhost_exec(h, "c = tt.C(0)", NULL), PYHOST_OK);
-  expect_py(h, "c.add(-1, 1)", "-1");
-  expect_py(h, "c.add(1, -1)", "-2");
-  expect_py(h, "c.add(-2**63, 0)", "-2");
+  check_expect_py(h, "c.add(-1, 1)", "-1");
+  check_expect_py(h, "c.add(1, -1)", "-2");
+  check_expect_py(h, "c.add(-2**63, 0)", "-2");
   expect_raise(h, "c.add(2**63, 1)", "OverflowError: tt.C.add() argument 'n': int does not fit in 64 bits");
   expect_raise(h, "c.add(1, -2**63-1)",
                "OverflowError: tt.C.add() argument 'times': int does not fit in 64 bits");
-  expect_py(h, "[c.add(1, 1), c.add(-1, -1)]", "[-1, 0]");
+  check_expect_py(h, "[c.add(1, 1), c.add(-1, -1)]", "[-1, 0]");
   expect_raise(h, "tt.C(2**64, 'x')", "OverflowError: tt.C() argument 'start': int does not fit in 64 bits");
   expect_raise(h, "tt.C(-1, 'x')", "ValueError: start must be >= 0");
-  expect_py(h, "tt.C(3, 'ab').get()", "5");
+  check_expect_py(h, "tt.C(3, 'ab').get()", "5");
   /* floats and ints mixed, every argument given: the constructor's quick binding too */
   static const pyhost_typed_method_def scaled_methods[] = {{"mul(y: float)", scaled_mul, NULL}};
   pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT, .name = "S", .typed_methods = scaled_methods,
@@ -688,11 +677,11 @@ TEST_CASE(typed_methods_quick_ints_at_the_edges) {
                            .payload_size = sizeof(double)};
   pyhost_type *st = NULL;
   CHECK_RC(pyhost_type_new(h, m, &spec, &st), PYHOST_OK);
-  expect_py(h, "[tt.S(1.5, 2).mul(0.5), tt.S(2.0, -1).mul(-1.0), tt.S(1, 2).mul(2)]", "[1.5, 2.0, 4.0]");
+  check_expect_py(h, "[tt.S(1.5, 2).mul(0.5), tt.S(2.0, -1).mul(-1.0), tt.S(1, 2).mul(2)]", "[1.5, 2.0, 4.0]");
   expect_raise(h, "tt.S(1.5, -2**63-1)", "OverflowError: tt.S() argument 'n': int does not fit in 64 bits");
   expect_raise(h, "tt.S(1.5, 2).mul(2**1100)", "OverflowError: ");
   expect_raise(h, "tt.S(2, 1.5)", "TypeError: tt.S() argument 'n' must be int, not float");
-  expect_py(h, "tt.S(-0.5, -1).mul(4.0)", "2.0");
+  check_expect_py(h, "tt.S(-0.5, -1).mul(4.0)", "2.0");
   pyhost_type_free(h, st);
   pyhost_type_free(h, t);
   pyhost_module_free(h, m);
@@ -757,20 +746,20 @@ TEST_CASE(typed_methods_errors) {
   CHECK_RC(pyhost_exec(h, "import inspect", NULL), PYHOST_OK);
   /* a heap type's __text_signature__ comes from its doc, and inspect reads a class's,
    * from 3.10 (None and ValueError before) */
-  expect_py(h, "tt.C.__text_signature__ if sys.version_info >= (3, 10) else 'old'",
+  check_expect_py(h, "tt.C.__text_signature__ if sys.version_info >= (3, 10) else 'old'",
             at_least(h, 10) ? "'(start, label=None)'" : "'old'");
-  expect_py(h, "str(inspect.signature(tt.C)) if sys.version_info >= (3, 10) else 'old'",
+  check_expect_py(h, "str(inspect.signature(tt.C)) if sys.version_info >= (3, 10) else 'old'",
             at_least(h, 10) ? "'(start, label=None)'" : "'old'");
-  expect_py(h, "str(inspect.signature(tt.C.add))", "'(self, /, n, times=1)'");
-  expect_py(h, "str(inspect.signature(c.add))", "'(n, times=1)'");
-  expect_py(h, "str(inspect.signature(c.show))", "'(x, /, s=None, *, flag=False)'");
-  expect_py(h, "str(inspect.signature(c.get))", "'()'");
-  expect_py(h, "tt.C.get.__doc__", "'The value.'");
-  expect_py(h, "tt.C.__doc__", "'A counter.'");
-  expect_py(h, "c.add.__self__ is c", "True");
+  check_expect_py(h, "str(inspect.signature(tt.C.add))", "'(self, /, n, times=1)'");
+  check_expect_py(h, "str(inspect.signature(c.add))", "'(n, times=1)'");
+  check_expect_py(h, "str(inspect.signature(c.show))", "'(x, /, s=None, *, flag=False)'");
+  check_expect_py(h, "str(inspect.signature(c.get))", "'()'");
+  check_expect_py(h, "tt.C.get.__doc__", "'The value.'");
+  check_expect_py(h, "tt.C.__doc__", "'A counter.'");
+  check_expect_py(h, "c.add.__self__ is c", "True");
   /* the method descriptor's class is immutable from 3.10, so CPython caches the
    * method's look-up (its specializer refuses descriptors of mutable classes) */
-  expect_py(h, "bool(type(tt.C.__dict__['add']).__flags__ & (1 << 8)) == (sys.version_info >= (3, 10))",
+  check_expect_py(h, "bool(type(tt.C.__dict__['add']).__flags__ & (1 << 8)) == (sys.version_info >= (3, 10))",
             "True");
   /* bad specs are refused, naming the cause */
   pyhost_type *bad = NULL;
@@ -807,13 +796,13 @@ TEST_CASE(typed_methods_hostile_python) {
   expect_raise(h, "tt.C(Idx())", "TypeError: tt.C() argument 'start' must be int, not __main__.Idx");
   expect_raise(h, "c.add(Idx())", "TypeError: tt.C.add() argument 'n' must be int, not __main__.Idx");
   expect_raise(h, "c.show(Idx())", "TypeError: tt.C.show() argument 'x' must be float, not __main__.Idx");
-  expect_py(h, "tt.C(1, Str('ab')).get()", "3");
-  expect_py(h, "c.add(2, **{Str('times'): 3})", "7");
-  expect_py(h, "tt.C(**{Str('start'): 4}).get()", "4");
-  expect_py(h, "ran", "[]");
+  check_expect_py(h, "tt.C(1, Str('ab')).get()", "3");
+  check_expect_py(h, "c.add(2, **{Str('times'): 3})", "7");
+  check_expect_py(h, "tt.C(**{Str('start'): 4}).get()", "4");
+  check_expect_py(h, "ran", "[]");
   /* recursion through the host with no Python frame between the levels */
   expect_raise(h, "tt.C(1).again()", "RecursionError");
-  expect_py(h, "tt.C(2).get()", "2"); /* and the next call runs */
+  check_expect_py(h, "tt.C(2).get()", "2"); /* and the next call runs */
   pyhost_type_free(h, t);
   pyhost_module_free(h, m);
   pyhost_free(h);
@@ -826,8 +815,8 @@ TEST_CASE(typed_constructor_calls_like_type_call) {
   pyhost *h = start();
   pyhost_type *t = NULL;
   pyhost_module *m = setup_types(h, &t);
-  expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]"); /* the quick way */
-  expect_py(h, "tt.C(*[4]).get(), tt.C(*(), **{'start': 5}).get(), tt.C(6, label=None).get()",
+  check_expect_py(h, "[tt.C(i).get() for i in range(3)]", "[0, 1, 2]"); /* the quick way */
+  check_expect_py(h, "tt.C(*[4]).get(), tt.C(*(), **{'start': 5}).get(), tt.C(6, label=None).get()",
             "(4, 5, 6)");
   expect_raise(h, "tt.C(1, 2, 3)", "TypeError: tt.C() takes at most 2 positional arguments (3 given)");
   expect_raise(h, "tt.C(1, start=2)",
@@ -840,14 +829,14 @@ TEST_CASE(typed_constructor_calls_like_type_call) {
                        "c = tt.C(8, label='ab')\n",
                        NULL),
            PYHOST_OK);
-  expect_py(h, "seen", "[(7, (7,), {}), (10, (8,), {'label': 'ab'})]");
+  check_expect_py(h, "seen", "[(7, (7,), {}), (10, (8,), {'label': 'ab'})]");
   CHECK_RC(pyhost_exec(h, "del tt.C.__init__", NULL), PYHOST_OK);
-  expect_py(h, "tt.C(9).get(), len(seen)", "(9, 2)");
+  check_expect_py(h, "tt.C(9).get(), len(seen)", "(9, 2)");
   /* a __new__ set on the class replaces the constructor (deleting it would leave
    * object's: CPython's rule) */
   CHECK_RC(pyhost_exec(h, "tt.C.__new__ = staticmethod(lambda cls, *a, **k: ('new', a, k))", NULL),
            PYHOST_OK);
-  expect_py(h, "tt.C(1), tt.C(2, label='x')", "(('new', (1,), {}), ('new', (2,), {'label': 'x'}))");
+  check_expect_py(h, "tt.C(1), tt.C(2, label='x')", "(('new', (1,), {}), ('new', (2,), {'label': 'x'}))");
   /* a subclass's own __init__ runs (3.8+: subclasses are refused before) */
   pyhost_type *sub = NULL;
   pyhost_type_spec spec = {PYHOST_TYPE_SPEC_INIT,
@@ -866,7 +855,7 @@ TEST_CASE(typed_constructor_calls_like_type_call) {
                          "s = [tt.K(3), S(4)]\n",
                          NULL),
              PYHOST_OK);
-    expect_py(h, "[type(x).__name__ for x in s], s[0].get(), s[1].get(), s[1].twice",
+    check_expect_py(h, "[type(x).__name__ for x in s], s[0].get(), s[1].get(), s[1].twice",
               "(['K', 'S'], 3, 4, 8)");
   }
   pyhost_type_free(h, sub);
@@ -881,7 +870,7 @@ TEST_CASE(typed_constructor_calls_like_type_call) {
                             .constructor_signature = "K2(start: int, *, extra: int = 0)",
                             .payload_size = sizeof(struct counter)};
   CHECK_RC(pyhost_type_new(h, m, &kspec, &kwo), PYHOST_OK);
-  expect_py(h, "tt.K2(1).get(), tt.K2(2, extra=5).get()", "(1, 2)");
+  check_expect_py(h, "tt.K2(1).get(), tt.K2(2, extra=5).get()", "(1, 2)");
   expect_raise(h, "tt.K2(1, 2)", "TypeError: tt.K2() takes at most 1 positional argument (2 given)");
   pyhost_type_free(h, kwo);
   pyhost_type_free(h, t);
@@ -938,19 +927,19 @@ TEST_CASE(typed_methods_past_the_trampolines) {
                        "        got.append(getattr(type(o), 'm%d' % i)(o, 2, 5) == 7)\n",
                        NULL),
            PYHOST_OK);
-  expect_py(h, "len(got), all(got)", "(1200, True)");
+  check_expect_py(h, "len(got), all(got)", "(1200, True)");
   /* the last type's methods are past the 512 trampolines: the same errors either way,
    * but the unbound form's own message */
   expect_raise(h, "many.T5(0).m99()", "TypeError: many.T5.m99() missing required argument 'a' (pos 1)");
   expect_raise(h, "many.T0(0).m1()", "TypeError: many.T0.m1() missing required argument 'a' (pos 1)");
   expect_raise(h, "many.T5.m99(1, 2)",
                "TypeError: many.T5.m99() needs a 'many.T5' object as its first argument");
-  expect_py(h, "type(many.T5.__dict__['m99']).__name__, type(many.T0.__dict__['m1']).__name__",
+  check_expect_py(h, "type(many.T5.__dict__['m99']).__name__, type(many.T0.__dict__['m1']).__name__",
             "('method', 'method_descriptor')");
   /* up to 3.9 the runtime caches a look-up on a type only when the type has
    * Py_TPFLAGS_HAVE_VERSION_TAG (bit 18, in those versions' Py_TPFLAGS_DEFAULT): every
    * type pyhost makes has it there, so `obj.m` does not walk the class's MRO each time */
-  expect_py(h,
+  check_expect_py(h,
             "__import__('sys').version_info >= (3, 10) or all(t.__flags__ & (1 << 18) for t in "
             "(many.T5, type(many.T5.__dict__['m99']), type(many.T5(0).m99)))",
             "True");
@@ -1003,25 +992,25 @@ TEST_CASE(scalar_reads_run_no_python_code) {
                        NULL),
            PYHOST_OK);
   /* typed functions: by position (the full binder after the quick one) and keyword */
-  expect_py(h, "tm.scale(I(3), I(2))", "6.0");
-  expect_py(h, "tm.scale(x=I(3), factor=F(2.5))", "7.5");
-  expect_py(h, "tm.scale(F(1.5), 2)", "3.0");
-  expect_py(h, "tm.mix(I(-5), I(4))", "'i-5 f4 b0 None None sa, b/4/1'");
+  check_expect_py(h, "tm.scale(I(3), I(2))", "6.0");
+  check_expect_py(h, "tm.scale(x=I(3), factor=F(2.5))", "7.5");
+  check_expect_py(h, "tm.scale(F(1.5), 2)", "3.0");
+  check_expect_py(h, "tm.mix(I(-5), I(4))", "'i-5 f4 b0 None None sa, b/4/1'");
   expect_raise(h, "tm.scale(I(2**1100), 1)",
                "OverflowError: tm.scale() argument 'x': int too large to convert to float");
   expect_raise(h, "tm.scale(True, 1)", "TypeError: tm.scale() argument 'x' must be float, not bool");
   expect_raise(h, "tm.mix(False)", "TypeError: tm.mix() argument 'i' must be int, not bool");
   /* typed constructors and methods */
-  expect_py(h, "tt.S(I(2), I(3)).mul(I(4))", "24.0");
-  expect_py(h, "tt.S(x=F(0.5), n=I(2)).mul(y=F(3.0))", "3.0");
-  expect_py(h, "tt.C(I(7), label=None).add(I(2), times=I(3))", "13");
+  check_expect_py(h, "tt.S(I(2), I(3)).mul(I(4))", "24.0");
+  check_expect_py(h, "tt.S(x=F(0.5), n=I(2)).mul(y=F(3.0))", "3.0");
+  check_expect_py(h, "tt.C(I(7), label=None).add(I(2), times=I(3))", "13");
   /* the fast form's getters */
-  expect_py(h, "tm.floats(I(3), I(5))", "15.0");
-  expect_py(h, "tm.floats(F(0.25), I(4))", "1.0");
+  check_expect_py(h, "tm.floats(I(3), I(5))", "15.0");
+  check_expect_py(h, "tm.floats(F(0.25), I(4))", "1.0");
   expect_raise(h, "tm.floats(I(2**1100), 1)",
                "OverflowError: tm.floats() argument 0: int too large to convert to float");
   expect_raise(h, "tm.floats(True, 1)", "TypeError: tm.floats() argument 0: expected float, got bool");
-  expect_py(h, "ran", "[]");
+  check_expect_py(h, "ran", "[]");
   /* the typed results of calls into Python */
   pyhost_callable *give = NULL;
   CHECK_RC(pyhost_prepare_name(h, "give", &give), PYHOST_OK);
@@ -1058,7 +1047,7 @@ TEST_CASE(scalar_reads_run_no_python_code) {
   CHECK(count == 3 && dv[0] == 3.0 && dv[1] == 2.5 && dv[2] == 1.0);
   pyhost_value_free(ints);
   pyhost_value_free(floats);
-  expect_py(h, "ran", "[]");
+  check_expect_py(h, "ran", "[]");
   pyhost_value_free(i3);
   pyhost_value_free(f2);
   pyhost_callable_free(give);
@@ -1179,7 +1168,7 @@ TEST_CASE(removed_function_never_runs) {
   }
   /* before 3.10 a collection ran inside calls (from 3.10 the calls allocate nothing the
    * collector tracks) */
-  expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
+  check_expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
   pyhost_module_free(h, victim_module);
   pyhost_free(h);
 }
@@ -1295,7 +1284,7 @@ TEST_CASE(invalidated_instance_never_runs) {
     pyhost_value_free(v);
     pyhost_value_free(inv_obj);
   }
-  expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
+  check_expect_py(h, "state['hits'] > 0 or __import__('sys').version_info >= (3, 10)", "True");
   pyhost_type_free(h, inv_type);
   pyhost_module_free(h, m);
   pyhost_free(h);
