@@ -22,9 +22,12 @@ TEST_CASE(gil_assertion_stops_a_call_without_the_gil) {
  * counts it), a host callback's frame, init's or finalize's own hold. */
 TEST_CASE(gil_assertion_reads_the_thread_record) {
   CHECK(!pyhost__gil_held());
-  pyhost__thread.call.depth = 1;
+  struct pyhost__call record = {.depth = 1};
+  pyhost__thread.call = &record;
   CHECK(pyhost__gil_held());
-  pyhost__thread.call.depth = 0;
+  record.depth = 0;
+  CHECK(!pyhost__gil_held());
+  pyhost__thread.call = NULL;
   struct pyhost__frame f = {NULL, NULL, NULL};
   pyhost__thread.frame = &f;
   CHECK(pyhost__gil_held());

@@ -215,16 +215,18 @@ void pyhost__clear_message(const pyhost *h);
 void pyhost__free_messages(pyhost *h);
 
 /* ---- per-thread state (state.c) ---- */
-/* A thread's record while it is inside a pyhost call (runtime/inflight.c): linked on
- * pyhost__process.running by its outermost call, so pyhost_interrupt can reach it. */
+/* A thread's record for pyhost_interrupt (runtime/inflight.c): made by the thread's
+ * first call, linked on pyhost__process.threads until the thread exits, on the heap
+ * (so that no other thread reads a thread-local that is going away); depth > 0 says the
+ * thread is inside a call now. */
 struct pyhost__call {
   unsigned long ident;  /* PyThread_get_thread_ident(): the id SetAsyncExc matches */
-  int depth;            /* nested calls (host function callbacks calling pyhost) */
-  int nogil;            /* calls counted without the GIL (pyhost__enter_nogil) */
-  struct pyhost__thread *thread; /* its thread's state: the interrupted flag */
+  int depth;            /* nested calls (host function callbacks calling pyhost); GIL */
+  struct pyhost__thread *thread; /* its thread's state (the interrupted flag): read only
+                                  * while depth > 0, when the thread is alive */
   int protected;        /* inside pyhost's own Python work: not to be interrupted */
   struct pyhost__sub *sub; /* the sub-interpreter it runs in now (runtime/subinterp.c) */
-  struct pyhost__call *prev, *next;
+  struct pyhost__call *prev, *next; /* under pyhost__process.threads_lock */
 };
 
 struct pyhost__pp;
@@ -248,7 +250,8 @@ struct pyhost__thread {
   unsigned long nesting;   /* entries from Python that pyhost guards (bridge.h), nested */
   int interrupted; /* pyhost_interrupt sent this thread an asynchronous exception during
                     * its current outermost call (inflight.c; GIL-protected) */
-  struct pyhost__call call; /* this thread in a call (inflight.c) */
+  struct pyhost__call *call; /* this thread's record (inflight.c), NULL before its first call */
+  int nogil;               /* calls counted in flight without the GIL (inflight.c) */
   /* the process-level plugin whose turn this thread waits for, or NULL; a plugin's
    * turn is owned by a thread's pyhost__thread (bridge/plugin_proc.c: deadlock
    * detection; under that level's monitor) */
@@ -304,7 +307,10 @@ struct pyhost__process {
   /* finalize's hooks for the bridge (runtime/teardown.c), in the order added */
   struct pyhost__teardown *teardown, **teardown_end;
   /* calls in flight (runtime/inflight.c) */
-  struct pyhost__call *running;    /* the threads inside a call */
+  /* the threads that made a call and have not exited, each once (their records, under
+   * threads_lock: a spin lock, held for a few loads and stores, never across a wait) */
+  struct pyhost__call *threads;
+  atomic_flag threads_lock;
   _Atomic long in_flight;          /* calls counted in, not yet out (read without the GIL) */
   _Atomic int gate_open;           /* 1 while calls may start (read without the GIL) */
   /* a child forked while other threads were inside calls: those threads do not exist
@@ -348,7 +354,7 @@ static inline int pyhost__handle_live(const pyhost *h) {
  * state, asked only by PYHOST__ASSERT_GIL. */
 static inline int pyhost__gil_held(void) {
   const struct pyhost__thread *t = &pyhost__thread;
-  return t->call.depth > 0 || t->frame != NULL || t->gil_own > 0;
+  return (t->call && t->call->depth > 0) || t->frame != NULL || t->gil_own > 0;
 }
 /* Every function whose comment says it runs with the GIL asserts it (docs/design.md). */
 #define PYHOST__ASSERT_GIL() PYHOST__ASSERT(pyhost__gil_held())

@@ -15,6 +15,13 @@ void pyhost__sleep_ms(unsigned ms);
  * do not fork).  fn runs on the child's only thread, the one that called fork(). */
 void pyhost__on_fork_child(void (*fn)(void));
 
+/* Has fn(value) run on the calling thread when it exits (from its start function's
+ * return or its own exit call; not on a thread still running when the process exits,
+ * nor once the library is unloaded).  One fn per process: the first call's (later calls
+ * pass the same one); one value per thread: a later call replaces it.  value NULL
+ * cancels.  0, or -1 when the platform has no room for it. */
+int pyhost__at_thread_exit(void (*fn)(void *), void *value);
+
 /* Milliseconds of a monotonic clock (never set back; its zero is arbitrary).  The
  * deadlines below are values of it; PYHOST__FOREVER waits without one. */
 int64_t pyhost__clock_ms(void);

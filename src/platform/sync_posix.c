@@ -19,6 +19,35 @@ void pyhost__on_fork_child(void (*fn)(void)) {
   (void)pthread_atfork(NULL, NULL, fn); /* fails only out of memory: then no hook */
 }
 
+/* One pthread key: its destructor runs fn on each exiting thread that set a value.  A
+ * library destructor deletes the key, so that no thread exiting after the library was
+ * unloaded (dlclose) runs code that is gone. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static int exit_key_made;
+static void (*exit_fn)(void *);
+
+static void run_exit_fn(void *value) {
+  exit_fn(value);
+}
+
+static void make_exit_key(void) {
+  exit_key_made = pthread_key_create(&exit_key, run_exit_fn) == 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((destructor)) static void delete_exit_key(void) {
+  if (exit_key_made) pthread_key_delete(exit_key);
+  exit_key_made = 0;
+}
+#endif
+
+int pyhost__at_thread_exit(void (*fn)(void *), void *value) {
+  exit_fn = fn;
+  pthread_once(&exit_once, make_exit_key);
+  return exit_key_made && pthread_setspecific(exit_key, value) == 0 ? 0 : -1;
+}
+
 int64_t pyhost__clock_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -14,6 +14,28 @@ void pyhost__on_fork_child(void (*fn)(void)) {
   (void)fn; /* Windows processes do not fork */
 }
 
+/* One fiber-local slot whose callback runs fn when a thread (a fiber) with a value
+ * ends, as a pthread key's destructor does. */
+static DWORD exit_slot = FLS_OUT_OF_INDEXES;
+static INIT_ONCE exit_once = INIT_ONCE_STATIC_INIT;
+static void (*exit_fn)(void *);
+
+static VOID NTAPI run_exit_fn(PVOID value) {
+  if (value) exit_fn(value);
+}
+
+static BOOL CALLBACK make_exit_slot(PINIT_ONCE once, PVOID arg, PVOID *ctx) {
+  (void)once, (void)arg, (void)ctx;
+  exit_slot = FlsAlloc(run_exit_fn);
+  return TRUE;
+}
+
+int pyhost__at_thread_exit(void (*fn)(void *), void *value) {
+  exit_fn = fn;
+  InitOnceExecuteOnce(&exit_once, make_exit_slot, NULL, NULL);
+  return exit_slot != FLS_OUT_OF_INDEXES && FlsSetValue(exit_slot, value) ? 0 : -1;
+}
+
 int64_t pyhost__clock_ms(void) {
   return (int64_t)GetTickCount64();
 }

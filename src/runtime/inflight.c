@@ -8,12 +8,15 @@
  *    zero: a call that saw the gate open is counted, so Python is never finalized under
  *    a thread that is about to take (or holds) the GIL; a call that comes later is
  *    refused without touching Python.
- *  - a list of the threads now inside a call, one thread-local record each, linked on
- *    the thread's outermost call.  The list is only touched with the GIL held, so the
- *    GIL is its lock.  pyhost_interrupt walks it and asks CPython to raise
- *    pyhost.Interrupted in each thread (PyThreadState_SetAsyncExc, the stable ABI's only
- *    way to reach a thread other than the main one: PyErr_SetInterrupt works only
- *    there).  An interrupt that arrives after the code finished is cleared when the
+ *  - a list of the threads that made a call, one record each, linked by the thread's
+ *    first call and unlinked when the thread exits (the platform's thread-exit hook), so
+ *    that a call only counts its depth: a record whose depth is above zero is a thread
+ *    inside a call.  Depths change with the GIL held; the list has a spin lock of its
+ *    own, as a thread exits without the GIL.  pyhost_interrupt walks it with the GIL
+ *    and asks CPython to raise pyhost.Interrupted in each thread inside a call
+ *    (PyThreadState_SetAsyncExc, the stable ABI's only way to reach a thread other than
+ *    the main one: PyErr_SetInterrupt works only there).  A record is on the heap, owned
+ *    by the list: another thread may read it while its own thread exits.  An interrupt that arrives after the code finished is cleared when the
  *    outermost call leaves, so it never leaks into the thread's next call.  Inside a
  *    pyhost_gil_enter scope the scope is the thread's outermost entry, so each call
  *    made in it with no host callback running on the thread counts as outermost.
@@ -26,24 +29,82 @@
  */
 #include "runtime.h"
 
-/* The state is the process's (pyhost__process: running, in_flight, gate_open,
- * forked_amid_calls, traceback_ready, interrupted_type) and each thread's
- * (pyhost__thread.call), core.h. */
-#define SELF (&pyhost__thread.call) /* this thread's record */
+/* The state is the process's (pyhost__process: threads, threads_lock, in_flight,
+ * gate_open, forked_amid_calls, traceback_ready, interrupted_type) and each thread's
+ * (pyhost__thread.call, .nogil, .interrupted), core.h. */
+#define SELF (pyhost__thread.call) /* this thread's record; NULL before its first call */
+
+static void lock_threads(void) {
+  while (atomic_flag_test_and_set_explicit(&pyhost__process.threads_lock, memory_order_acquire))
+    pyhost__sleep_ms(0);
+}
+
+static void unlock_threads(void) {
+  atomic_flag_clear_explicit(&pyhost__process.threads_lock, memory_order_release);
+}
+
+static void unlink_record(struct pyhost__call *r) {
+  if (r->prev) r->prev->next = r->next;
+  else pyhost__process.threads = r->next;
+  if (r->next) r->next->prev = r->prev;
+}
+
+/* The platform's thread-exit hook: the thread is outside any call (it is ending), so
+ * no one reads its record but pyhost_interrupt's walk, which the lock keeps out. */
+static void unlist_thread(void *record) {
+  lock_threads();
+  unlink_record(record);
+  unlock_threads();
+  pyhost__free(record);
+  pyhost__thread.call = NULL; /* a later thread-exit hook of the host's may call again */
+}
+
+/* The thread's first call, the gate open (Python runs): its record, listed; NULL when
+ * out of memory. */
+static PYHOST__COLD struct pyhost__call *list_thread(void) {
+  struct pyhost__call *r = pyhost__calloc(1, sizeof *r);
+  if (!r) return NULL;
+  if (pyhost__at_thread_exit(unlist_thread, r) != 0) {
+    pyhost__free(r);
+    return NULL;
+  }
+  r->thread = &pyhost__thread;
+  r->ident = PY.PyThread_get_thread_ident();
+  lock_threads();
+  r->next = pyhost__process.threads;
+  if (r->next) r->next->prev = r;
+  pyhost__process.threads = r;
+  unlock_threads();
+  return pyhost__thread.call = r;
+}
+
+int pyhost__inflight_listed_threads(void) {
+  int n = 0;
+  lock_threads();
+  for (const struct pyhost__call *r = pyhost__process.threads; r; r = r->next) n++;
+  unlock_threads();
+  return n;
+}
 
 /* In the child after fork(): only the forking thread exists, so only its own calls are
  * in flight (each of its entries counted once; a scope is one).  With another thread's
  * call cut off, Python's state may be held by a thread that is gone: the gate closes,
- * and finalize (pyhost.c) leaves Python alone. */
+ * and finalize (pyhost.c) leaves Python alone.  The other threads' records go (their
+ * threads exit nowhere here), and so does a lock one of them held. */
 static void after_fork_child(void) {
-  long own = SELF->depth + SELF->nogil;
+  long own = (SELF ? SELF->depth : 0) + pyhost__thread.nogil;
   if (atomic_load(&pyhost__process.in_flight) > own) {
     atomic_store(&pyhost__process.gate_open, 0);
     atomic_store(&pyhost__process.forked_amid_calls, 1);
   }
   atomic_store(&pyhost__process.in_flight, own);
-  pyhost__process.running = own ? SELF : NULL;
-  SELF->prev = SELF->next = NULL;
+  atomic_flag_clear(&pyhost__process.threads_lock);
+  for (struct pyhost__call *r = pyhost__process.threads, *next; r; r = next) {
+    next = r->next;
+    if (r != SELF) pyhost__free(r);
+  }
+  pyhost__process.threads = SELF;
+  if (SELF) SELF->prev = SELF->next = NULL;
 }
 
 int pyhost__inflight_open(void) {
@@ -65,32 +126,26 @@ int pyhost__inflight_forked_amid_calls(void) {
 static PYHOST__HOT_INLINE int inflight_begin(PyGILState_STATE *gil) {
   atomic_fetch_add(&pyhost__process.in_flight, 1);
   if (!atomic_load(&pyhost__process.gate_open)) goto refused;
-  if (pyhost__thread.sub) { /* inside a call, the GIL held: its thread is listed */
-    SELF->depth++;
+  struct pyhost__thread *thread = &pyhost__thread;
+  struct pyhost__call *self = thread->call;
+  if (!self && !(self = list_thread())) {
+    atomic_fetch_sub(&pyhost__process.in_flight, 1);
+    return PYHOST__INFLIGHT_NOMEM;
+  }
+  if (thread->sub) { /* inside a call, the GIL held */
+    self->depth++;
     *gil = PYHOST__GIL_IN_SUB;
     return 0;
   }
   *gil = PY.PyGILState_Ensure();
   /* Checked again under the GIL: pyhost_finalize closes the gate and interrupts the
-   * listed threads in one GIL hold, so a thread is either listed by then or refused. */
+   * threads inside a call in one GIL hold, so a thread is either inside by then (its
+   * depth counted) or refused. */
   if (!atomic_load(&pyhost__process.gate_open)) {
     PY.PyGILState_Release(*gil);
     goto refused;
   }
-  struct pyhost__thread *thread = &pyhost__thread;
-  struct pyhost__call *self = &thread->call;
-  if (self->depth++ == 0) {
-    self->thread = thread;
-    thread->interrupted = 0;
-    self->prev = NULL;
-    self->next = pyhost__process.running;
-    if (self->next) self->next->prev = self;
-    pyhost__process.running = self;
-    /* once per thread (a thread's id never changes, and the record is the thread's
-     * own): pyhost_interrupt reads it under the GIL, which this thread holds until
-     * well after */
-    if (!self->ident) self->ident = PY.PyThread_get_thread_ident();
-  }
+  if (self->depth++ == 0) thread->interrupted = 0;
   return 0;
 refused:
   atomic_fetch_sub(&pyhost__process.in_flight, 1);
@@ -106,13 +161,9 @@ void pyhost__inflight_end(PyGILState_STATE gil) {
     atomic_fetch_sub(&pyhost__process.in_flight, 1);
     return;
   }
-  if (--SELF->depth == 0) {
-    if (SELF->prev) SELF->prev->next = SELF->next;
-    else pyhost__process.running = SELF->next;
-    if (SELF->next) SELF->next->prev = SELF->prev;
-    /* An interrupt that came too late to be raised must not hit the next call. */
-    if (pyhost__thread.interrupted) PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
-  }
+  /* An interrupt that came too late to be raised must not hit the next call. */
+  if (--SELF->depth == 0 && pyhost__thread.interrupted)
+    PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
   PY.PyGILState_Release(gil);
   atomic_fetch_sub(&pyhost__process.in_flight, 1);
 }
@@ -126,11 +177,15 @@ void pyhost__inflight_scoped_end(void) {
 }
 
 int pyhost__inflight_free_begin(PyGILState_STATE *gil) {
-  if (pyhost__inflight_begin(gil) == 0) return 1;
+  int rc = pyhost__inflight_begin(gil);
+  if (rc == 0) return 1;
+  /* Out of memory for this thread's record (its first call): the release cannot be
+   * counted, so what it drops is left to the process's end, as after finalize. */
+  if (rc == PYHOST__INFLIGHT_NOMEM) return 0;
   /* Finalize has begun.  A thread inside a call (a scope, a host callback, also one
    * that Python code on a thread of its own called) holds the GIL: Python still runs
    * under it, and waiting here would keep the calls finalize waits for from the GIL. */
-  if (SELF->depth > 0 || pyhost__thread.frame) {
+  if (pyhost__inflight_depth() > 0 || pyhost__thread.frame) {
     *gil = PYHOST__GIL_SCOPED;
     return 1;
   }
@@ -145,11 +200,12 @@ void pyhost__inflight_free_end(PyGILState_STATE gil) {
 }
 
 int pyhost__inflight_depth(void) {
-  return SELF->depth;
+  return SELF ? SELF->depth : 0;
 }
 
 void pyhost__inflight_protect(int on) {
   PYHOST__ASSERT_GIL();
+  if (!SELF) return; /* not listed: pyhost_interrupt cannot reach this thread */
   if (!on) {
     SELF->protected--;
     return;
@@ -169,8 +225,10 @@ static int interrupt_calls(const struct pyhost__sub *only) {
   int n = 0;
   size_t nsub = 0, cap = 0;
   struct sub_call { struct pyhost__sub *sub; unsigned long ident; } *subs = NULL;
-  for (struct pyhost__call *r = pyhost__process.running; r; r = r->next) {
-    if ((r == SELF && SELF->depth == 1) || r->protected || (only && r->sub != only)) continue;
+  lock_threads();
+  for (struct pyhost__call *r = pyhost__process.threads; r; r = r->next) {
+    if (r->depth == 0 || (r == SELF && r->depth == 1) || r->protected || (only && r->sub != only))
+      continue;
     r->thread->interrupted = 1;
     if (!only) n += PY.PyThreadState_SetAsyncExc(r->ident, pyhost__process.interrupted_type) > 0;
     if (!r->sub) continue;
@@ -181,6 +239,7 @@ static int interrupt_calls(const struct pyhost__sub *only) {
     }
     subs[nsub++] = (struct sub_call){r->sub, r->ident};
   }
+  unlock_threads();
   for (size_t i = 0; i < nsub; i++)
     n += pyhost__sub_async_exc(subs[i].sub, subs[i].ident, pyhost__process.interrupted_type);
   pyhost__free(subs);
@@ -268,13 +327,13 @@ int pyhost__enter_nogil(pyhost *h) {
     atomic_fetch_sub(&pyhost__process.in_flight, 1);
     return refused(h);
   }
-  SELF->nogil++;
+  pyhost__thread.nogil++;
   pyhost__clear_message(h);
   return PYHOST_OK;
 }
 
 void pyhost__leave_nogil(void) {
-  SELF->nogil--;
+  pyhost__thread.nogil--;
   atomic_fetch_sub(&pyhost__process.in_flight, 1);
 }
 
@@ -284,8 +343,11 @@ int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   int rc = check_handle(h);
   if (rc) return rc;
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
-  else if (inflight_begin(gil) != 0)
-    return refused(h);
+  else if ((rc = inflight_begin(gil)) != 0)
+    return rc == PYHOST__INFLIGHT_NOMEM
+               ? pyhost__set_error(h, PYHOST_NOMEM, "out of memory for this thread's record "
+                                                    "(its first call into Python)")
+               : refused(h);
   if (pyhost__thread.messages) pyhost__clear_message(h); /* the common case: none */
   return PYHOST_OK;
 }

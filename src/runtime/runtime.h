@@ -62,9 +62,16 @@ void pyhost__fail_symbol(const char *name);
 /* With the GIL, once Python runs: creates pyhost.Interrupted and lets calls in.  0/-1
  * (Python exception set). */
 int pyhost__inflight_open(void);
-/* Counts a call and takes the GIL: 0, or -1 (nothing held) once finalize has begun.
+/* Counts a call and takes the GIL: 0, -1 (nothing held) once finalize has begun, or
+ * PYHOST__INFLIGHT_NOMEM.
  * pyhost__enter's core; value_free uses it directly (it has no handle). */
 int pyhost__inflight_begin(PyGILState_STATE *gil);
+/* What pyhost__inflight_begin returns when this thread's first call finds no memory
+ * for its record (-1: refused, finalize has begun). */
+#define PYHOST__INFLIGHT_NOMEM (-2)
+/* The threads listed for pyhost_interrupt: those that made a call and did not exit
+ * (tests: a thread's record goes when it exits). */
+int pyhost__inflight_listed_threads(void);
 /* For freeing a handle a call may be using (a callable, a plugin, a module) without
  * racing finalize: 1 with the GIL held (end with pyhost__inflight_free_end) while
  * Python takes calls or this thread is inside one; else 0, once every call in flight

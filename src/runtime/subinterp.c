@@ -121,7 +121,7 @@ int pyhost__sub_enter(pyhost *h, struct pyhost__sub *s, struct pyhost__sub_saved
   saved->entered = s;
   saved->prev = pyhost__thread.sub_chain;
   pyhost__thread.sub_chain = saved;
-  pyhost__thread.sub = pyhost__thread.call.sub = s;
+  pyhost__thread.sub = pyhost__thread.call->sub = s;
   s->running++;
   return PYHOST_OK;
 }
@@ -130,9 +130,9 @@ void pyhost__sub_leave(struct pyhost__sub_saved *saved) {
   saved->entered->running--;
   /* an interrupt that came too late to be raised here must not hit its next entry */
   if (pyhost__thread.interrupted && saved->ts)
-    PY.PyThreadState_SetAsyncExc(pyhost__thread.call.ident, NULL);
+    PY.PyThreadState_SetAsyncExc(pyhost__thread.call->ident, NULL);
   if (saved->ts) PY.PyThreadState_Swap(saved->ts);
-  pyhost__thread.sub = pyhost__thread.call.sub = saved->sub;
+  pyhost__thread.sub = pyhost__thread.call->sub = saved->sub;
   pyhost__thread.sub_chain = saved->prev;
 }
 
