@@ -145,7 +145,7 @@ static PYHOST__HOT_INLINE int inflight_begin(PyGILState_STATE *gil) {
     PY.PyGILState_Release(*gil);
     goto refused;
   }
-  if (self->depth++ == 0) thread->interrupted = 0;
+  self->depth++; /* thread->interrupted is 0: the outermost end clears it */
   return 0;
 refused:
   atomic_fetch_sub(&pyhost__process.in_flight, 1);
@@ -162,8 +162,10 @@ void pyhost__inflight_end(PyGILState_STATE gil) {
     return;
   }
   /* An interrupt that came too late to be raised must not hit the next call. */
-  if (--SELF->depth == 0 && pyhost__thread.interrupted)
+  if (--SELF->depth == 0 && pyhost__thread.interrupted) {
+    pyhost__thread.interrupted = 0;
     PY.PyThreadState_SetAsyncExc(SELF->ident, NULL);
+  }
   PY.PyGILState_Release(gil);
   atomic_fetch_sub(&pyhost__process.in_flight, 1);
 }
@@ -339,15 +341,20 @@ void pyhost__leave_nogil(void) {
 
 /* pyhost__enter outside a scope (runtime.h): checks h, counts the call in flight,
  * takes the GIL. */
+static PYHOST__COLD int not_entered(pyhost *h, int rc) {
+  return rc == PYHOST__INFLIGHT_NOMEM
+             ? pyhost__set_error(h, PYHOST_NOMEM, "out of memory for this thread's record (its "
+                                                  "first call into Python)")
+             : refused(h);
+}
+
 int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   int rc = check_handle(h);
   if (rc) return rc;
+  /* the message first (it needs no GIL), so that h is not kept across taking the GIL */
+  if (pyhost__thread.messages) pyhost__clear_message(h); /* the common case: none */
   if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
   else if ((rc = inflight_begin(gil)) != 0)
-    return rc == PYHOST__INFLIGHT_NOMEM
-               ? pyhost__set_error(h, PYHOST_NOMEM, "out of memory for this thread's record "
-                                                    "(its first call into Python)")
-               : refused(h);
-  if (pyhost__thread.messages) pyhost__clear_message(h); /* the common case: none */
+    return not_entered(h, rc);
   return PYHOST_OK;
 }
