@@ -291,7 +291,11 @@ extern PYHOST__HIDDEN const char pyhost__no_scope;
  * after Py_FinalizeEx, by the one thread that finalized) unless they say otherwise. */
 enum { PYHOST__PROCESS_IDLE, PYHOST__PROCESS_STARTING, PYHOST__PROCESS_RUNNING, PYHOST__PROCESS_DONE };
 struct pyhost__teardown;
-struct pyhost__live;
+/* A slot of the live handles' list (handles.c). */
+struct pyhost__live {
+  _Atomic(const pyhost *) h;  /* NULL (the first slot: PYHOST__NO_SCOPE): free */
+  struct pyhost__live *next;  /* set before the slot is published, then constant */
+};
 struct pyhost__process {
   struct pyapi py;                 /* the table behind PY (filled by pyhost_init) */
   /* The process's Python: RUNNING exactly while the one handle that started it is
@@ -299,7 +303,10 @@ struct pyhost__process {
   _Atomic int state;               /* PYHOST__PROCESS_* */
   char library[PYHOST__PATH_MAX];  /* the library it was started from (pyhost.c) */
   const char *fail_symbol;         /* test seam: the look-up answers NULL for it */
-  _Atomic(struct pyhost__live *) live; /* the live handles (handles.c) */
+  /* the live handles (handles.c): the first slot, never freed and read inline, then
+   * the others */
+  struct pyhost__live live_first;
+  _Atomic(struct pyhost__live *) live;
   /* the last freed handles, held back from the allocator (handles.c; read and written
    * without the GIL, by atomic operations only) */
   _Atomic(void *) quarantine[PYHOST__QUARANTINE];
@@ -328,20 +335,15 @@ extern PYHOST__HIDDEN struct pyhost__process pyhost__process;
 /* The function table: every call into Python is PY.Name(...). */
 #define PY (pyhost__process.py)
 
-/* A slot of the live handles' list (handles.c). */
-struct pyhost__live {
-  _Atomic(const pyhost *) h;  /* NULL: free for the next handle */
-  struct pyhost__live *next;  /* set before the slot is published, then constant */
-};
 
 /* 1 when h is a live handle (from pyhost_init until pyhost_free); reads the list of
  * live handles only, never *h, so a freed handle (or any other pointer) is answered
  * safely.  A freed handle's address may be handed out again by a later pyhost_init:
  * then it names that new handle.  The first slot, where the running handle usually
- * is, is read inline. */
+ * is (the first handle takes it), is read inline. */
 static inline int pyhost__handle_live(const pyhost *h) {
-  struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
-  if (s && h && atomic_load_explicit(&s->h, memory_order_acquire) == h) return 1;
+  /* an empty first slot holds PYHOST__NO_SCOPE, never a handle (nor NULL) */
+  if (atomic_load_explicit(&pyhost__process.live_first.h, memory_order_acquire) == h) return 1;
   return pyhost__handle_live_slow(h);
 }
 

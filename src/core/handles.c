@@ -2,7 +2,8 @@
  * (a C++ wrapper that outlived its pyh::interpreter, a second pyhost_free) is refused
  * without reading the freed memory.
  *
- * A list of slots, each naming one live handle or none.  Slots are never freed, only
+ * A list of slots, each naming one live handle or none, after a first slot of the
+ * process's own (pyhost__process.live_first) that the hot paths read inline.  Slots are never freed, only
  * emptied and reused, so a reader walks them without a lock while other threads add
  * and remove handles (a fork in between leaves nothing locked), and the list is never
  * longer than the most handles ever alive at once: the running one and the failed
@@ -11,6 +12,8 @@
 #include "core.h"
 
 int pyhost__handle_add(const pyhost *h) {
+  const pyhost *empty = PYHOST__NO_SCOPE;
+  if (atomic_compare_exchange_strong(&pyhost__process.live_first.h, &empty, h)) return 0;
   struct pyhost__live *s = atomic_load_explicit(&pyhost__process.live, memory_order_acquire);
   for (; s; s = s->next) {
     const pyhost *none = NULL;
@@ -25,6 +28,8 @@ int pyhost__handle_add(const pyhost *h) {
 }
 
 void pyhost__handle_remove(const pyhost *h) {
+  const pyhost *first = h;
+  if (atomic_compare_exchange_strong(&pyhost__process.live_first.h, &first, PYHOST__NO_SCOPE)) return;
   for (struct pyhost__live *s = atomic_load(&pyhost__process.live); s; s = s->next) {
     const pyhost *was = h;
     if (atomic_compare_exchange_strong(&s->h, &was, NULL)) return;

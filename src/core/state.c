@@ -13,4 +13,5 @@ _Thread_local struct pyhost__thread pyhost__thread = {.scope_h = PYHOST__NO_SCOP
 struct pyhost__process pyhost__process = {
     .state = PYHOST__PROCESS_IDLE,
     .teardown_end = &pyhost__process.teardown,
+    .live_first = {.h = PYHOST__NO_SCOPE},
 };

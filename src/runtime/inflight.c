@@ -123,10 +123,10 @@ int pyhost__inflight_forked_amid_calls(void) {
 
 /* pyhost__inflight_begin's body, inline in pyhost__enter_slow: a call outside a scope
  * pays the GIL's price and this, nothing more. */
-static PYHOST__HOT_INLINE int inflight_begin(PyGILState_STATE *gil) {
+static PYHOST__HOT_INLINE int inflight_begin(struct pyhost__thread *thread,
+                                             PyGILState_STATE *gil) {
   atomic_fetch_add(&pyhost__process.in_flight, 1);
   if (!atomic_load(&pyhost__process.gate_open)) goto refused;
-  struct pyhost__thread *thread = &pyhost__thread;
   struct pyhost__call *self = thread->call;
   if (!self && !(self = list_thread())) {
     atomic_fetch_sub(&pyhost__process.in_flight, 1);
@@ -152,7 +152,7 @@ refused:
   return -1;
 }
 
-int pyhost__inflight_begin(PyGILState_STATE *gil) { return inflight_begin(gil); }
+int pyhost__inflight_begin(PyGILState_STATE *gil) { return inflight_begin(&pyhost__thread, gil); }
 
 void pyhost__inflight_end(PyGILState_STATE gil) {
   PYHOST__ASSERT_GIL();
@@ -351,10 +351,14 @@ static PYHOST__COLD int not_entered(pyhost *h, int rc) {
 int pyhost__enter_slow(pyhost *h, PyGILState_STATE *gil) {
   int rc = check_handle(h);
   if (rc) return rc;
+  struct pyhost__thread *t = &pyhost__thread;
+#if defined(__GNUC__)
+  __asm__("" : "+r"(t)); /* its address once: GCC would compute it again at each use */
+#endif
   /* the message first (it needs no GIL), so that h is not kept across taking the GIL */
-  if (pyhost__thread.messages) pyhost__clear_message(h); /* the common case: none */
-  if (pyhost__gil_scoped(h)) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
-  else if ((rc = inflight_begin(gil)) != 0)
+  if (t->messages) pyhost__clear_message(h); /* the common case: none */
+  if (t->scope_h == h) *gil = PYHOST__GIL_SCOPED; /* counted by the scope's enter */
+  else if ((rc = inflight_begin(t, gil)) != 0)
     return not_entered(h, rc);
   return PYHOST_OK;
 }
