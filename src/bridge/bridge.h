@@ -435,12 +435,15 @@ void pyhost__sig_free(struct pyhost__sig *s);
  * (or OverflowError) naming the function and the parameter raised in the callback's
  * frame. */
 int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_arg *argv);
+/* An exact str's read failing (a lone surrogate, no memory): clears the error that
+ * the full binder raises again; 0. */
+PYHOST__COLD int pyhost__quick_read_str_failed(void);
 /* Argument o of parameter j read without a call to classify it: an exact int into an
- * int parameter, an exact float into a float one, by the scalar reader's steps
- * (internal.h).  1 when done; 0 leaves everything else (subclasses, an int for a float,
- * None, str, bytes, an int out of range) to the other readers, with nothing raised.
- * Runs no Python code. */
-int pyhost__quick_read_str(PyObject *o, pyhost_arg *out);
+ * int parameter, an exact float into a float one (by the scalar reader's steps,
+ * internal.h), an exact str into a str one (3.10+: its UTF-8 view, read inline, the
+ * length written straight into out).  1 when done; 0 leaves everything else
+ * (subclasses, an int for a float, None, bytes, an int out of range, a str that has no
+ * UTF-8) to the other readers, with nothing raised.  Runs no Python code. */
 static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyObject *o,
                                      pyhost_arg *out) {
   PyTypeObject *t = Py_TYPE(o);
@@ -451,8 +454,11 @@ static inline int pyhost__quick_read(const struct pyhost__sig *s, size_t j, PyOb
   } else if (t == PY.PyFloat_Type) {
     out->kind = PYHOST_ARG_FLOAT;
     out->u.d = pyhost__scalar_float(o);
-  } else { /* an exact str (3.10+) */
-    return pyhost__quick_read_str(o, out);
+  } else { /* an exact str (3.10+): its UTF-8 read in place, the length into out */
+    const char *u = PY.PyUnicode_AsUTF8AndSize(o, (Py_ssize_t *)(void *)&out->len);
+    if (PYHOST__UNLIKELY(!u)) return pyhost__quick_read_str_failed();
+    out->kind = PYHOST_ARG_STR;
+    out->u.s = u;
   }
   return 1;
 }

@@ -179,16 +179,11 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
 /* An exact str's UTF-8, borrowed from it (3.10+; the caller holds the argument for the
  * whole call, and the runtime caches the text in the object): 1, or 0 with nothing
  * raised. */
-int pyhost__quick_read_str(PyObject *o, pyhost_arg *out) {
-  Py_ssize_t n;
-  const char *u = PY.PyUnicode_AsUTF8AndSize(o, &n);
-  if (!u) { /* a lone surrogate, or no memory: the full binder raises it again */
-    PY.PyErr_Clear();
-    return 0;
-  }
-  *out = pyhost_arg_str(u, (size_t)n);
-  return 1;
+int pyhost__quick_read_str_failed(void) {
+  PY.PyErr_Clear(); /* a lone surrogate, or no memory: the full binder raises it again */
+  return 0;
 }
+
 
 /* (a str is pyhost__quick_read's: quick_type) */
 static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyObject *o,
