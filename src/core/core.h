@@ -318,6 +318,7 @@ struct pyhost__process {
    * threads_lock: a spin lock, held for a few loads and stores, never across a wait) */
   struct pyhost__call *threads;
   atomic_flag threads_lock;
+  struct pyhost__thread_exit thread_exit; /* unlists a thread when it exits */
   _Atomic long in_flight;          /* calls counted in, not yet out (read without the GIL) */
   _Atomic int gate_open;           /* 1 while calls may start (read without the GIL) */
   /* a child forked while other threads were inside calls: those threads do not exist

@@ -15,12 +15,20 @@ void pyhost__sleep_ms(unsigned ms);
  * do not fork).  fn runs on the child's only thread, the one that called fork(). */
 void pyhost__on_fork_child(void (*fn)(void));
 
-/* Has fn(value) run on the calling thread when it exits (from its start function's
- * return or its own exit call; not on a thread still running when the process exits,
- * nor once the library is unloaded).  One fn per process: the first call's (later calls
- * pass the same one); one value per thread: a later call replaces it.  value NULL
- * cancels.  0, or -1 when the platform has no room for it. */
-int pyhost__at_thread_exit(void (*fn)(void *), void *value);
+/* A thread-exit hook: fn(value) runs on each thread that exits (its start function
+ * returned, or it called its own exit) with a value set by pyhost__thread_exit_set;
+ * not on a thread still running when the process exits, nor after
+ * pyhost__thread_exit_delete.  The caller keeps it, zeroed before first use (the
+ * platform layer keeps no state); one fn per hook. */
+struct pyhost__thread_exit {
+  _Atomic int state; /* 0: not made; 1: being made; 2: made; 3: the platform had no room */
+  uintptr_t key;     /* the pthread key, or the fiber-local slot on Windows */
+};
+/* Sets this thread's value (NULL: none), making the hook with fn on its first use.
+ * 0, or -1 when the platform has no room for it. */
+int pyhost__thread_exit_set(struct pyhost__thread_exit *e, void (*fn)(void *), void *value);
+/* Unmakes the hook (the library is being unloaded): fn runs no more. */
+void pyhost__thread_exit_delete(struct pyhost__thread_exit *e);
 
 /* Milliseconds of a monotonic clock (never set back; its zero is arbitrary).  The
  * deadlines below are values of it; PYHOST__FOREVER waits without one. */

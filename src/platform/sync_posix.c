@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
 
 void pyhost__sleep_ms(unsigned ms) {
@@ -19,33 +21,27 @@ void pyhost__on_fork_child(void (*fn)(void)) {
   (void)pthread_atfork(NULL, NULL, fn); /* fails only out of memory: then no hook */
 }
 
-/* One pthread key: its destructor runs fn on each exiting thread that set a value.  A
- * library destructor deletes the key, so that no thread exiting after the library was
- * unloaded (dlclose) runs code that is gone. */
-static pthread_key_t exit_key;
-static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
-static int exit_key_made;
-static void (*exit_fn)(void *);
-
-static void run_exit_fn(void *value) {
-  exit_fn(value);
+/* Made by the first thread to come; another that comes meanwhile waits for it. */
+static int exit_hook_made(struct pyhost__thread_exit *e, void (*fn)(void *)) {
+  int state = atomic_load(&e->state);
+  if (state == 0 && atomic_compare_exchange_strong(&e->state, &state, 1)) {
+    pthread_key_t key;
+    int ok = pthread_key_create(&key, fn) == 0;
+    e->key = ok ? (uintptr_t)key : 0;
+    atomic_store(&e->state, state = ok ? 2 : 3);
+  }
+  while (state == 1) state = atomic_load(&e->state), sched_yield();
+  return state == 2;
 }
 
-static void make_exit_key(void) {
-  exit_key_made = pthread_key_create(&exit_key, run_exit_fn) == 0;
+int pyhost__thread_exit_set(struct pyhost__thread_exit *e, void (*fn)(void *), void *value) {
+  if (!exit_hook_made(e, fn)) return -1;
+  return pthread_setspecific((pthread_key_t)e->key, value) == 0 ? 0 : -1;
 }
 
-#if defined(__GNUC__)
-__attribute__((destructor)) static void delete_exit_key(void) {
-  if (exit_key_made) pthread_key_delete(exit_key);
-  exit_key_made = 0;
-}
-#endif
-
-int pyhost__at_thread_exit(void (*fn)(void *), void *value) {
-  exit_fn = fn;
-  pthread_once(&exit_once, make_exit_key);
-  return exit_key_made && pthread_setspecific(exit_key, value) == 0 ? 0 : -1;
+void pyhost__thread_exit_delete(struct pyhost__thread_exit *e) {
+  int made = 2;
+  if (atomic_compare_exchange_strong(&e->state, &made, 0)) pthread_key_delete((pthread_key_t)e->key);
 }
 
 int64_t pyhost__clock_ms(void) {

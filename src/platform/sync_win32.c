@@ -4,6 +4,7 @@
 #include "alloc.h"
 
 #include <process.h>
+#include <stdatomic.h>
 #include <windows.h>
 
 void pyhost__sleep_ms(unsigned ms) {
@@ -14,26 +15,29 @@ void pyhost__on_fork_child(void (*fn)(void)) {
   (void)fn; /* Windows processes do not fork */
 }
 
-/* One fiber-local slot whose callback runs fn when a thread (a fiber) with a value
- * ends, as a pthread key's destructor does. */
-static DWORD exit_slot = FLS_OUT_OF_INDEXES;
-static INIT_ONCE exit_once = INIT_ONCE_STATIC_INIT;
-static void (*exit_fn)(void *);
-
-static VOID NTAPI run_exit_fn(PVOID value) {
-  if (value) exit_fn(value);
+/* A fiber-local slot whose callback runs fn when a thread (a fiber) with a value ends,
+ * as a pthread key's destructor does; made by the first thread to come.  fn is the
+ * callback itself: on x64, the only Windows pyhost builds for, WINAPI is the C
+ * convention. */
+static int exit_hook_made(struct pyhost__thread_exit *e, void (*fn)(void *)) {
+  int state = atomic_load(&e->state);
+  if (state == 0 && atomic_compare_exchange_strong(&e->state, &state, 1)) {
+    DWORD slot = FlsAlloc((PFLS_CALLBACK_FUNCTION)(void (*)(void))fn);
+    e->key = slot;
+    atomic_store(&e->state, state = slot != FLS_OUT_OF_INDEXES ? 2 : 3);
+  }
+  while (state == 1) state = atomic_load(&e->state), SwitchToThread();
+  return state == 2;
 }
 
-static BOOL CALLBACK make_exit_slot(PINIT_ONCE once, PVOID arg, PVOID *ctx) {
-  (void)once, (void)arg, (void)ctx;
-  exit_slot = FlsAlloc(run_exit_fn);
-  return TRUE;
+int pyhost__thread_exit_set(struct pyhost__thread_exit *e, void (*fn)(void *), void *value) {
+  if (!exit_hook_made(e, fn)) return -1;
+  return FlsSetValue((DWORD)e->key, value) ? 0 : -1;
 }
 
-int pyhost__at_thread_exit(void (*fn)(void *), void *value) {
-  exit_fn = fn;
-  InitOnceExecuteOnce(&exit_once, make_exit_slot, NULL, NULL);
-  return exit_slot != FLS_OUT_OF_INDEXES && FlsSetValue(exit_slot, value) ? 0 : -1;
+void pyhost__thread_exit_delete(struct pyhost__thread_exit *e) {
+  int made = 2;
+  if (atomic_compare_exchange_strong(&e->state, &made, 0)) FlsFree((DWORD)e->key);
 }
 
 int64_t pyhost__clock_ms(void) {

@@ -56,15 +56,25 @@ static void unlist_thread(void *record) {
   unlink_record(record);
   unlock_threads();
   pyhost__free(record);
-  pyhost__thread.call = NULL; /* a later thread-exit hook of the host's may call again */
+  /* a later thread-exit hook of the host's may call again (and Windows runs this for
+   * every thread's record on the thread that unloads the library) */
+  if (pyhost__thread.call == record) pyhost__thread.call = NULL;
 }
+
+#if defined(__GNUC__)
+/* The library is being unloaded (or the process ends): no thread that exits later
+ * runs unlist_thread, which is gone. */
+__attribute__((destructor)) static void forget_thread_exit(void) {
+  pyhost__thread_exit_delete(&pyhost__process.thread_exit);
+}
+#endif
 
 /* The thread's first call, the gate open (Python runs): its record, listed; NULL when
  * out of memory. */
 static PYHOST__COLD struct pyhost__call *list_thread(void) {
   struct pyhost__call *r = pyhost__calloc(1, sizeof *r);
   if (!r) return NULL;
-  if (pyhost__at_thread_exit(unlist_thread, r) != 0) {
+  if (pyhost__thread_exit_set(&pyhost__process.thread_exit, unlist_thread, r) != 0) {
     pyhost__free(r);
     return NULL;
   }
