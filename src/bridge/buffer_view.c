@@ -28,6 +28,22 @@ _Static_assert(sizeof(Py_ssize_t) == sizeof(ptrdiff_t), "shape and strides are P
 
 static struct held *held_of(pyhost_view *v) { return (struct held *)(void *)v->internal_; }
 
+/* An empty view: its public fields zero, holding nothing.  Field by field, not a memset
+ * of the whole struct: the Py_buffer inside internal_ is written whole by
+ * PyObject_GetBuffer before it is read (g2 in docs/performance.md). */
+static void view_clear(pyhost_view *view) {
+  struct held *k = held_of(view);
+  view->data = NULL;
+  view->len = view->itemsize = 0;
+  view->format = NULL;
+  view->readonly = view->ndim = view->copied = 0;
+  view->shape = view->strides = NULL;
+  k->kind = HELD_NONE;
+  k->lent = 0;
+  k->obj = NULL;
+  k->alloc = NULL;
+}
+
 pyhost_value *pyhost__object_value(PyObject *o) {
   pyhost_value *v = pyhost__value_new(PYHOST_KIND_OBJECT);
   if (!v) {
@@ -231,7 +247,7 @@ static int from_legacy(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view
 int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
                              const char *fn) {
   PYHOST__ASSERT_GIL();
-  memset(view, 0, sizeof *view);
+  view_clear(view);
   int rc = pyhost__runtime_at_least(3, 11) ? from_pybuffer(h, o, flags, view, fn)
                                            : from_legacy(h, o, flags, view, fn);
   if (!rc && (flags & PYHOST_VIEW_CONTIGUOUS) && !c_contiguous(view)) {
@@ -240,7 +256,7 @@ int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view
     pyhost_view_release(h, view);
     return pyhost__set_error(h, PYHOST_TYPE, "%s: the %s buffer is not C-contiguous", fn, name);
   }
-  if (rc) memset(view, 0, sizeof *view);
+  if (rc) view_clear(view);
   return rc;
 }
 
@@ -248,7 +264,7 @@ int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flags, pyhost_v
   const char *fn = "pyhost_view_get";
   if (!view || !obj)
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, view ? "obj" : "view");
-  memset(view, 0, sizeof *view);
+  view_clear(view);
   if (obj->kind == PYHOST_KIND_BYTES) { /* C data already: no Python */
     if (flags & PYHOST_VIEW_WRITABLE)
       return pyhost__set_error(h, PYHOST_TYPE, "%s: a bytes value is read-only", fn);
@@ -273,7 +289,7 @@ static void view_end(pyhost_view *view) {
   if (k->kind == HELD_PYBUFFER) PY.PyBuffer_Release(&k->pb);
   else if (k->kind == HELD_OBJECT) PY.Py_DecRef(k->obj);
   pyhost__free(k->alloc);
-  memset(view, 0, sizeof *view);
+  view_clear(view);
 }
 
 void pyhost_view_release(pyhost *h, pyhost_view *view) {
@@ -294,7 +310,7 @@ void pyhost_view_release(pyhost *h, pyhost_view *view) {
     }
   }
   pyhost__free(k->alloc);
-  memset(view, 0, sizeof *view);
+  view_clear(view);
 }
 
 /* ---- a callback's borrowed view: held by a capsule the call keeps ---- */
@@ -327,13 +343,13 @@ static pyhost_view *lent_take(void) {
     if (!(s = pyhost__calloc(1, sizeof *s))) return NULL;
     pyhost__teardown_add(&pyhost__bridge.lent_hook, lent_free_all, PYHOST__AFTER_FINALIZE);
   }
-  memset(&s->view, 0, sizeof s->view);
+  view_clear(&s->view);
   return &s->view;
 }
 
 static void lent_give(pyhost_view *view) {
   struct pyhost__lent_slot *s = (struct pyhost__lent_slot *)(void *)view;
-  memset(view, 0, sizeof *view);
+  view_clear(view);
   held_of(view)->lent = 1;
   s->next = pyhost__bridge.lent_free;
   pyhost__bridge.lent_free = s;
