@@ -313,9 +313,7 @@ void pyhost_view_release(pyhost *h, pyhost_view *view) {
   view_clear(view);
 }
 
-/* ---- a callback's borrowed view: held by a capsule the call keeps ---- */
-
-static const char lent_name[] = "pyhost borrowed view";
+/* ---- a callback's borrowed view: chained on the call's view (pyhost_args.lent) ---- */
 
 /* The structs of borrowed views: taken from pyhost__bridge.lent_free and given back,
  * freed only after Py_FinalizeEx (one per view in flight at most; both ends run with
@@ -324,8 +322,12 @@ static const char lent_name[] = "pyhost borrowed view";
  * whose release is refused, or another call's borrowed view, never freed memory. */
 struct pyhost__lent_slot {
   pyhost_view view; /* first: the slot's address is the view's */
-  struct pyhost__lent_slot *next;
+  struct pyhost__lent_slot *next; /* the free list's, or the call's chain while lent */
 };
+
+static struct pyhost__lent_slot *slot_of(pyhost_view *view) {
+  return (struct pyhost__lent_slot *)(void *)view;
+}
 
 static void lent_free_all(void) {
   for (struct pyhost__lent_slot *s = pyhost__bridge.lent_free, *next; s; s = next) {
@@ -343,32 +345,33 @@ static pyhost_view *lent_take(void) {
     if (!(s = pyhost__calloc(1, sizeof *s))) return NULL;
     pyhost__teardown_add(&pyhost__bridge.lent_hook, lent_free_all, PYHOST__AFTER_FINALIZE);
   }
-  view_clear(&s->view);
+  held_of(&s->view)->lent = 0; /* empty already: lent_give cleared it, or calloc */
   return &s->view;
 }
 
 static void lent_give(pyhost_view *view) {
-  struct pyhost__lent_slot *s = (struct pyhost__lent_slot *)(void *)view;
+  struct pyhost__lent_slot *s = slot_of(view);
   view_clear(view);
   held_of(view)->lent = 1;
   s->next = pyhost__bridge.lent_free;
   pyhost__bridge.lent_free = s;
 }
 
-/* The capsule's destructor: the call's temporaries are dropped (the callback has
- * returned, or never runs).  __release_buffer__ (3.12+) may run Python code here; an
- * exception being handed to the caller stays as it is. */
-static void lent_end(PyObject *capsule) {
-  pyhost_view *view = PY.PyCapsule_GetPointer(capsule, lent_name);
-  if (!view) { /* never: the name is ours */
-    PY.PyErr_Clear();
-    return;
+/* The call's views released, the callback having returned (or never running): the
+ * chain read before each release, which gives the slot back.  __release_buffer__
+ * (3.12+) may run Python code here; an exception being handed to the caller stays as
+ * it is.  No object per view: a list and a capsule cost a typed call with a buffer
+ * parameter about 200 instructions (g2_typed in docs/performance.md). */
+void pyhost__view_lent_end(pyhost_view *first) {
+  PyObject *t = NULL, *v = NULL, *tb = NULL;
+  int raised = PY.PyErr_Occurred() != NULL; /* the common end has nothing to set aside */
+  if (raised) PY.PyErr_Fetch(&t, &v, &tb);
+  for (struct pyhost__lent_slot *s = slot_of(first), *next; s; s = next) {
+    next = s->next;
+    view_end(&s->view);
+    lent_give(&s->view);
   }
-  PyObject *t, *v, *tb;
-  PY.PyErr_Fetch(&t, &v, &tb);
-  view_end(view);
-  lent_give(view);
-  PY.PyErr_Restore(t, v, tb);
+  if (raised) PY.PyErr_Restore(t, v, tb);
 }
 
 /* A view of o for a callback's argument, o's not being a buffer of that kind kept
@@ -412,7 +415,7 @@ static int argument_view(pyhost *h, PyObject *o, unsigned flags, pyhost_view *vi
   return rc;
 }
 
-int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
+int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, pyhost_view **chain,
                       const pyhost_view **out, const char **want) {
   PYHOST__ASSERT_GIL();
   pyhost_view *view = lent_take();
@@ -431,11 +434,8 @@ int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
     return rc;
   }
   held_of(view)->lent = 1;
-  if (!(*holder = PY.PyCapsule_New(view, lent_name, lent_end))) {
-    view_end(view);
-    lent_give(view);
-    return pyhost__take_exception(h, NULL);
-  }
+  slot_of(view)->next = *chain ? slot_of(*chain) : NULL;
+  *chain = view;
   *out = view;
   return PYHOST_OK;
 }
