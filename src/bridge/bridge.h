@@ -410,6 +410,8 @@ struct pyhost__sig {
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
   int borrows_bytes;        /* a bytes parameter: its argument is read in place */
+  int lends_views;          /* a buffer or rwbuffer parameter: only the full binder binds
+                             * the call (lending may run Python code; typedargs.c) */
   /* the exact type pyhost__quick_read reads p[j] from (int, float), else NULL, which
    * no object has, and NULL past the last parameter, so that a loop over more arguments
    * than parameters stops there: set with the names */
