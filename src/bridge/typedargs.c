@@ -176,14 +176,12 @@ int pyhost__sig_bind(const struct pyhost__sig *s, struct pyhost_args *a, pyhost_
 
 /* One argument read as the quick binding reads it, past pyhost__quick_read: 1 when
  * done, 0 when the full binder must read it. */
-/* An exact str's UTF-8, borrowed from it (3.10+; the caller holds the argument for the
- * whole call, and the runtime caches the text in the object): 1, or 0 with nothing
- * raised. */
+/* (pyhost__quick_read borrows an exact str's UTF-8 from it, 3.10+: the caller holds
+ * the argument for the whole call, and the runtime caches the text in the object) */
 int pyhost__quick_read_str_failed(void) {
   PY.PyErr_Clear(); /* a lone surrogate, or no memory: the full binder raises it again */
   return 0;
 }
-
 
 /* (a str is pyhost__quick_read's: quick_type) */
 static PYHOST__NOINLINE int read_quick_other(const struct pyhost__param *p, PyObject *o,
@@ -237,7 +235,8 @@ static const unsigned char *kw_params(struct pyhost__sig *s, PyObject *kwnames, 
 
 int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args, size_t nargs,
                                    PyObject *kwnames, pyhost_arg *argv, size_t from) {
-  if (nargs > s->npos) return 0;
+  /* a buffer parameter: the full binder lends its view, which a quick read never does */
+  if (s->lends_views || nargs > s->npos) return 0;
   for (size_t i = from; i < nargs; i++)
     if (!read_quick(s, i, args[i], &argv[i])) return 0;
   uint32_t given = (uint32_t)((1ull << nargs) - 1);
