@@ -1055,6 +1055,8 @@ class function {
   }
 
   // f.call<double>(1, "x", pyh::kw("weight", 2)): the result as R (void discards it).
+  // Keywords named by "name"_kw go through the keyword plan of the call's layout, made
+  // at its first call and kept (keyword_plans()).
   // R = std::string_view or pyh::bytes: the str's UTF-8 or the bytes read in place,
   // lent by pyhost until the next call of this function that returns such a view (or
   // takes keywords), or until the function is freed (pyhost_prepared_call_str and
