@@ -832,14 +832,25 @@ def cell(r):
     return text + (f" **{v.split(' (')[0]}**" if v else "")
 
 
-def summary(all_rows, tags, with_args):
-    """The rows of every version side by side: the rows with arguments (with_args) or the
-    rest, each as `ratio (pyhost / baseline instructions)` and its verdict."""
+BULK_ROWS = ("g1", "g2", "g3")  # issue 37: bulk data
+
+
+def row_group(r):
+    """Which summary a row belongs to: "args" (issue 24's shapes and their pybind11 rows),
+    "bulk" (g1-g3) or "other"."""
+    if r["id"] in ARG_ROWS or (r["id"] == "g" and r["what"][:2] in ARG_ROWS):
+        return "args"
+    return "bulk" if r["id"] in BULK_ROWS else "other"
+
+
+def summary(all_rows, tags, group):
+    """The rows of one group (row_group) of every version side by side, each as
+    `ratio (pyhost / baseline instructions)` and its verdict."""
+    with_args = group == "args"
     order, cells = [], {}
     for tag, rows in zip(tags, all_rows):
         for r in rows:
-            args = r["id"] in ARG_ROWS or (r["id"] == "g" and r["what"][:2] in ARG_ROWS)
-            if args != with_args:
+            if row_group(r) != group:
                 continue
             k = (r["id"], r["what"])
             if k not in cells:
@@ -863,7 +874,7 @@ def replace_between(text, name, body):
     return head + begin + "\n" + body + end + tail
 
 
-def update_doc(out_dir, generated, args_table, other_table, isolation=None):
+def update_doc(out_dir, generated, args_table, other_table, isolation=None, bulk_table=None):
     doc = os.path.join(out_dir, "performance.md")
     if not os.path.exists(doc):
         return
@@ -873,6 +884,8 @@ def update_doc(out_dir, generated, args_table, other_table, isolation=None):
         text = replace_between(text, "", generated)
         text = replace_between(text, "arguments ", args_table)
         text = replace_between(text, "no-arguments ", other_table)
+    if bulk_table is not None:
+        text = replace_between(text, "bulk ", bulk_table)
     if isolation is not None:
         text = replace_between(text, "isolation ", isolation)
     with open(doc, "w") as f:
@@ -972,10 +985,12 @@ def main():
     with open(os.path.join(a.out, "bench", "results.tsv"), "w") as f:
         f.write("\n".join(tsv) + "\n")
     plot(a.out, all_rows, tags)
-    args_table, other_table = summary(all_rows, tags, True), summary(all_rows, tags, False)
+    args_table, other_table = summary(all_rows, tags, "args"), summary(all_rows, tags, "other")
+    bulk_table = summary(all_rows, tags, "bulk")
     with open(os.path.join(a.out, "bench", "summary.md"), "w") as f:
-        f.write("## With arguments\n\n" + args_table + "\n## Without arguments\n\n" + other_table)
-    update_doc(a.out, generated, args_table, other_table, isolation)
+        f.write("## With arguments\n\n" + args_table + "\n## Without arguments\n\n" + other_table +
+                "\n## Bulk data\n\n" + bulk_table)
+    update_doc(a.out, generated, args_table, other_table, isolation, bulk_table)
     print(generated)
 
 
