@@ -583,6 +583,11 @@ template <class R> R prepared(pyhost *h, pyhost_callable *c, const pyhost_arg *a
     size_t len = 0;
     check(h, pyhost_prepared_call_str(h, c, argv, n, &s, &len));
     return std::string_view(s, len);
+  } else if constexpr (std::is_same<R, pyh::bytes>::value) {
+    const void *p = nullptr;  // the same: pyhost_prepared_call_bytes
+    size_t len = 0;
+    check(h, pyhost_prepared_call_bytes(h, c, argv, n, &p, &len));
+    return pyh::bytes(p, len);
   } else {
     pyhost_value *r = nullptr;
     check(h, pyhost_prepared_call_value(h, c, argv, n, &r));
@@ -1016,14 +1021,14 @@ template <class R, class... S> R plan_call_with(pyhost *h, pyhost_callable *plan
 
 // A Python callable prepared once (pyhost_prepare) and called many times.  Calls
 // without keyword arguments are prepared calls reading their arguments in place (the
-// fastest C route; a std::string_view result through pyhost_prepared_call_str).  A
-// call whose keywords are all named by "name"_kw (ASCII letters, digits and _, each
-// once; 8 arguments at most) goes through a keyword plan (pyhost_prepare_keywords)
-// that the function makes at the first call of each layout (positional count and
-// names) and keeps until it is freed, for up to 8 layouts: a later call passes only its
-// values, with no allocation.  Other calls with keywords, and pyh::bytes results, go
-// through pyhost_prepared_callf (a format fixed at compile time when every keyword is
-// named by "name"_kw).  Move-only.
+// fastest C route; std::string_view and pyh::bytes results through
+// pyhost_prepared_call_str and _bytes).  A call whose keywords are all named by
+// "name"_kw (ASCII letters, digits and _, each once; 8 arguments at most) goes through
+// a keyword plan (pyhost_prepare_keywords) that the function makes at the first call
+// of each layout (positional count and names) and keeps until it is freed, for up to 8
+// layouts: a later call passes only its values, with no allocation.  Other calls with
+// keywords go through pyhost_prepared_callf (a format fixed at compile time when every
+// keyword is named by "name"_kw).  Move-only.
 class function {
  public:
   function() noexcept = default;
@@ -1059,8 +1064,8 @@ class function {
   // at its first call and kept (keyword_plans()).
   // R = std::string_view or pyh::bytes: the str's UTF-8 or the bytes read in place,
   // lent by pyhost until the next call of this function that returns such a view (or
-  // takes keywords), or until the function is freed (pyhost_prepared_call_str and
-  // pyhost_prepared_callf's ">s", ">y"); any thread may read it meanwhile.
+  // takes keywords), or until the function is freed (pyhost_prepared_call_str, _bytes
+  // and pyhost_prepared_callf's ">s", ">y"); any thread may read it meanwhile.
   template <class R, class... A> R call(const A &...a) const {
     if (name_.empty()) return call_unnamed<R>(a...);
     return detail::naming([this] { return name_; }, [&] { return call_unnamed<R>(a...); });
@@ -1081,14 +1086,14 @@ class function {
 
  private:
   template <class R, class... A> R call_unnamed(const A &...a) const {
-    if constexpr (detail::plan_expressible<std::decay_t<const A>...> && !std::is_same<R, pyh::bytes>::value) {
+    if constexpr (detail::plan_expressible<std::decay_t<const A>...>) {
       using layout = detail::kw_layout_of<std::decay_t<const A>...>;
       detail::plan_cache *pc = plans_.load(std::memory_order_acquire);
       pyhost_callable *plan = pc ? pc->find(&layout::names) : nullptr;
       if (!plan) plan = make_plan(&layout::names, layout::npos, layout::names, layout::nkw);
       if (plan) return detail::plan_call_with<R>(h_, plan, detail::plan_slot<std::decay_t<const A>>(a)...);
     }
-    if constexpr (detail::any_kwarg<A...> || std::is_same<R, pyh::bytes>::value) {
+    if constexpr (detail::any_kwarg<A...>) {
       return detail::typed_call<R>(
           h_, c_ != nullptr, [this](const char *fmt, auto... v) { return pyhost_prepared_callf(h_, c_, fmt, v...); },
           [this](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {

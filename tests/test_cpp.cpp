@@ -766,8 +766,15 @@ TEST_CASE(call_keyword_plans) {
   std::string_view v = show.call<std::string_view>("ab", "sep"_kw = "+");
   CHECK(v == "ab+ab" && v.data()[v.size()] == '\0');
   CHECK(show.keyword_plans() == 3);
+  // a borrowed bytes result through a plan (pyhost_prepared_call_bytes)
+  py.exec("def raw(n, *, fill=b'x'):\n    return fill * n\n");
+  auto raw = py.function("raw");
+  pyh::bytes rb = raw.call<pyh::bytes>(3, "fill"_kw = pyh::bytes("\0z", 2));
+  CHECK(rb.size == 6 && rb.view() == std::string_view("\0z\0z\0z", 6));
+  CHECK(raw.keyword_plans() == 1);
   // wrong result types name both
   EXPECT_ERROR(f.call<std::string_view>(1, "weight"_kw = 1), PYHOST_TYPE, "", "int");
+  EXPECT_ERROR(raw.call<std::string_view>(1, "fill"_kw = pyh::bytes("a", 1)), PYHOST_TYPE, "", "bytes");
   // moved: the plans go with the function
   pyh::function g = std::move(f);
   CHECK(g.keyword_plans() == 4 && g.call<int>(2, "weight"_kw = 2) == 6 && g.keyword_plans() == 4);
