@@ -563,7 +563,7 @@ static void callf_op(int cslot, int slot, uint8_t arg) {
 /* A keyword plan of callable cslot (names that are sound, non-ASCII, empty, not UTF-8,
  * or no array at all; counts in and out of range), called through
  * pyhost_prepared_call_str with the right number of values or one fewer, its result
- * dropped early or with the plan; and pyhost_prepared_call_str and
+ * dropped early or with the plan; and pyhost_prepared_call_str, _bytes and
  * pyhost_prepared_release_result on the callable itself, whose borrowed result must
  * then read as it did until its next borrowed call. */
 static void plan_op(int cslot, uint8_t arg, uint8_t more) {
@@ -579,9 +579,10 @@ static void plan_op(int cslot, uint8_t arg, uint8_t more) {
       return;
     }
     pyhost_arg a[2] = {arg_of(more), arg_of(arg)};
-    rc = pyhost_prepared_call_str(h, c, a, (more >> 4) % 3, &s, &n);
-    check_unwritten(rc, n != 77 || strcmp(s, "unwritten") != 0, "pyhost_prepared_call_str");
-    if (rc == PYHOST_OK && strlen(s) != n) {
+    rc = arg & 2 ? pyhost_prepared_call_bytes(h, c, a, (more >> 4) % 3, (const void **)&s, &n)
+                 : pyhost_prepared_call_str(h, c, a, (more >> 4) % 3, &s, &n);
+    check_unwritten(rc, n != 77 || strcmp(s, "unwritten") != 0, "pyhost_prepared_call_str / _bytes");
+    if (rc == PYHOST_OK && !(arg & 2) && strlen(s) != n) {
       fprintf(stderr, "fuzz_api: a borrowed str is not NUL-terminated at its length\n");
       abort();
     }
