@@ -572,17 +572,17 @@ static void plan_op(int cslot, uint8_t arg, uint8_t more) {
   const char *s = "unwritten";
   size_t n = 77, npos = more % 4, nkw = (more >> 2) % 4; /* 0 keywords or 9+ in all: refused */
   int rc;
-  if (more & 0x80) { /* on the callable itself: a borrowed str, or its early release */
-    if (arg & 1) {
+  if (more & 0x80) { /* on the callable itself: a borrowed str or bytes, or its early release */
+    if ((arg & 6) == 6) {
       pyhost_prepared_release_result(c);
       if (c) fz.borrowed[cslot].p = NULL;
       return;
     }
     pyhost_arg a[2] = {arg_of(more), arg_of(arg)};
-    rc = arg & 2 ? pyhost_prepared_call_bytes(h, c, a, (more >> 4) % 3, (const void **)&s, &n)
+    rc = arg & 4 ? pyhost_prepared_call_bytes(h, c, a, (more >> 4) % 3, (const void **)&s, &n)
                  : pyhost_prepared_call_str(h, c, a, (more >> 4) % 3, &s, &n);
     check_unwritten(rc, n != 77 || strcmp(s, "unwritten") != 0, "pyhost_prepared_call_str / _bytes");
-    if (rc == PYHOST_OK && !(arg & 2) && strlen(s) != n) {
+    if (rc == PYHOST_OK && !(arg & 4) && strlen(s) != n) {
       fprintf(stderr, "fuzz_api: a borrowed str is not NUL-terminated at its length\n");
       abort();
     }
