@@ -61,6 +61,10 @@
 #define BENCH_LOOP_STR_PY \
   "def run(n):\n    s = 'hello, world'\n    for i in range(n):\n        g(s)\nrun(n)\n"
 #define BENCH_LOOP_FN_EMPTY_PY BENCH_LOOP_FN_PY("pass")
+/* (g2_typed) the 64 MiB bytearray of BENCH_BULK_PY handed to a host function that reads
+ * one byte of it in place: a buffer parameter (net of loop_fn_empty) */
+#define BENCH_LOOP_BUF_PY \
+  "def run(n):\n    b = big\n    for i in range(n):\n        g(b)\nrun(n)\n"
 #define BENCH_LOOP_EMPTY_PY BENCH_LOOP_FN_EMPTY_PY
 
 /* pyhost_eval's expression, and the one per iteration when the cache is defeated. */

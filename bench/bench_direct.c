@@ -101,6 +101,73 @@ static void bulk_to_py(size_t len, unsigned long n) {
   }
 }
 
+/* (g1, the guarantee pyhost's loan gives) an exporter object per loan, as pyhost's
+ * pyhost.HostMemory: it counts the Py_buffers it lends, so the host knows whether a view
+ * Python kept (a slice, a numpy array) still reads the memory when the loan ends and
+ * frees it only after the last; a view Python kept itself is released.  What a direct
+ * host pays for that, which PyMemoryView_FromMemory (above) cannot give at any price. */
+typedef struct {
+  PyObject_HEAD
+  void *buf;
+  Py_ssize_t len, exports;
+} loan_object;
+
+static int loan_getbuffer(PyObject *self, Py_buffer *v, int flags) {
+  loan_object *l = (loan_object *)self;
+  if (PyBuffer_FillInfo(v, self, l->buf, l->len, 1, flags) < 0) return -1;
+  l->exports++;
+  return 0;
+}
+
+static void loan_releasebuffer(PyObject *self, Py_buffer *v) {
+  (void)v;
+  ((loan_object *)self)->exports--;
+}
+
+static PyBufferProcs loan_as_buffer = {loan_getbuffer, loan_releasebuffer};
+static PyTypeObject loan_type = {PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bench.Loan",
+                                 .tp_basicsize = sizeof(loan_object),
+                                 .tp_as_buffer = &loan_as_buffer,
+                                 .tp_flags = Py_TPFLAGS_DEFAULT};
+
+static void bulk_to_py_exporter(size_t len, unsigned long n) {
+  PyObject *first = get("first");
+  check(PyType_Ready(&loan_type) == 0, "PyType_Ready");
+  for (unsigned long i = 0; i < n; i++) {
+    loan_object *l = PyObject_New(loan_object, &loan_type);
+    check(l != NULL, "PyObject_New");
+    l->buf = bulk;
+    l->len = (Py_ssize_t)len;
+    l->exports = 0;
+    PyObject *mv = PyMemoryView_FromObject((PyObject *)l);
+    check(mv != NULL, "PyMemoryView_FromObject");
+    PyObject *r = call1(first, mv);
+    check(r != NULL && PyLong_AsLong(r) == 7, "first(v)");
+    Py_DECREF(r);
+    if (Py_REFCNT(mv) > 1) Py_XDECREF(PyObject_CallMethod(mv, "release", NULL));
+    Py_DECREF(mv);
+    check(l->exports == 0, "a view Python kept"); /* a host would free the memory later */
+    Py_DECREF(l);
+  }
+}
+
+/* (g2_typed) g(data) -> its first byte: a builtin reading its argument's buffer in
+ * place, C-contiguous, as a typed buffer parameter does. */
+static PyObject *host_buf(PyObject *self, PyObject *o) {
+  (void)self;
+  Py_buffer v;
+  if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return NULL;
+  if (!PyBuffer_IsContiguous(&v, 'C')) {
+    PyBuffer_Release(&v);
+    PyErr_SetString(PyExc_TypeError, "g(data): data must be a contiguous buffer");
+    return NULL;
+  }
+  long b = v.len ? ((const unsigned char *)v.buf)[0] : -1;
+  PyBuffer_Release(&v);
+  return PyLong_FromLong(b);
+}
+static PyMethodDef host_buf_def = {"g", host_buf, METH_O, NULL};
+
 /* (g2) Python's buffer read in place through PyObject_GetBuffer. */
 static void bulk_from_py(const char *getter, unsigned long n) {
   PyObject *f = get(getter);
@@ -373,6 +440,10 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     list_from_py(n);
   } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large")) {
     bulk_to_py(mode[3] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE, n);
+  } else if (!strcmp(mode, "g1_exporter_small") || !strcmp(mode, "g1_exporter_large")) {
+    bulk_to_py_exporter(mode[12] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE, n);
+  } else if (!strcmp(mode, "g2_typed")) {
+    run_loop(BENCH_LOOP_BUF_PY, n);
   } else if (!strcmp(mode, "g2_small") || !strcmp(mode, "g2_large") || !strcmp(mode, "g2_numpy")) {
     bulk_from_py(mode[3] == 's' ? "get_small" : mode[3] == 'l' ? "get_big" : "get_np", n);
   } else if (!run_loop_mode(mode, n)) {
@@ -405,6 +476,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "hostfn")) bind_g(PyCFunction_New(&host_g_def, NULL));
   if (!strncmp(mode, "hostfn2", 7)) bind_g(PyCFunction_New(&host_h_def, NULL));
   if (!strcmp(mode, "hostfn_str")) bind_g(PyCFunction_New(&host_s_def, NULL));
+  if (!strcmp(mode, "g2_typed")) bind_g(PyCFunction_New(&host_buf_def, NULL));
   if (!strcmp(mode, "hosttype")) {
     host_type.tp_new = PyType_GenericNew;
     check(PyType_Ready(&host_type) == 0, "PyType_Ready");

@@ -152,6 +152,13 @@ static int host_s_typed(pyhost *hh, void *userdata, const pyhost_arg *argv, pyho
   return pyhost_ret_int(hh, ret, (int64_t)argv[0].len);
 }
 
+/* (g2_typed): g(data: buffer) -> its first byte, read in place. */
+static int host_buf_typed(pyhost *hh, void *userdata, const pyhost_arg *argv, pyhost_ret *ret) {
+  (void)userdata;
+  const pyhost_view *v = argv[0].u.p;
+  return pyhost_ret_int(hh, ret, v->len ? ((const unsigned char *)v->data)[0] : -1);
+}
+
 /* (e): the host type's constructor; instances carry one C pointer, as the baseline's. */
 static int host_new_fast(pyhost *hh, void *userdata, const pyhost_args *args, void **payload) {
   (void)hh, (void)userdata, (void)args;
@@ -202,8 +209,10 @@ static void bind_g(const char *mode) {
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
   }
-  if (!strcmp(mode, "hostfn_str")) {
-    check(pyhost_module_add_typed_function(h, module, "g(s: str)", host_s_typed, NULL, NULL),
+  if (!strcmp(mode, "hostfn_str") || !strcmp(mode, "g2_typed")) {
+    int str = mode[0] == 'h';
+    check(pyhost_module_add_typed_function(h, module, str ? "g(s: str)" : "g(data: buffer)",
+                                           str ? host_s_typed : host_buf_typed, NULL, NULL),
           "add_typed_function");
     check(pyhost_exec(h, "from pyhost_bench import g", NULL), "import g");
     return;
@@ -327,6 +336,8 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     list_from_py(n);
   } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large")) {
     bulk_to_py(mode[3] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE, n);
+  } else if (!strcmp(mode, "g2_typed")) {
+    run_loop(BENCH_LOOP_BUF_PY, n);
   } else if (!strcmp(mode, "g2_small") || !strcmp(mode, "g2_large") || !strcmp(mode, "g2_numpy")) {
     bulk_from_py(mode[3] == 's' ? pget_small : mode[3] == 'l' ? pget_big : pget_np, n);
   } else if (!strcmp(mode, "g3_to_py")) {
@@ -507,7 +518,8 @@ int main(int argc, char **argv) {
     static const char *const y[] = {"y"};
     check(pyhost_prepare_keywords(h, pfk, 1, y, 1, &pfk_y), "pyhost_prepare_keywords");
   }
-  if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8)) bind_g(mode);
+  if (!strncmp(mode, "hostfn", 6) || !strncmp(mode, "hosttype", 8) || !strcmp(mode, "g2_typed"))
+    bind_g(mode);
   if (strstr(mode, "_trip")) {
     check(pyhost_prepare_name(h, "ident", &pident), "pyhost_prepare_name");
     trip = malloc(BENCH_TRIP_BYTES);

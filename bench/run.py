@@ -699,28 +699,56 @@ def bulk_rows(b, cg, minor, add, pb):
              ("g1", "g1_large", "g1_large", k if minor >= 11 else b.n(20),
               "C->Python: the same at 64 MiB" + ("" if minor >= 11 else
                                                  " (before 3.11 a copy: O(n) by design)"),
-              g1_target),
-             ("g2", "g2_small", "g2_small", k, "Python->C: a 1 KiB bytearray read in place "
+              g1_target)]
+    if minor >= 11:  # the guarantee's own price: what a direct host pays to give it too
+        cases.append(("g1", "g1_small", "g1_exporter_small", k, "C->Python: the same 1 KiB loan "
+                      "vs a direct host giving pyhost's guarantee (its own exporter type counting "
+                      "the views, the memory freed after the last)", None))
+    cases += [("g2", "g2_small", "g2_small", k, "Python->C: a 1 KiB bytearray read in place "
               "(callf \">w\", pyhost_view_release) vs PyObject_GetBuffer", 1.15),
              ("g2", "g2_large", "g2_large", k, "Python->C: the same, a 64 MiB bytearray", 1.15)]
     if minor >= 11 and has_numpy(b):
         cases.append(("g2", "g2_numpy", "g2_numpy", k, "Python->C: the same, a 64 MiB numpy "
                       "array", 1.15))
-    cases += [("g3", "g3_to_py", "conv_list_to_py", b.n(LIST_REPS), "C->Python: 100 000-int list "
-               "(pyhost_value_from_int64s) vs PyList_New + PyLong_FromLongLong", 1.5),
-              ("g3", "g3_from_py", "conv_list_from_py", b.n(LIST_REPS), "Python->C: 100 000-int "
-               "list (pyhost_value_to_int64s) vs PyList_GET_ITEM + PyLong_AsLongLong", 1.5)]
-    for rid, pm, dm, reps, what, target in cases:
+    g3_cases = [("g3", "g3_to_py", "conv_list_to_py", b.n(LIST_REPS), "C->Python: 100 000-int "
+                 "list (pyhost_value_from_int64s) vs PyList_New + PyLong_FromLongLong", 1.5),
+                ("g3", "g3_from_py", "conv_list_from_py", b.n(LIST_REPS), "Python->C: 100 000-int "
+                 "list (pyhost_value_to_int64s) vs PyList_GET_ITEM + PyLong_AsLongLong", 1.5)]
+
+    def g2_typed_row():
+        # (g2_typed) the other way a plugin hands the host its buffer: it calls a host
+        # function whose typed buffer parameter is read in place (pyhost.h), vs a METH_O
+        # builtin with PyObject_GetBuffer; Python's loop, net of the empty one, as (c2)
+        if cg:
+            kc = max(1, min(k, cg // 4))
+            ir = tuple(instructions(run_("g2_typed", kc), kc) - instructions(run_("loop_fn_empty", kc), kc)
+                       for run_ in (b.p, b.d))
+        else:
+            ir = None
+        pairs = b.pairs(lambda: ns_per_op(b.p("g2_typed", k)) - ns_per_op(b.p("loop_fn_empty", k)),
+                        lambda: ns_per_op(b.d("g2_typed", k)) - ns_per_op(b.d("loop_fn_empty", k)))
+        add("g2", "Python->C: the 64 MiB bytearray passed to g(data: buffer), a typed host function "
+            "reading one byte in place, vs a METH_O builtin with PyObject_GetBuffer (in a function, "
+            "net of the loop)", pairs, 1.15, "baseline: the direct host, full API", ir,
+            key="g2: typed buffer parameter")
+
+    def case_row(rid, pm, dm, reps, what, target):
         kc = max(1, min(reps, cg // (10000 if rid == "g3" or reps < k else 4))) if cg else 0
         ir = (instructions(b.p(pm, kc), kc), instructions(b.d(dm, kc), kc)) if cg else None
         pairs = b.pairs(lambda: ns_per_op(b.p(pm, reps)), lambda: ns_per_op(b.d(dm, reps)))
         add(rid, what, pairs, target, "baseline: the direct host, full API", ir,
-            key=f"{rid}: {pm}")
-        if pb and pm != "g2_numpy":  # bench_pybind11 g2_numpy aborts under callgrind (not natively)
+            key=None if "exporter" in dm else f"{rid}: {pm}")
+        if pb and pm != "g2_numpy" and "exporter" not in dm:  # bench_pybind11 g2_numpy aborts under callgrind (not natively)
             ir = (ir[0], instructions([pb, pm, str(kc)], kc)) if cg else None
             pairs = b.pairs(lambda: ns_per_op(b.p(pm, reps)), lambda: ns_per_op([pb, pm, str(reps)]))
             add(rid, f"{pm} vs pybind11 (py::memoryview::from_memory, py::buffer::request, "
                 "std::vector casters)", pairs, None, "", ir, key=f"{rid}: pybind11 {pm}")
+
+    for c in cases:
+        case_row(*c)
+    g2_typed_row()
+    for c in g3_cases:
+        case_row(*c)
 
 
 def fmt_ns(x):

@@ -10,6 +10,7 @@
 #   PYHOST_TEST_TAGS      matching test-name tags: py3.11, py3.11-system, py3.15, py3.15d, ...
 #   PYHOST_TEST_VERSIONS  matching "3.11"
 #   PYHOST_TEST_INCLUDES  matching header directories ("" when none)
+#   PYHOST_TEST_NUMPY     1 where a Debian numpy for that Python is installed, else 0
 #   PYHOST_TEST_LAUNCHER_<i>  the command prefix entry i's programs run under (a list;
 #                         empty but for sysroot entries)
 #   PYHOST_TEST_DEBUG_COUNT   how many entries are debug builds (sys.abiflags "d")
@@ -66,6 +67,7 @@ set(PYHOST_TEST_LIBS)
 set(PYHOST_TEST_TAGS)
 set(PYHOST_TEST_VERSIONS)
 set(PYHOST_TEST_INCLUDES)
+set(PYHOST_TEST_NUMPY)
 set(PYHOST_PY2_LIB "")
 set(_seen)
 set(_rows)
@@ -114,7 +116,15 @@ foreach(lib IN LISTS _all)
   else()
     set(key "${minor}")
   endif()
-  list(APPEND _rows "${key}|${tag}|${real}|${inc}|${sysroot}")
+  # A Debian numpy built for this Python (the system's python3-numpy, or the sysroot's:
+  # tools/sysroot.sh; Debian's debug builds load the release builds' extensions): its
+  # numpy tests then must import it rather than skip.
+  file(GLOB numpy_ext "${prefix}/lib/python3/dist-packages/numpy/*core/_multiarray_umath.cpython-3${minor}*-*.so")
+  set(numpy 0)
+  if(numpy_ext)
+    set(numpy 1)
+  endif()
+  list(APPEND _rows "${key}|${tag}|${real}|${inc}|${sysroot}|${numpy}")
 endforeach()
 list(SORT _rows)
 foreach(row IN LISTS _rows)
@@ -123,6 +133,7 @@ foreach(row IN LISTS _rows)
   list(GET f 2 real)
   list(GET f 3 inc)
   list(GET f 4 sysroot)
+  list(GET f 5 numpy)
   if(tag IN_LIST PYHOST_TEST_TAGS)
     set(tag "${tag}-2")
   endif()
@@ -136,11 +147,13 @@ foreach(row IN LISTS _rows)
   list(APPEND PYHOST_TEST_TAGS "${tag}")
   list(APPEND PYHOST_TEST_VERSIONS "${ver}")
   list(APPEND PYHOST_TEST_INCLUDES "${inc}")
+  list(APPEND PYHOST_TEST_NUMPY "${numpy}")
 endforeach()
 
 # Walking the matrix, the same way everywhere:
 #   foreach(i IN LISTS PYHOST_TEST_INDICES)
-#     pyhost_matrix_entry(${i})   # sets lib, tag, ver, inc and launcher for entry i
+#     pyhost_matrix_entry(${i})   # sets lib, tag, ver, inc, numpy (1: a Debian numpy
+#                                 # for it is installed) and launcher for entry i
 # Every command of a matrix test starts with ${launcher} (a list, often empty);
 # launcher_at is the same joined by "@@" with a trailing "@@", for the -DCMD= strings of
 # the scripts that split on "@@" (tests/expect.cmake, examples/compare_output.cmake).
@@ -157,6 +170,7 @@ macro(pyhost_matrix_entry i)
   list(GET PYHOST_TEST_TAGS ${i} tag)
   list(GET PYHOST_TEST_VERSIONS ${i} ver)
   list(GET PYHOST_TEST_INCLUDES ${i} inc)
+  list(GET PYHOST_TEST_NUMPY ${i} numpy)
   set(launcher ${PYHOST_TEST_LAUNCHER_${i}})
   set(launcher_at "")
   if(launcher)

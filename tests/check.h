@@ -30,6 +30,10 @@ unsigned check_minor(void);
  * whose repr must be want (each failure printed with pyhost's message). */
 void check_run(struct pyhost *h, const char *code);
 void check_expect_py(struct pyhost *h, const char *expr, const char *want);
+/* Imports numpy as np in h's __main__: 1 when it did, 0 where no numpy is installed for
+ * the Python under test; exits 1 (a failure, never a skip) when the matrix entry has
+ * one (PYHOST_TEST_NUMPY=1, tests/CMakeLists.txt) and it does not import. */
+int check_numpy(struct pyhost *h);
 
 #define TEST_CASE(name)                                                   \
   static void name(void);                                                 \

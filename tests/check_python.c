@@ -51,3 +51,14 @@ void check_run(pyhost *h, const char *code) {
   if (rc) fprintf(stderr, "%s\n%s\n", code, pyhost_errmsg(h));
   CHECK_RC(rc, PYHOST_OK);
 }
+
+int check_numpy(pyhost *h) {
+  if (pyhost_exec(h, "import numpy as np", "<test>") == PYHOST_OK) return 1;
+  const char *want = getenv("PYHOST_TEST_NUMPY");
+  if (want && !strcmp(want, "1")) {
+    fprintf(stderr, "a numpy for this Python is installed (PYHOST_TEST_NUMPY=1), yet: %s\n",
+            pyhost_errmsg(h));
+    exit(1);
+  }
+  return 0;
+}

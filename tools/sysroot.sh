@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/sysroot.sh: make (once) a Debian sid sysroot holding the newest CPython releases and their
-# debug builds, for the test matrix.  sid needs a newer glibc than this machine has, so the tests
+# debug builds, and numpy for both releases (sid builds python3-numpy for 3.14 and 3.15, not for
+# the debug builds), for the test matrix.  sid needs a newer glibc than this machine has, so the tests
 # run them through the sysroot's own loader (docs/versions-and-abi.md), never in a chroot.
 #
 #   PYHOST_SYSROOT  where it goes (default ${XDG_CACHE_HOME:-$HOME/.cache}/pyhost/sysroot-sid);
@@ -14,7 +15,8 @@ set -euo pipefail
 start=$(date +%s)
 dir=${PYHOST_SYSROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/pyhost/sysroot-sid}
 pkgs=(libpython3.14 libpython3.15 libpython3.14-dbg libpython3.15-dbg
-      python3.14-venv python3.15-venv python3.14-dev python3.15-dev)
+      python3.14-venv python3.15-venv python3.14-dev python3.15-dev
+      python3-numpy) # test_buffer's numpy cases and examples/bulk: about 11 MB, 5 s more
 stamp_head="pyhost sysroot v1: ${pkgs[*]}"
 die() { printf 'tools/sysroot.sh: %s\n' "$*" >&2; exit 1; }
 
@@ -62,6 +64,16 @@ for v in 3.14 3.15; do
   for lib in "libpython$v.so.1.0" "libpython${v}d.so.1.0"; do
     [ -e "$tmp/usr/lib/x86_64-linux-gnu/$lib" ] || die "the sysroot lacks $lib after install"
   done
+  compgen -G "$tmp/usr/lib/python3/dist-packages/numpy/_core/_multiarray_umath.cpython-${v/./}-*.so" >/dev/null \
+    || echo "tools/sysroot.sh: sid's python3-numpy is not built for $v: its numpy tests skip there" >&2
+done
+# Debian reaches BLAS and LAPACK through /etc/alternatives: absolute links that, outside a
+# chroot, would load this machine's libraries (or none).  Each becomes the relative link to
+# the sysroot's own file.
+for link in $(find "$tmp/usr/lib/x86_64-linux-gnu" -maxdepth 1 -lname '/etc/alternatives/*'); do
+  target=$(chroot "$tmp" readlink -f "${link#"$tmp"}")
+  [ -e "$tmp$target" ] || die "the sysroot's $link leads to $target, which it lacks"
+  ln -sfn "$(realpath --relative-to="$(dirname "$link")" "$tmp$target")" "$link"
 done
 chroot "$tmp" apt-get clean
 { echo "$stamp_head"

@@ -92,6 +92,8 @@ struct pyhost_args {
   size_t nkw;                /* tuple form only: the vector form counts kwnames when asked */
   PyObject *keep;            /* list of temporaries (UTF-8 bytes before 3.10, the copy of
                               * kwdict before 3.9), or NULL */
+  pyhost_view *lent;         /* the views lent to the callback (buffer arguments), chained
+                              * through their slots (buffer_view.c), or NULL */
 };
 extern PYHOST__HIDDEN const char pyhost__tuple_form;
 #define PYHOST__TUPLE_FORM ((PyObject *)(void *)&pyhost__tuple_form)
@@ -127,16 +129,24 @@ static inline void pyhost__args_vector(struct pyhost_args *a,
   a->argv = argv;
   a->kwnames = kwnames;
   a->keep = NULL; /* tuple, kwdict, skip and nkw belong to the tuple form: never read here */
+  a->lent = NULL;
   a->callee = callee;
 }
 /* Before 3.9 `f(**d)` hands the caller's own dict d to the call, which Python code run
  * by the callback may change or clear: the view then holds a copy (0, or -1 with the
  * Python exception set and nothing held; fastargs.c). */
 int pyhost__args_own_kwdict(struct pyhost_args *a);
-/* Drops what the view keeps (that copy, the temporaries of its reads), once its
- * callback has returned or will not run. */
+/* Releases the views a call lent its callback (chained from first; buffer_view.c). */
+void pyhost__view_lent_end(pyhost_view *first);
+/* 1 when the view keeps anything to drop after the callback: temporaries or lent views. */
+static inline int pyhost__args_holds(const struct pyhost_args *a) {
+  return (a->keep != NULL) | (a->lent != NULL);
+}
+/* Drops what the view keeps (that copy, the temporaries of its reads, the views lent),
+ * once its callback has returned or will not run. */
 static inline void pyhost__args_drop(struct pyhost_args *a) {
   if (a->keep) PY.Py_DecRef(a->keep);
+  if (a->lent) pyhost__view_lent_end(a->lent);
 }
 /* A door's liveness: 1 when ctx's callback may run now (its function still
  * registered, its instance still valid, Python still running); else 0 with the Python
@@ -181,6 +191,7 @@ static inline int pyhost__args_tuple_as(struct pyhost_args *a,
   a->argv = NULL;
   a->kwnames = PYHOST__TUPLE_FORM;
   a->keep = NULL;
+  a->lent = NULL;
   a->tuple = tuple;
   a->kwdict = nk > 0 ? kwdict : NULL;
   a->nargs = n > (Py_ssize_t)skip ? (size_t)n - skip : 0;
@@ -369,7 +380,7 @@ static inline PyObject *pyhost__run_fast_as(pyhost_fast_function fn, void *userd
   int rc = fn(c->args.callee->h, userdata, &c->args, &c->ret);
   /* frames pair: whatever the callback ran pushed and popped its own */
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame);
-  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (c->args.keep != NULL))
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | pyhost__args_holds(&c->args))
     return pyhost__run_fast_end(rc, outer, guarded);
   pyhost__frame_pop(outer);
   if (guarded) pyhost__recursion_leave(outer);
@@ -399,6 +410,8 @@ struct pyhost__sig {
   char *doc;                /* "name(...)\n--\n\n" + the host's doc: own */
   size_t n, npos, nposonly; /* parameters; that may be positional; positional-only */
   int borrows_bytes;        /* a bytes parameter: its argument is read in place */
+  int lends_views;          /* a buffer or rwbuffer parameter: only the full binder binds
+                             * the call (lending may run Python code; typedargs.c) */
   /* the exact type pyhost__quick_read reads p[j] from (int, float), else NULL, which
    * no object has, and NULL past the last parameter, so that a loop over more arguments
    * than parameters stops there: set with the names */
@@ -601,12 +614,12 @@ static PYHOST__HOT_INLINE int pyhost__run_typed(const struct pyhost__callee *cal
   int rc = PYHOST_OK;
   if (view) {
     rc = pyhost__sig_bind(s, view, c->argv);
-    if (rc == PYHOST_OK && view->keep != NULL && !live(ctx))
+    if (rc == PYHOST_OK && pyhost__args_holds(view) && !live(ctx))
       return pyhost__run_typed_refused(outer, view, guarded);
   }
   if (rc == PYHOST_OK) rc = fn(ctx, c->argv, &c->ret);
   PYHOST__ASSERT(pyhost__thread.frame == &c->frame); /* frames pair */
-  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (view != NULL && view->keep != NULL))
+  if ((rc != PYHOST_OK) | (c->frame.type != NULL) | (view != NULL && pyhost__args_holds(view)))
     return pyhost__run_typed_end(rc, outer, callee, view, guarded, out);
   pyhost__frame_pop(outer);
   if (guarded) pyhost__recursion_leave(outer);

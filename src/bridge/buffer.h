@@ -49,13 +49,13 @@ int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view
                              const char *fn);
 
 /* A borrowed view of o for a callback's argument (GIL held, o borrowed), as
- * pyhost__view_from_object reads it, held by *holder (a new reference: the call keeps
- * it with its temporaries, and dropping it releases the view; pyhost_view_release
+ * pyhost__view_from_object reads it, chained first on *chain (the call's lent views:
+ * pyhost__view_lent_end releases them once the callback returned; pyhost_view_release
  * refuses the view meanwhile).  PYHOST_OK with *out set; PYHOST_TYPE with nothing
  * raised when o is not a buffer of the kind flags ask, *want naming that kind ("bytes-
  * like object", "read-write bytes-like object", "contiguous buffer"); else a status
  * with the exception (the exporter's own) taken into the callback's frame. */
-int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
+int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, pyhost_view **chain,
                       const pyhost_view **out, const char **want);
 
 /* An object value holding a new reference to o, never converted; NULL with the

@@ -28,6 +28,22 @@ _Static_assert(sizeof(Py_ssize_t) == sizeof(ptrdiff_t), "shape and strides are P
 
 static struct held *held_of(pyhost_view *v) { return (struct held *)(void *)v->internal_; }
 
+/* An empty view: its public fields zero, holding nothing.  Field by field, not a memset
+ * of the whole struct: the Py_buffer inside internal_ is written whole by
+ * PyObject_GetBuffer before it is read (g2 in docs/performance.md). */
+static void view_clear(pyhost_view *view) {
+  struct held *k = held_of(view);
+  view->data = NULL;
+  view->len = view->itemsize = 0;
+  view->format = NULL;
+  view->readonly = view->ndim = view->copied = 0;
+  view->shape = view->strides = NULL;
+  k->kind = HELD_NONE;
+  k->lent = 0;
+  k->obj = NULL;
+  k->alloc = NULL;
+}
+
 pyhost_value *pyhost__object_value(PyObject *o) {
   pyhost_value *v = pyhost__value_new(PYHOST_KIND_OBJECT);
   if (!v) {
@@ -231,7 +247,7 @@ static int from_legacy(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view
 int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view *view,
                              const char *fn) {
   PYHOST__ASSERT_GIL();
-  memset(view, 0, sizeof *view);
+  view_clear(view);
   int rc = pyhost__runtime_at_least(3, 11) ? from_pybuffer(h, o, flags, view, fn)
                                            : from_legacy(h, o, flags, view, fn);
   if (!rc && (flags & PYHOST_VIEW_CONTIGUOUS) && !c_contiguous(view)) {
@@ -240,7 +256,7 @@ int pyhost__view_from_object(pyhost *h, PyObject *o, unsigned flags, pyhost_view
     pyhost_view_release(h, view);
     return pyhost__set_error(h, PYHOST_TYPE, "%s: the %s buffer is not C-contiguous", fn, name);
   }
-  if (rc) memset(view, 0, sizeof *view);
+  if (rc) view_clear(view);
   return rc;
 }
 
@@ -248,7 +264,7 @@ int pyhost_view_get(pyhost *h, const pyhost_value *obj, unsigned flags, pyhost_v
   const char *fn = "pyhost_view_get";
   if (!view || !obj)
     return pyhost__set_error(h, PYHOST_MISUSE, "%s: %s is NULL", fn, view ? "obj" : "view");
-  memset(view, 0, sizeof *view);
+  view_clear(view);
   if (obj->kind == PYHOST_KIND_BYTES) { /* C data already: no Python */
     if (flags & PYHOST_VIEW_WRITABLE)
       return pyhost__set_error(h, PYHOST_TYPE, "%s: a bytes value is read-only", fn);
@@ -273,7 +289,7 @@ static void view_end(pyhost_view *view) {
   if (k->kind == HELD_PYBUFFER) PY.PyBuffer_Release(&k->pb);
   else if (k->kind == HELD_OBJECT) PY.Py_DecRef(k->obj);
   pyhost__free(k->alloc);
-  memset(view, 0, sizeof *view);
+  view_clear(view);
 }
 
 void pyhost_view_release(pyhost *h, pyhost_view *view) {
@@ -294,12 +310,10 @@ void pyhost_view_release(pyhost *h, pyhost_view *view) {
     }
   }
   pyhost__free(k->alloc);
-  memset(view, 0, sizeof *view);
+  view_clear(view);
 }
 
-/* ---- a callback's borrowed view: held by a capsule the call keeps ---- */
-
-static const char lent_name[] = "pyhost borrowed view";
+/* ---- a callback's borrowed view: chained on the call's view (pyhost_args.lent) ---- */
 
 /* The structs of borrowed views: taken from pyhost__bridge.lent_free and given back,
  * freed only after Py_FinalizeEx (one per view in flight at most; both ends run with
@@ -308,8 +322,12 @@ static const char lent_name[] = "pyhost borrowed view";
  * whose release is refused, or another call's borrowed view, never freed memory. */
 struct pyhost__lent_slot {
   pyhost_view view; /* first: the slot's address is the view's */
-  struct pyhost__lent_slot *next;
+  struct pyhost__lent_slot *next; /* the free list's, or the call's chain while lent */
 };
+
+static struct pyhost__lent_slot *slot_of(pyhost_view *view) {
+  return (struct pyhost__lent_slot *)(void *)view;
+}
 
 static void lent_free_all(void) {
   for (struct pyhost__lent_slot *s = pyhost__bridge.lent_free, *next; s; s = next) {
@@ -327,32 +345,33 @@ static pyhost_view *lent_take(void) {
     if (!(s = pyhost__calloc(1, sizeof *s))) return NULL;
     pyhost__teardown_add(&pyhost__bridge.lent_hook, lent_free_all, PYHOST__AFTER_FINALIZE);
   }
-  memset(&s->view, 0, sizeof s->view);
+  held_of(&s->view)->lent = 0; /* empty already: lent_give cleared it, or calloc */
   return &s->view;
 }
 
 static void lent_give(pyhost_view *view) {
-  struct pyhost__lent_slot *s = (struct pyhost__lent_slot *)(void *)view;
-  memset(view, 0, sizeof *view);
+  struct pyhost__lent_slot *s = slot_of(view);
+  view_clear(view);
   held_of(view)->lent = 1;
   s->next = pyhost__bridge.lent_free;
   pyhost__bridge.lent_free = s;
 }
 
-/* The capsule's destructor: the call's temporaries are dropped (the callback has
- * returned, or never runs).  __release_buffer__ (3.12+) may run Python code here; an
- * exception being handed to the caller stays as it is. */
-static void lent_end(PyObject *capsule) {
-  pyhost_view *view = PY.PyCapsule_GetPointer(capsule, lent_name);
-  if (!view) { /* never: the name is ours */
-    PY.PyErr_Clear();
-    return;
+/* The call's views released, the callback having returned (or never running): the
+ * chain read before each release, which gives the slot back.  __release_buffer__
+ * (3.12+) may run Python code here; an exception being handed to the caller stays as
+ * it is.  No object per view: the list and the capsule that held it cost a typed call
+ * with a buffer parameter about 850 instructions on 3.13 (g2_typed, docs/performance.md). */
+void pyhost__view_lent_end(pyhost_view *first) {
+  PyObject *t = NULL, *v = NULL, *tb = NULL;
+  int raised = PY.PyErr_Occurred() != NULL; /* the common end has nothing to set aside */
+  if (raised) PY.PyErr_Fetch(&t, &v, &tb);
+  for (struct pyhost__lent_slot *s = slot_of(first), *next; s; s = next) {
+    next = s->next;
+    view_end(&s->view);
+    lent_give(&s->view);
   }
-  PyObject *t, *v, *tb;
-  PY.PyErr_Fetch(&t, &v, &tb);
-  view_end(view);
-  lent_give(view);
-  PY.PyErr_Restore(t, v, tb);
+  if (raised) PY.PyErr_Restore(t, v, tb);
 }
 
 /* A view of o for a callback's argument, o's not being a buffer of that kind kept
@@ -396,7 +415,7 @@ static int argument_view(pyhost *h, PyObject *o, unsigned flags, pyhost_view *vi
   return rc;
 }
 
-int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
+int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, pyhost_view **chain,
                       const pyhost_view **out, const char **want) {
   PYHOST__ASSERT_GIL();
   pyhost_view *view = lent_take();
@@ -415,11 +434,8 @@ int pyhost__view_lend(pyhost *h, PyObject *o, unsigned flags, PyObject **holder,
     return rc;
   }
   held_of(view)->lent = 1;
-  if (!(*holder = PY.PyCapsule_New(view, lent_name, lent_end))) {
-    view_end(view);
-    lent_give(view);
-    return pyhost__take_exception(h, NULL);
-  }
+  slot_of(view)->next = *chain ? slot_of(*chain) : NULL;
+  *chain = view;
   *out = view;
   return PYHOST_OK;
 }

@@ -170,11 +170,8 @@ int pyhost__args_read(struct pyhost_args *a, PyObject *o, int kind, pyhost_arg *
 
 int pyhost__args_view(struct pyhost_args *a, PyObject *o, unsigned flags,
                       const pyhost_view **out, const char **want) {
-  PyObject *holder;
-  int rc = pyhost__view_lend(a->callee->h, o, flags, &holder, out, want);
-  if (rc) return rc;
-  /* kept until the callback returned: dropping it (here too, on failure) releases */
-  return keep(a, holder) < 0 ? pyhost__take_exception(a->callee->h, NULL) : PYHOST_OK;
+  /* chained on a->lent until the callback returned: pyhost__args_drop releases it */
+  return pyhost__view_lend(a->callee->h, o, flags, &a->lent, out, want);
 }
 
 /* Argument i of the getter FN read as kind into the pyhost_arg x, or the getter's

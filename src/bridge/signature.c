@@ -288,6 +288,7 @@ static int read_params(struct reader *r, struct pyhost__sig *s, char *names, cha
         return fail(r, "a parameter without a default follows one with a default");
       defaults |= p->has_default;
       s->borrows_bytes |= p->kind == PYHOST_ARG_BYTES;
+      s->lends_views |= p->kind == PYHOST_ARG_VIEW;
       p->kwonly = (unsigned char)star;
       s->n++;
     }

@@ -242,7 +242,8 @@ static const unsigned char *kw_params(struct pyhost__sig *s, PyObject *kwnames, 
 
 int pyhost__typed_bind_vector_from(struct pyhost__sig *s, PyObject *const *args, size_t nargs,
                                    PyObject *kwnames, pyhost_arg *argv, size_t from) {
-  if (nargs > s->npos) return 0;
+  /* a buffer parameter: the full binder lends its view, which a quick read never does */
+  if (s->lends_views || nargs > s->npos) return 0;
   for (size_t i = from; i < nargs; i++)
     if (!read_quick(s, i, args[i], &argv[i])) return 0;
   uint32_t given = (uint32_t)((1ull << nargs) - 1);

@@ -12,7 +12,10 @@
  * accepted one reads back through inspect.signature and binds every call as
  * inspect.Signature.bind does, giving the callback each argument and each default
  * exactly as Python shows it, running no Python code to read one
- * (fuzz_typed_oracle.py).  The callback's str arguments end in a NUL at their length. */
+ * (fuzz_typed_oracle.py).  The callback's str arguments end in a NUL at their length;
+ * its buffer and rwbuffer arguments (bytes, bytearray, memoryviews, array.array,
+ * read-only, writable, strided, released) are C-contiguous views whose release by the
+ * host is refused. */
 #define _GNU_SOURCE
 #include "pyhost.h"
 #include "fuzz_python.h"
@@ -38,6 +41,37 @@ static void die(const char *what, const char *detail) {
   abort();
 }
 
+/* A buffer or rwbuffer argument (a borrowed view) as the tuple (bytes, readonly,
+ * format, itemsize, shape) the oracle compares; its own invariants checked here: the
+ * argument's len is the view's, the shape and itemsize make that len C-contiguously,
+ * and the host's release of a borrowed view is refused, leaving it whole. */
+static pyhost_value *view_tuple(const pyhost_arg *a) {
+  const pyhost_view *v = a->u.p;
+  if (!v || a->len != v->len) die("a buffer argument's len is not its view's", "");
+  size_t items = 1;
+  ptrdiff_t stride = (ptrdiff_t)v->itemsize;
+  pyhost_value *shape = pyhost_value_tuple();
+  for (int d = v->ndim - 1; d >= 0; d--) {
+    if (v->shape[d] > 1 && v->strides[d] != stride) die("a buffer argument is not C-contiguous", "");
+    stride *= v->shape[d];
+    items *= (size_t)v->shape[d];
+  }
+  for (int d = 0; d < v->ndim; d++) pyhost_value_append(shape, pyhost_value_int(v->shape[d]));
+  if (items * v->itemsize != v->len) die("a buffer argument's shape does not make its len", v->format);
+  if (v->len && !v->data) die("a buffer argument without its data", "");
+  void *data = v->data;
+  pyhost_view_release(h, (pyhost_view *)v);
+  if (v->data != data || !strstr(pyhost_errmsg(h), "borrowed view"))
+    die("the host released a borrowed view", pyhost_errmsg(h));
+  pyhost_value *t = pyhost_value_tuple();
+  pyhost_value_append(t, pyhost_value_bytes(v->data, v->len));
+  pyhost_value_append(t, pyhost_value_bool(v->readonly));
+  pyhost_value_append(t, pyhost_value_str(v->format, strlen(v->format)));
+  pyhost_value_append(t, pyhost_value_int((int64_t)v->itemsize));
+  pyhost_value_append(t, shape);
+  return t;
+}
+
 /* The callback's arguments as a tuple (argv has as many as the signature declares:
  * the oracle compares the length). */
 static pyhost_value *args_tuple(const pyhost_arg *argv, size_t n) {
@@ -52,6 +86,7 @@ static pyhost_value *args_tuple(const pyhost_arg *argv, size_t n) {
                            : a->kind == PYHOST_ARG_BOOL  ? pyhost_value_bool(a->u.b)
                            : a->kind == PYHOST_ARG_STR   ? pyhost_value_str(a->u.s, a->len)
                            : a->kind == PYHOST_ARG_BYTES ? pyhost_value_bytes(a->u.p, a->len)
+                           : a->kind == PYHOST_ARG_VIEW  ? view_tuple(a)
                            : a->kind == PYHOST_ARG_NONE  ? pyhost_value_none()
                                                          : NULL);
   }

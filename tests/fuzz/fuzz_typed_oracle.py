@@ -8,8 +8,10 @@
 # argument breaks them.  Reading an argument runs no Python code: the subclasses below
 # record any dunder pyhost would call.  A mismatch raises AssertionError, which
 # fuzz_typed turns into a crash naming the signature and the call.
+import array
 import inspect
 import re
+import sys
 
 CALLED = []
 
@@ -43,8 +45,16 @@ POOL = [0, 1, -1, 2 ** 63 - 1, -2 ** 63, 2 ** 63, -2 ** 63 - 1, 2 ** 64, 10 ** 4
         'x', '', 'h\u00e9\u20ac\U0001f600', '\ud800', 'a\0b', b'', b'\x00\xff', bytearray(b'z'),
         IntSub(5), IntSub(-2 ** 63), FloatSub(2.5), StrSub('s'), BytesSub(b'b'), object(),
         [1], (2,), 3j]
+# buffer and rwbuffer arguments (appended: the older indices keep their meaning)
+_released = memoryview(b'gone')
+_released.release()
+POOL += [memoryview(b'ro\x00v'), memoryview(bytearray(b'rw')), memoryview(b'abcdef')[::2],
+         memoryview(bytearray(range(12))).cast('i', (3, 1)), array.array('d', [1.5, -2.0]),
+         array.array('b'), bytearray(), _released, (memoryview(b'ab').toreadonly() if hasattr(memoryview, 'toreadonly') else b'ab'),
+         memoryview(bytearray(b'wxyz'))[1:3]]
+IN_PLACE = sys.version_info >= (3, 11)  # any exporter from 3.11; before, see expect_view
 EXTRA_NAMES = ['zz', 'X', '_', 'self', StrSub('x')]
-TYPES = ('int', 'float', 'bool', 'str', 'bytes')
+TYPES = ('int', 'float', 'bool', 'str', 'bytes', 'buffer', 'rwbuffer')
 
 
 def declared_types(text):
@@ -53,10 +63,34 @@ def declared_types(text):
     return dict(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([A-Za-z_][A-Za-z0-9_]*)", body))
 
 
+def expect_view(x, writable):
+    """What the callback gets for a buffer (writable: rwbuffer) argument x: ('view',
+    bytes, readonly, format, itemsize, shape) as pyhost.h says.  From 3.11 any exporter
+    in place, C-contiguous only; before, bytes in place (read-only), a bytearray in place,
+    any other exporter as a read-only C-ordered copy (so no rwbuffer)."""
+    try:
+        m = memoryview(x)
+        m.tobytes()
+    except (TypeError, ValueError):  # no buffer, or a released memoryview
+        raise Bad
+    is_bytes, is_bytearray = isinstance(x, bytes), isinstance(x, bytearray)
+    if IN_PLACE or is_bytes or is_bytearray:
+        if writable and m.readonly:
+            raise Bad
+        if not m.c_contiguous:
+            raise Bad
+        return ('view', m.tobytes(), m.readonly, m.format, m.itemsize, m.shape)
+    if writable:
+        raise Bad
+    return ('view', m.tobytes(), True, m.format, m.itemsize, m.shape)
+
+
 def expect(x, t, none_ok):
     """What the callback gets for argument x of type t, as a comparable tuple."""
     if x is None and none_ok:
         return ('None',)
+    if t in ('buffer', 'rwbuffer'):
+        return expect_view(x, t == 'rwbuffer')
     if t == 'int':
         if type(x) is bool or not isinstance(x, int):
             raise Bad
@@ -104,6 +138,8 @@ def got(v):
         return ('str', v)
     if type(v) is bytes:
         return ('bytes', v)
+    if type(v) is tuple and len(v) == 5:  # a buffer argument (fuzz_typed.c: view_tuple)
+        return ('view', v[0], bool(v[1]), v[2], v[3], tuple(v[4]))
     return ('?', repr(v))
 
 
