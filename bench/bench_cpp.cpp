@@ -8,12 +8,14 @@
 // by a scope) and the same static library, so that run_cpp.py sets them side by side
 // and beside the direct host (bench_direct_<tag>):
 //   cpp_call2        f2(i & 0xffff, 2) -> int64_t          (call2_args: pyhost_prepared_call_int)
-//   cpp_call2_kw     f2(i & 0xffff, b=2.5) -> double        (c_call2_kw below: "L,b=d>d")
+//   cpp_call_kw      fk(i & 0xffff, y=2.5) -> double        (call_kw_plan: a keyword plan,
+//                    pyhost_prepare_keywords once + pyhost_prepared_call_float)
 //   cpp_hostfn2      Python g(i, 2.5), g from a lambda with pyh::arg names (hostfn2)
 //   cpp_hostfn2_kw   Python g(i, y=2.5), the same g (hostfn2_kw)
 //   cpp_hosttype2    Python g(i).get(), a class with init<int64_t>(pyh::arg("i")) (hosttype2)
 //   cpp_str_trip     ident(s) of a 10 000-character string_view, the result a borrowed
-//                    std::string_view (str_trip: "z>s")
+//                    std::string_view (str_trip: "z>s"; the C++ layer reads it through
+//                    pyhost_prepared_call_str)
 //   loop_fn_empty    the Python loop alone, to net the loops out
 //
 // The fast forms, for reference (a C mode here and a C++ mode each):
@@ -94,16 +96,10 @@ static BENCH_NOINLINE void bench_loop_typed(pyh::interpreter &py, const std::str
       int64_t r = cpp_f->call<int64_t>(static_cast<int64_t>(i & 0xffff), 2);
       if (r != static_cast<int64_t>(i & 0xffff) + 2) bench_die("f2()", "wrong result");
     }
-  } else if (mode == "c_call2_kw") {
+  } else if (mode == "cpp_call_kw") {
     for (unsigned long i = 0; i < n; i++) {
-      double r = 0;
-      check(pyhost_prepared_callf(h, c_f, "L,b=d>d", static_cast<int64_t>(i & 0xffff), 2.5, &r), "f2()");
-      if (r != static_cast<double>(i & 0xffff) + 2.5) bench_die("f2()", "wrong result");
-    }
-  } else if (mode == "cpp_call2_kw") {
-    for (unsigned long i = 0; i < n; i++) {
-      double r = cpp_f->call<double>(static_cast<int64_t>(i & 0xffff), "b"_kw = 2.5);
-      if (r != static_cast<double>(i & 0xffff) + 2.5) bench_die("f2()", "wrong result");
+      double r = cpp_f->call<double>(static_cast<int64_t>(i & 0xffff), "y"_kw = 2.5);
+      if (r != static_cast<double>(i & 0xffff) + 2.5) bench_die("fk()", "wrong result");
     }
   } else if (mode == "cpp_str_trip") {
     for (unsigned long i = 0; i < n; i++) {
@@ -128,9 +124,10 @@ static void typed_main(pyh::interpreter &py, const std::string &mode, unsigned l
   py.exec(BENCH_SETUP_PY, "<bench>");
   auto m = py.module("pyhost_bench");
   std::unique_ptr<pyh::type<Box>> box;
-  if (mode.find("call2") != std::string::npos) {
+  if (mode == "cpp_call2") {
     cpp_f.reset(new pyh::function(py.function("f2")));
-    c_f = cpp_f->get();
+  } else if (mode == "cpp_call_kw") {
+    cpp_f.reset(new pyh::function(py.function("fk")));
   } else if (mode == "cpp_str_trip") {
     cpp_f.reset(new pyh::function(py.function("ident")));
     for (unsigned i = 0; i < BENCH_TRIP_STR; i++) trip += "0123456789abcdef"[i % 16];
@@ -146,7 +143,6 @@ static void typed_main(pyh::interpreter &py, const std::string &mode, unsigned l
   double t0 = bench_now();
   bench_loop_typed(py, mode, n);
   bench_result(mode.c_str(), bench_now() - t0, n);
-  c_f = nullptr;
   cpp_f.reset();
 }
 
@@ -180,7 +176,8 @@ int main(int argc, char **argv) {
   try {
     pyh::interpreter py(argv[3]);
     h = py;
-    if (mode.find("2") != std::string::npos || mode == "cpp_str_trip" || mode == "loop_fn_empty") {
+    if (mode.find("2") != std::string::npos || mode == "cpp_call_kw" || mode == "cpp_str_trip" ||
+        mode == "loop_fn_empty") {
       typed_main(py, mode, n);
       return 0;
     }

@@ -3,12 +3,12 @@
 against the direct host.
 
 Usage: run_cpp.py BUILD_DIR [--versions 3.8,3.11,3.13,3.15] [--calls 20000] [--out FILE]
-                  [--pybind11]
+                  [--pybind11] [--rows cpp-b3,cpp-e2]
 
 For each Python version it counts, under callgrind, the instructions per operation of
   - the typed rows (cpp-b2 ... cpp-f2): bench_cpp's cpp_* mode, the C typed route of the
-    same row (bench_pyhost's mode of run.py's row, or bench_cpp's c_* mode where run.py
-    has none: cpp-b3), and the directly linked host (bench_direct_<tag>, the full API),
+    same row (bench_pyhost's mode of run.py's row: cpp-b3 against b3's keyword plan),
+    and the directly linked host (bench_direct_<tag>, the full API),
     each net of its Python loop where Python drives the row; and the calls of libc's
     allocator per operation of the C++ and the C mode (Python's own included: a 10 000-
     character str is malloc'ed by Python on both sides);
@@ -34,8 +34,9 @@ LOOP = "loop_fn_empty"  # the Python loop alone, in every program
 TYPED = [
     ("cpp-b2", "C->Python", "`f2(i, 2)` -> int: `f.call<int64_t>(i, 2)` / `pyhost_prepared_call_int`",
      "pyhost", "call2_args", "cpp_call2", "call2", False, 1),
-    ("cpp-b3", "C->Python", "`f2(i, b=2.5)` -> float: `f.call<double>(i, \"b\"_kw = 2.5)` / "
-     "`pyhost_prepared_callf(\"L,b=d>d\")`", "cpp", "c_call2_kw", "cpp_call2_kw", None, False, 1),
+    ("cpp-b3", "C->Python", "`fk(i, y=2.5)` -> float, a keyword: `f.call<double>(i, \"y\"_kw = 2.5)` / "
+     "keyword plan (`pyhost_prepare_keywords` + `pyhost_prepared_call_float`)", "pyhost", "call_kw_plan",
+     "cpp_call_kw", "call_kw", False, 1),
     ("cpp-c2", "Python->C", "`g(i, 2.5)` -> float: `def(\"g\", lambda, pyh::arg(\"i\"), pyh::arg(\"y\"))` / "
      "typed host function", "pyhost", "hostfn2", "cpp_hostfn2", "hostfn2", True, 1),
     ("cpp-c3", "Python->C", "`g(i, y=2.5)` -> float, a keyword: the same", "pyhost", "hostfn2_kw",
@@ -43,8 +44,8 @@ TYPED = [
     ("cpp-e2", "Python->C", "`T(i).get()`: `init<int64_t>(pyh::arg(\"i\"))`, `get` / typed constructor "
      "and method, inline payload", "pyhost", "hosttype2", "cpp_hosttype2", "hosttype2", True, 1),
     ("cpp-f2", "C->Python->C", "10 000-character str round trip: `call<std::string_view>(view)` / "
-     "`pyhost_prepared_callf(\"z>s\")`, borrowed result", "pyhost", "str_trip", "cpp_str_trip", "str_trip",
-     False, 10),
+     "`pyhost_prepared_callf(\"z>s\")`, borrowed result (C++: `pyhost_prepared_call_str`)", "pyhost", "str_trip",
+     "cpp_str_trip", "str_trip", False, 10),
 ]
 FAST = [  # (id, direction, operation, C mode, C++ mode): both in bench_cpp
     ("cpp-b", "C->Python", "`f(i, 2)` -> int: prepared call, typed result", "c_call", "cpp_call"),
@@ -66,7 +67,10 @@ def main():
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--out")
     ap.add_argument("--pybind11", action="store_true")
+    ap.add_argument("--rows", help="only these rows (comma-separated ids, e.g. cpp-b3,cpp-e2): a partial "
+                    "table, for a change that touches those rows")
     a = ap.parse_args()
+    rows = set(a.rows.split(",")) if a.rows else None
     cfg = json.load(open(os.path.join(a.build, "bench", "bench.json")))
     if not cfg.get("cpp"):
         sys.exit("run_cpp.py: bench_cpp was not built (no C++ compiler?)")
@@ -90,6 +94,8 @@ def main():
         if not e:
             sys.exit(f"run_cpp.py: no Python {ver} in {a.build}")
         for rid, direction, op, cprog, cmode, cppmode, dmode, net, div in TYPED:
+            if rows is not None and rid not in rows:
+                continue
             k = max(1, a.calls // div)
             c = per_op(e, cfg[cprog], cmode, k, net)
             cpp = per_op(e, cfg["cpp"], cppmode, k, net)
@@ -102,6 +108,8 @@ def main():
                          f"{allocs:.3f}, {c_allocs:.3f} |")
             print(typed[-1], flush=True)
         for rid, direction, op, cmode, cppmode in FAST:
+            if rows is not None and rid not in rows:
+                continue
             c = per_op(e, cfg["cpp"], cmode, a.calls, False)
             cpp = per_op(e, cfg["cpp"], cppmode, a.calls, False)
             fast.append(f"| {rid} | {direction} | {op} | {ver} | {c:.0f} | {cpp:.0f} | {cpp / c:.3f}x |")

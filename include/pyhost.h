@@ -702,6 +702,14 @@ PYHOST_API int pyhost_prepare_keywords(pyhost *h, const pyhost_callable *c, size
 PYHOST_API int pyhost_prepared_call_str(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
                                         size_t nargs, const char **out, size_t *len);
 
+/* As pyhost_prepared_call_str for a bytes result (as pyhost_prepared_callf's >y): *out
+ * its data read in place, *len its size, borrowed from c under the same rules (the
+ * same slot: the next borrowed result of c replaces it).  A result that is not bytes
+ * (subclasses are read as bytes) is PYHOST_TYPE naming its type.  Since 0.1. */
+PYHOST_API int pyhost_prepared_call_bytes(pyhost *h, pyhost_callable *c,
+                                          const pyhost_arg *argv, size_t nargs,
+                                          const void **out, size_t *len);
+
 /* Drops the borrowed result c holds (pyhost_prepared_call_str, pyhost_prepared_callf's
  * >s and >y) before the next call would: the text it handed out is invalid from here.
  * NULL, a freed callable, or one holding nothing is ignored; after pyhost_finalize

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <initializer_list>
 #include <cstddef>
 #include <cstdint>
@@ -577,6 +578,16 @@ template <class R> R prepared(pyhost *h, pyhost_callable *c, const pyhost_arg *a
     double d;
     check(h, pyhost_prepared_call_float(h, c, argv, n, &d));
     return static_cast<R>(d);
+  } else if constexpr (std::is_same<R, std::string_view>::value) {
+    const char *s = nullptr;  // lent by c until its next borrowed result (pyhost_prepared_call_str)
+    size_t len = 0;
+    check(h, pyhost_prepared_call_str(h, c, argv, n, &s, &len));
+    return std::string_view(s, len);
+  } else if constexpr (std::is_same<R, pyh::bytes>::value) {
+    const void *p = nullptr;  // the same: pyhost_prepared_call_bytes
+    size_t len = 0;
+    check(h, pyhost_prepared_call_bytes(h, c, argv, n, &p, &len));
+    return pyh::bytes(p, len);
   } else {
     pyhost_value *r = nullptr;
     check(h, pyhost_prepared_call_value(h, c, argv, n, &r));
@@ -899,14 +910,125 @@ R typed_call(pyhost *h, bool fast, const Fn &fn, const Slow &slow, const A &...a
   return value_tree_call<R>(h, slow, a...);
 }
 
+// ---- keyword plans (pyhost_prepare_keywords) kept by a function ----
+//
+// A call whose keywords are all named by "name"_kw has its layout (how many positional
+// arguments, then which names) fixed at compile time.  A function makes the keyword
+// plan of a layout at its first call with it and keeps it (plan_cache), so each later
+// call passes only a pyhost_arg array: no format read, no string built, no allocation.
+
+constexpr size_t plan_max_args = 8;  // pyhost_prepare_keywords' limit
+
+// The calls a plan carries: those a static format carries (names of ASCII letters,
+// digits and _, each once), with a keyword and at most 8 arguments.
+template <class... A>
+constexpr bool plan_expressible = sizeof...(A) <= plan_max_args && static_expressible<A...> &&
+                                  (is_kwarg<A>::value || ...);
+
+// One argument of a plan's call: its pyhost_arg, and whether it goes among the keywords.
+template <class A> struct plan_slot : slot_t<A> {
+  static constexpr bool keyword = false;
+  explicit plan_slot(const A &x) : slot_t<A>(x) {}
+};
+template <class T, char... C> struct plan_slot<kwarg_lit<T, C...>> : slot_t<T> {
+  static constexpr bool keyword = true;
+  explicit plan_slot(const kwarg_lit<T, C...> &x) : slot_t<T>(x.val) {}
+};
+
+// The layout of a call of A...: a constant of the program per layout, whose address is
+// the key of its plan in a function's plan_cache (two calls differing only in their
+// values' types share one plan).
+template <class A> struct plan_name { using type = std::tuple<>; };
+template <class T, char... C> struct plan_name<kwarg_lit<T, C...>> { using type = std::tuple<kw_lit_name<C...>>; };
+template <size_t NPos, class Names> struct kw_layout;
+template <size_t NPos, class... Names> struct kw_layout<NPos, std::tuple<Names...>> {
+  static constexpr size_t npos = NPos, nkw = sizeof...(Names);
+  static constexpr const char *names[] = {Names::text...};
+};
+template <class... A>
+using kw_layout_of = kw_layout<((is_kwarg<A>::value ? 0 : 1) + ... + 0),
+                               decltype(std::tuple_cat(std::declval<typename plan_name<A>::type>()...))>;
+
+// The plans one function has made, by layout: at most 8 (a ninth layout takes the
+// static format's route), found without a lock by any thread, freed with the function.
+class plan_cache {
+ public:
+  plan_cache() = default;
+  plan_cache(const plan_cache &) = delete;
+  plan_cache &operator=(const plan_cache &) = delete;
+  ~plan_cache() {
+    for (auto &s : slots_) {
+      if (entry *e = s.load(std::memory_order_acquire)) {
+        pyhost_callable_free(e->plan);
+        delete e;
+      }
+    }
+  }
+  pyhost_callable *find(const void *key) const noexcept {
+    for (const auto &s : slots_) {
+      const entry *e = s.load(std::memory_order_acquire);
+      if (!e) return nullptr;  // filled in order: the rest are empty
+      if (e->key == key) return e->plan;
+    }
+    return nullptr;
+  }
+  size_t size() const noexcept {
+    size_t n = 0;
+    while (n < slots_.size() && slots_[n].load(std::memory_order_acquire)) n++;
+    return n;
+  }
+  // Keeps plan (own) under key: the plan kept (another thread's, when it kept one for
+  // key first; ours is freed then), or nullptr when every slot is taken.
+  pyhost_callable *keep(const void *key, pyhost_callable *plan) {
+    entry *mine = new (std::nothrow) entry{key, plan};
+    for (auto &s : slots_) {
+      entry *cur = nullptr;
+      if (mine && s.compare_exchange_strong(cur, mine, std::memory_order_acq_rel)) return plan;
+      if (!cur) cur = s.load(std::memory_order_acquire);
+      if (cur && cur->key == key) {
+        delete mine;
+        pyhost_callable_free(plan);
+        return cur->plan;
+      }
+      if (!cur) break;  // no memory for our entry
+    }
+    delete mine;
+    pyhost_callable_free(plan);
+    return nullptr;
+  }
+
+ private:
+  struct entry {
+    const void *key;
+    pyhost_callable *plan;
+  };
+  std::array<std::atomic<entry *>, plan_max_args> slots_{};
+};
+
+// Calls plan with the positional arguments, then the keyword ones, as the plan's layout
+// orders them.
+template <class R, class... S> R plan_call_with(pyhost *h, pyhost_callable *plan, const S &...s) {
+  pyhost_arg argv[sizeof...(S)];
+  size_t n = 0;
+  ((S::keyword ? void() : void(argv[n++] = s.arg())), ...);
+  ((S::keyword ? void(argv[n++] = s.arg()) : void()), ...);
+  return prepared<R>(h, plan, argv, n);
+}
+
 }  // namespace detail
 
 // ---- functions: prepared callables -----------------------------------------
 
 // A Python callable prepared once (pyhost_prepare) and called many times.  Calls
 // without keyword arguments are prepared calls reading their arguments in place (the
-// fastest C route); with keywords, or for a result pyhost lends (std::string_view,
-// pyh::bytes), pyhost_prepared_callf.  Move-only.
+// fastest C route; std::string_view and pyh::bytes results through
+// pyhost_prepared_call_str and _bytes).  A call whose keywords are all named by
+// "name"_kw (ASCII letters, digits and _, each once; 8 arguments at most) goes through
+// a keyword plan (pyhost_prepare_keywords) that the function makes at the first call
+// of each layout (positional count and names) and keeps until it is freed, for up to 8
+// layouts: a later call passes only its values, with no allocation.  Other calls with
+// keywords go through pyhost_prepared_callf (a format fixed at compile time when every
+// keyword is named by "name"_kw).  Move-only.
 class function {
  public:
   function() noexcept = default;
@@ -920,9 +1042,11 @@ class function {
     detail::check(h_, pyhost_prepare(h_, obj_.get(), &c_));
   }
   function(function &&o) noexcept
-      : h_(o.h_), obj_(std::move(o.obj_)), c_(std::exchange(o.c_, nullptr)), name_(std::move(o.name_)) {}
+      : h_(o.h_), obj_(std::move(o.obj_)), c_(std::exchange(o.c_, nullptr)), name_(std::move(o.name_)),
+        plans_(o.plans_.exchange(nullptr)) {}
   function &operator=(function &&o) noexcept {
     if (this != &o) {
+      delete plans_.exchange(o.plans_.exchange(nullptr));
       pyhost_callable_free(c_);
       h_ = o.h_, obj_ = std::move(o.obj_), c_ = std::exchange(o.c_, nullptr), name_ = std::move(o.name_);
     }
@@ -930,13 +1054,18 @@ class function {
   }
   function(const function &) = delete;
   function &operator=(const function &) = delete;
-  ~function() { pyhost_callable_free(c_); }
+  ~function() {
+    delete plans_.load();
+    pyhost_callable_free(c_);
+  }
 
   // f.call<double>(1, "x", pyh::kw("weight", 2)): the result as R (void discards it).
+  // Keywords named by "name"_kw go through the keyword plan of the call's layout, made
+  // at its first call and kept (keyword_plans()).
   // R = std::string_view or pyh::bytes: the str's UTF-8 or the bytes read in place,
   // lent by pyhost until the next call of this function that returns such a view (or
-  // takes keywords), or until the function is freed (pyhost_prepared_callf's ">s",
-  // ">y"); any thread may read it meanwhile.
+  // takes keywords), or until the function is freed (pyhost_prepared_call_str, _bytes
+  // and pyhost_prepared_callf's ">s", ">y"); any thread may read it meanwhile.
   template <class R, class... A> R call(const A &...a) const {
     if (name_.empty()) return call_unnamed<R>(a...);
     return detail::naming([this] { return name_; }, [&] { return call_unnamed<R>(a...); });
@@ -946,12 +1075,25 @@ class function {
     return call<pyh::value>(a...);
   }
   pyhost_callable *get() const noexcept { return c_; }
+  // How many keyword plans the function keeps (one per layout of "name"_kw calls made;
+  // at most 8).
+  size_t keyword_plans() const noexcept {
+    const detail::plan_cache *pc = plans_.load(std::memory_order_acquire);
+    return pc ? pc->size() : 0;
+  }
   const pyh::value &object() const noexcept { return obj_; }
   const std::string &name() const noexcept { return name_; }
 
  private:
   template <class R, class... A> R call_unnamed(const A &...a) const {
-    if constexpr (detail::any_kwarg<A...> || detail::is_borrowed_result<R>) {
+    if constexpr (detail::plan_expressible<std::decay_t<const A>...>) {
+      using layout = detail::kw_layout_of<std::decay_t<const A>...>;
+      detail::plan_cache *pc = plans_.load(std::memory_order_acquire);
+      pyhost_callable *plan = pc ? pc->find(&layout::names) : nullptr;
+      if (!plan) plan = make_plan(&layout::names, layout::npos, layout::names, layout::nkw);
+      if (plan) return detail::plan_call_with<R>(h_, plan, detail::plan_slot<std::decay_t<const A>>(a)...);
+    }
+    if constexpr (detail::any_kwarg<A...>) {
       return detail::typed_call<R>(
           h_, c_ != nullptr, [this](const char *fmt, auto... v) { return pyhost_prepared_callf(h_, c_, fmt, v...); },
           [this](pyhost_value *args, pyhost_value *kwargs, pyhost_value **r) {
@@ -966,10 +1108,27 @@ class function {
       return detail::prepared_call<R>(h_, c_, a...);
     }
   }
+  // The plan of a layout first called: made, kept and returned; nullptr (take the
+  // static format's route) for a function with no callable or with 8 layouts kept.
+  PYH_NOINLINE pyhost_callable *make_plan(const void *key, size_t npos, const char *const *names,
+                                          size_t nkw) const {
+    if (!c_) return nullptr;
+    detail::plan_cache *pc = plans_.load(std::memory_order_acquire);
+    if (!pc) {
+      auto *mine = new detail::plan_cache();
+      if (plans_.compare_exchange_strong(pc, mine, std::memory_order_acq_rel)) pc = mine;
+      else delete mine;  // another thread's came first: pc is it
+    }
+    if (pyhost_callable *kept = pc->find(key)) return kept;
+    pyhost_callable *plan = nullptr;
+    detail::check(h_, pyhost_prepare_keywords(h_, c_, npos, names, nkw, &plan));
+    return pc->keep(key, plan);
+  }
   pyhost *h_ = nullptr;
   pyh::value obj_;
   pyhost_callable *c_ = nullptr;
   std::string name_;
+  mutable std::atomic<detail::plan_cache *> plans_{nullptr};  // made at the first plan
 };
 
 // ---- declared parameters: the typed route ----------------------------------

@@ -722,6 +722,102 @@ TEST_CASE(call_static_keyword_formats) {
   EXPECT_ERROR(f.call<int>(1, "weight"_kw = "x"), PYHOST_PYEXC, "TypeError", nullptr);
 }
 
+// Calls whose keywords are named by "name"_kw go through a keyword plan the function
+// makes once per layout and keeps: CPython's own TypeErrors reach the exception, a
+// name given twice keeps its meaning (the last wins), and the plans stay few.
+TEST_CASE(call_keyword_plans) {
+  auto py = start();
+  py.exec("import sys\n"
+          "zeta_kw = 0\n"  // the name interned by the compiler first
+          "def f(a, b=1, *, weight=1, **rest):\n    return (a + b) * weight + len(rest)\n"
+          "def interned(**k):\n    return all(sys.intern(n) is n for n in k)\n"
+          "def show(x, *, sep='-'):\n    return sep.join([x, x])\n");
+  static_assert(pyh::detail::plan_expressible<int64_t, pyh::kwarg_lit<double, 'w'>>, "a plan's call");
+  static_assert(!pyh::detail::plan_expressible<int64_t, int64_t>, "no keyword: the plain prepared call");
+  static_assert(!pyh::detail::plan_expressible<int, int, int, int, int, int, int, int, pyh::kwarg_lit<int, 'w'>>,
+                "more than 8 arguments: the static format");
+  auto f = py.function("f");
+  CHECK(f.keyword_plans() == 0);
+  for (int i = 0; i < 500; i++) CHECK(f.call<int64_t>(i, "weight"_kw = 2) == 2 * (i + 1));
+  CHECK(f.call<double>(1.5, "weight"_kw = 2.0) == 5.0);  // other value types, the same layout
+  CHECK(f.keyword_plans() == 1);
+  CHECK(f.call<int>("weight"_kw = 2, 1) == 4);  // positional after the keyword: the same layout
+  CHECK(f.call<int>(1, "b"_kw = 2, "weight"_kw = 3) == 9);
+  CHECK(f.call<int>(1, "weight"_kw = 3, "b"_kw = 2) == 9);  // another order: another plan
+  CHECK(f.call<int>(1, "x"_kw = std::vector<int>{1, 2}) == 3);  // a converted value by keyword
+  CHECK(f.keyword_plans() == 4);
+  // a wrong name: CPython's TypeError, its own text
+  auto show = py.function("show");
+  EXPECT_ERROR(show.call<std::string>("a", "nope"_kw = "+"), PYHOST_PYEXC, "TypeError",
+               "unexpected keyword argument 'nope'");
+  // a keyword also given by position: CPython's TypeError
+  EXPECT_ERROR(show.call<std::string>("a", "x"_kw = "b"), PYHOST_PYEXC, "TypeError",
+               "multiple values for argument 'x'");
+  // a name given twice: the value-tree route, where the last wins, as before plans
+  CHECK(f.call<int>(1, "weight"_kw = 2, "weight"_kw = 3) == 6);
+  // more than 8 arguments: the static format's route
+  py.exec("def many(*a, k=0):\n    return sum(a) + k\n");
+  CHECK(py.function("many").call<int>(1, 1, 1, 1, 1, 1, 1, 1, "k"_kw = 10) == 18);
+  // the names are interned: CPython matches them by identity
+  auto in = py.function("interned");
+  CHECK(in.call<bool>("zeta_kw"_kw = 1));
+  CHECK(in.keyword_plans() == 1);
+  // a borrowed str result through a plan (pyhost_prepared_call_str)
+  std::string_view v = show.call<std::string_view>("ab", "sep"_kw = "+");
+  CHECK(v == "ab+ab" && v.data()[v.size()] == '\0');
+  CHECK(show.keyword_plans() == 3);
+  // a borrowed bytes result through a plan (pyhost_prepared_call_bytes)
+  py.exec("def raw(n, *, fill=b'x'):\n    return fill * n\n");
+  auto raw = py.function("raw");
+  pyh::bytes rb = raw.call<pyh::bytes>(3, "fill"_kw = pyh::bytes("\0z", 2));
+  CHECK(rb.size == 6 && rb.view() == std::string_view("\0z\0z\0z", 6));
+  CHECK(raw.keyword_plans() == 1);
+  // wrong result types name both
+  EXPECT_ERROR(f.call<std::string_view>(1, "weight"_kw = 1), PYHOST_TYPE, "", "int");
+  EXPECT_ERROR(raw.call<std::string_view>(1, "fill"_kw = pyh::bytes("a", 1)), PYHOST_TYPE, "", "bytes");
+  // moved: the plans go with the function
+  pyh::function g = std::move(f);
+  CHECK(g.keyword_plans() == 4 && g.call<int>(2, "weight"_kw = 2) == 6 && g.keyword_plans() == 4);
+  // keyword arguments of the plans of an expression (a callable with no object)
+  auto e = py.expression("x, y", "x * 2 + y");
+  CHECK(e.call<int>(20, "y"_kw = 2) == 42 && e.call<int>("y"_kw = 1, "x"_kw = 1) == 3);
+  CHECK(e.keyword_plans() == 2);
+}
+
+// A plan reused across many calls holds no more references than before: on a debug
+// build the interpreter's total, on every build the callee's and a value argument's.
+TEST_CASE(call_keyword_plans_hold_no_references) {
+  auto py = start();
+  py.exec("import sys, gc\n"
+          "def f(a, *, y=None):\n    return a + len(y)\n"
+          "class Arg:\n    def __len__(self):\n        return 2\n"
+          "arg = Arg()\n"  // an object value: passed as the object itself
+          "def total():\n"
+          "    gc.collect()\n"
+          "    getattr(sys, '_clear_internal_caches', sys._clear_type_cache)()\n"
+          "    return sys.gettotalrefcount() if hasattr(sys, 'gettotalrefcount') else 0\n");
+  auto f = py.function("f");
+  pyh::value arg = py.eval("arg");
+  auto total = py.function("total");
+  auto run = [&](int n) {
+    for (int i = 0; i < n; i++) CHECK(f.call<int64_t>(i, "y"_kw = arg) == i + 2);
+  };
+  run(1000);  // warm-up: the plan is made here
+  int64_t f_refs = py.eval<int64_t>("sys.getrefcount(f)"), arg_refs = py.eval<int64_t>("sys.getrefcount(arg)");
+  int64_t growth = 0;
+  for (int rep = 0; rep < 3; rep++) {  // as test_refcount.c: a leak grows every run
+    int64_t before = total.call<int64_t>();
+    run(1000);
+    growth = total.call<int64_t>() - before;
+    if (growth <= 64) break;
+  }
+  fprintf(stderr, "1000 calls through one plan: %lld references\n", static_cast<long long>(growth));
+  CHECK(growth <= 64);
+  CHECK(py.eval<int64_t>("sys.getrefcount(f)") == f_refs);
+  CHECK(py.eval<int64_t>("sys.getrefcount(arg)") == arg_refs);
+  CHECK(f.keyword_plans() == 1);
+}
+
 TEST_CASE(call_borrowed_results) {
   auto py = start();
   py.exec("def ident(x):\n    return x\ndef num():\n    return 5\n");

@@ -135,12 +135,17 @@ TEST_CASE(cpp_to_python_typed_calls_allocate_nothing) {
   cpp = twice([&](long n) {
     for (long i = 0; i < n; i++) f2.call<double>(i, "b"_kw = 2.5);
   });
+  pyhost_callable *f2_b = nullptr;  // the C route of a keyword: a plan made once
+  static const char *const b[] = {"b"};
+  CHECK(pyhost_prepare_keywords(py, f2.get(), 1, b, 1, &f2_b) == PYHOST_OK);
   c = twice([&](long n) {
     for (long i = 0; i < n; i++) {
+      pyhost_arg argv[2] = {pyhost_arg_int(i), pyhost_arg_float(2.5)};
       double r;
-      CHECK(pyhost_prepared_callf(py, f2.get(), "L,b=d>d", static_cast<int64_t>(i), 2.5, &r) == PYHOST_OK);
+      CHECK(pyhost_prepared_call_float(py, f2_b, argv, 2, &r) == PYHOST_OK);
     }
   });
+  pyhost_callable_free(f2_b);
   expect_no_more("f2(i, b=2.5)", cpp, c);
   cpp = twice([&](long n) {
     for (long i = 0; i < n; i++) CHECK(ident.call<std::string_view>(std::string_view(trip)).size() == trip.size());

@@ -240,6 +240,49 @@ TEST_CASE(call_str_borrowed_until_next_call) {
   pyhost_free(h);
 }
 
+/* pyhost_prepared_call_bytes: a bytes result in place, through a plan and the plain
+ * callable, held in the slot pyhost_prepared_call_str uses (the next borrowed result
+ * replaces it, a scalar call does not); anything else is PYHOST_TYPE, nothing written. */
+TEST_CASE(call_bytes_borrowed_until_next_call) {
+  pyhost *h = start();
+  CHECK_RC(pyhost_exec(h, defs, "<defs>"), PYHOST_OK);
+  pyhost_callable *big = prepared(h, "big"), *give = prepared(h, "give");
+  static const char *const fill[] = {"fill"};
+  pyhost_callable *bigf = plan(h, big, 1, fill, 1);
+  enum { N = 1 << 20 };
+  pyhost_arg a[2] = {pyhost_arg_int(N), pyhost_arg_bytes("\0q", 2)};
+  const void *p = NULL;
+  size_t n = 0;
+  CHECK_RC(pyhost_prepared_call_bytes(h, bigf, a, 2, &p, &n), PYHOST_OK);
+  const unsigned char *b = p;
+  CHECK(n == 2 * (size_t)N && b[0] == 0 && b[1] == 'q' && b[n - 1] == 'q');
+  CHECK_RC(pyhost_exec(h, "import gc; gc.collect(); junk = [b'y' * 4096 for _ in range(600)]\n"
+                          "del junk\n", NULL),
+           PYHOST_OK);
+  a[0] = pyhost_arg_int(3);
+  double d = 0;
+  CHECK_RC(pyhost_prepared_call_float(h, bigf, a, 2, &d), PYHOST_TYPE); /* a scalar form */
+  CHECK(b[0] == 0 && b[n - 1] == 'q');                                   /* still held */
+  pyhost_arg arg = pyhost_arg_bytes(p, n); /* the result as the next call's argument */
+  const void *p2 = (const void *)&n;
+  size_t n2 = 77;
+  CHECK_RC(pyhost_prepared_call_bytes(h, give, &arg, 1, &p2, &n2), PYHOST_OK);
+  CHECK(n2 == n && memcmp(p2, p, n) == 0);
+  arg = pyhost_arg_str("text", 4);
+  p2 = (const void *)&n, n2 = 77;
+  CHECK_RC(pyhost_prepared_call_bytes(h, give, &arg, 1, &p2, &n2), PYHOST_TYPE);
+  CHECK(p2 == (const void *)&n && n2 == 77);
+  CHECK_CONTAINS(pyhost_errmsg(h), "pyhost_prepared_call_bytes");
+  CHECK_CONTAINS(pyhost_errmsg(h), "str");
+  CHECK_RC(pyhost_prepared_call_bytes(h, give, &arg, 1, NULL, &n2), PYHOST_MISUSE);
+  CHECK_RC(pyhost_prepared_call_bytes(h, bigf, a, 1, &p2, &n2), PYHOST_MISUSE); /* the plan's count */
+  pyhost_prepared_release_result(bigf);
+  pyhost_callable_free(bigf);
+  pyhost_callable_free(big);
+  pyhost_callable_free(give);
+  pyhost_free(h);
+}
+
 /* ---- a callable freed during its own call ---- */
 
 static pyhost_callable *freed_in_call;

@@ -113,8 +113,9 @@ struct typerec {
   size_t payload_size;       /* > 0: the payload is inline, at INLINE_AT */
   allocfunc alloc;           /* the type's tp_alloc and tp_free, read once */
   freefunc free;
-  PyTypeObject *plain;       /* type when it has no traverse, dtor or weakrefs (else
-                              * NULL): obj_dealloc's short way */
+  PyTypeObject *plain;       /* type when it has no traverse or dtor (else NULL):
+                              * obj_dealloc's short way for an instance no weak
+                              * reference points to */
   void *userdata;
   struct methrec *methods;
   size_t n_methods;
@@ -310,14 +311,15 @@ static HT_COLD void obj_dealloc_any(PyObject *self) {
   }
 }
 
-/* tp_dealloc: an instance of a type without GC, weak references or destructor has
- * nothing to run before its memory goes but the drop of its reference to the type
- * (tp_alloc's): inline before 3.12, where the runtime's own Py_DECREF is
+/* tp_dealloc: an instance of a type without GC or destructor that no weak reference
+ * points to (the usual instance of a type that allows them: the C++ layer's always
+ * do) has nothing to run before its memory goes but the drop of its reference to the
+ * type (tp_alloc's): inline before 3.12, where the runtime's own Py_DECREF is
  * (obj_dealloc_counted; a type is never None, so no test for it either way). */
 static inline void obj_dealloc_as(PyObject *self, int inline_refcounts) {
   struct typerec *t = ((hostobj *)self)->t;
   PyTypeObject *tp = Py_TYPE(self);
-  if (tp == t->plain) {
+  if (tp == t->plain && !((hostobj *)self)->weaklist) {
     t->free(self);
     if (inline_refcounts) pyhost__drop_as((PyObject *)tp, 1);
     else PY.Py_DecRef((PyObject *)tp);
@@ -1506,7 +1508,7 @@ int pyhost_type_new(pyhost *h, pyhost_module *m, const pyhost_type_spec *spec, p
     goto done;
   }
   /* From here the type points into t: t is kept even when the rest fails. */
-  t->plain = !t->traverse && !t->dtor && !t->weakrefs ? t->type : NULL;
+  t->plain = !t->traverse && !t->dtor ? t->type : NULL;
   t->alloc = (allocfunc)PY.PyType_GetSlot(t->type, Py_tp_alloc);
   t->free = (freefunc)PY.PyType_GetSlot(t->type, Py_tp_free);
   index_put(pyhost__bridge.by_type, pyhost__bridge.by_type_cap, t->type, t);

@@ -508,11 +508,12 @@ int pyhost_prepared_callf(pyhost *h, pyhost_callable *c, const char *fmt, ...) {
   return rc;
 }
 
-/* ---- a str result read in place ---- */
+/* ---- a str or bytes result read in place ---- */
 
-int pyhost_prepared_call_str(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
-                             size_t nargs, const char **out, size_t *len) {
-  static const char fn[] = "pyhost_prepared_call_str";
+/* The call of pyhost_prepared_call_str (letter 's') and _bytes ('y'): out is the
+ * const char ** or const void ** of the result. */
+static int call_borrowed(pyhost *h, pyhost_callable *c, const pyhost_arg *argv, size_t nargs,
+                         void *out, size_t *len, char letter, const char *fn) {
   PyGILState_STATE gil = PYHOST__GIL_SCOPED; /* inside a scope with nothing to reset: free */
   int rc = PYHOST_OK;
   if (!pyhost__entry_is_free(h) && (rc = pyhost__enter(h, &gil))) return rc;
@@ -524,18 +525,28 @@ int pyhost_prepared_call_str(pyhost *h, pyhost_callable *c, const pyhost_arg *ar
     /* read into b first: written out only once c is known to outlive the call */
     struct pyhost__callf_borrowed b;
     b.holder = NULL;
-    b.out = (void *)out;
+    b.out = out;
     b.out_len = len;
     PYHOST__ASSERT_GIL();
     c->busy++;
     PyObject *r = nargs ? call_with(h, c, argv, nargs, fn, pyhost__inline_refcounts())
                         : c->call0(c->fn);
-    rc = r ? pyhost__callf_read_borrowed(h, r, 's', &b.p, &b.n, &b.holder, fn) : failed(h);
+    rc = r ? pyhost__callf_read_borrowed(h, r, letter, &b.p, &b.n, &b.holder, fn) : failed(h);
     if (PYHOST__UNLIKELY(--c->busy < 0)) rc = callf_doomed(h, c, rc, &b, fn);
     else if (b.holder) pyhost__callf_commit(&b, &c->kept);
   }
   pyhost__leave(h, gil);
   return rc;
+}
+
+int pyhost_prepared_call_str(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                             size_t nargs, const char **out, size_t *len) {
+  return call_borrowed(h, c, argv, nargs, (void *)out, len, 's', "pyhost_prepared_call_str");
+}
+
+int pyhost_prepared_call_bytes(pyhost *h, pyhost_callable *c, const pyhost_arg *argv,
+                               size_t nargs, const void **out, size_t *len) {
+  return call_borrowed(h, c, argv, nargs, (void *)out, len, 'y', "pyhost_prepared_call_bytes");
 }
 
 void pyhost_prepared_release_result(pyhost_callable *c) {

@@ -456,6 +456,7 @@ static void int_text(const pyhost_value *v) {
 
 static char unwritten_byte; /* an output left alone points here: never a value */
 #define unwritten_value (*(pyhost_value *)&unwritten_byte)
+#define unwritten_callable (*(pyhost_callable *)&unwritten_byte)
 
 static void check_unwritten(int rc, int written, const char *what) {
   fz_checked(rc, what);
@@ -555,6 +556,54 @@ static void callf_op(int cslot, int slot, uint8_t arg) {
     return; /* no callf of callable cslot */
   }
   if (c) fz.borrowed[cslot].p = NULL;
+}
+
+/* ---- keyword plans and prepared borrowed str results ---- */
+
+/* A keyword plan of callable cslot (names that are sound, non-ASCII, empty, not UTF-8,
+ * or no array at all; counts in and out of range), called through
+ * pyhost_prepared_call_str with the right number of values or one fewer, its result
+ * dropped early or with the plan; and pyhost_prepared_call_str, _bytes and
+ * pyhost_prepared_release_result on the callable itself, whose borrowed result must
+ * then read as it did until its next borrowed call. */
+static void plan_op(int cslot, uint8_t arg, uint8_t more) {
+  static const char *const kw[] = {"k", "h\xc3\xa9", "a", "", "\xff", "k"};
+  pyhost_callable *c = callables[cslot], *plan = &unwritten_callable;
+  const char *s = "unwritten";
+  size_t n = 77, npos = more % 4, nkw = (more >> 2) % 4; /* 0 keywords or 9+ in all: refused */
+  int rc;
+  if (more & 0x80) { /* on the callable itself: a borrowed str or bytes, or its early release */
+    if ((arg & 6) == 6) {
+      pyhost_prepared_release_result(c);
+      if (c) fz.borrowed[cslot].p = NULL;
+      return;
+    }
+    pyhost_arg a[2] = {arg_of(more), arg_of(arg)};
+    rc = arg & 4 ? pyhost_prepared_call_bytes(h, c, a, (more >> 4) % 3, (const void **)&s, &n)
+                 : pyhost_prepared_call_str(h, c, a, (more >> 4) % 3, &s, &n);
+    check_unwritten(rc, n != 77 || strcmp(s, "unwritten") != 0, "pyhost_prepared_call_str / _bytes");
+    if (rc == PYHOST_OK && !(arg & 4) && strlen(s) != n) {
+      fprintf(stderr, "fuzz_api: a borrowed str is not NUL-terminated at its length\n");
+      abort();
+    }
+    keep_borrowed(cslot, c, rc, s, n);
+    return;
+  }
+  if (more & 0x40) nkw += 6;
+  const char *const *kwnames = (arg & 0x10) ? NULL : kw + (arg >> 5) % 3;
+  rc = pyhost_prepare_keywords(h, c, npos, kwnames, nkw, &plan);
+  check_unwritten(rc, plan != NULL, "pyhost_prepare_keywords");
+  if (rc != PYHOST_OK) return;
+  pyhost_arg a[8];
+  size_t count = npos + nkw - ((arg >> 1) & 1); /* sometimes one short: refused */
+  for (size_t i = 0; i < npos + nkw; i++) a[i] = arg_of((uint8_t)(arg + 7 * i));
+  rc = pyhost_prepared_call_str(h, plan, a, count, &s, &n);
+  check_unwritten(rc, n != 77 || strcmp(s, "unwritten") != 0, "pyhost_prepared_call_str (plan)");
+  if (rc == PYHOST_OK && strlen(s) != n) abort();
+  if (arg & 4) pyhost_prepared_release_result(plan);
+  if (arg & 8) fz_checked(pyhost_prepare_keywords(h, plan, 0, kw, 1, &(pyhost_callable *){NULL}),
+                          "a plan of a plan");
+  pyhost_callable_free(plan);
 }
 
 /* ---- threads of the host ---- */
@@ -956,6 +1005,10 @@ static void op(uint8_t code, uint8_t arg) {
     bulk_read(slot, arg);
     break;
   default:
+    if (arg & 1 && (code / 34) % 2) { /* code 67 and others past 34 (a corpus of before keeps its ops) */
+      plan_op(cslot, arg, (uint8_t)(code ^ arg));
+      break;
+    }
     fz_checked(pyhost_eval(h, "[1, 2.5, 'x'] * 3", &v), "eval");
     set_value(slot, v);
   }
