@@ -78,16 +78,23 @@ static void list_from_py(unsigned long n) {
 }
 
 /* (g1) a loan of len bytes of host memory per operation: made, passed to first(v)
- * (which reads one element), released. */
+ * (which reads one element), released.  The fastest documented route is the typed
+ * prepared call with a pyhost_arg_buffer argument; line: the one-line form ("m>L"),
+ * for reference (as b2's callf row). */
 static pyhost_callable *pfirst, *pget_small, *pget_big, *pget_np;
 static unsigned char *bulk;
-static void bulk_to_py(size_t len, unsigned long n) {
+static void bulk_to_py(size_t len, int line, unsigned long n) {
   for (unsigned long i = 0; i < n; i++) {
     pyhost_buffer_spec s = {bulk, "B", 1, {len}, 0, NULL, NULL};
     pyhost_buffer *b = NULL;
     int64_t x = 0;
     check(pyhost_buffer_new(h, &s, &b), "pyhost_buffer_new");
-    check(pyhost_prepared_callf(h, pfirst, "m>L", b, &x), "first(v)");
+    if (line) {
+      check(pyhost_prepared_callf(h, pfirst, "m>L", b, &x), "first(v)");
+    } else {
+      pyhost_arg a = pyhost_arg_buffer(b);
+      check(pyhost_prepared_call_int(h, pfirst, &a, 1, &x), "first(v)");
+    }
     if (x != 7) bench_die("first(v)", "wrong result");
     check(pyhost_buffer_release(h, b, NULL), "pyhost_buffer_release");
   }
@@ -334,8 +341,10 @@ static BENCH_NOINLINE void bench_loop(const char *mode, unsigned long n) {
     str_from_py(n);
   } else if (!strcmp(mode, "conv_list_from_py")) {
     list_from_py(n);
-  } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large")) {
-    bulk_to_py(mode[3] == 's' ? BENCH_BULK_SMALL : BENCH_BULK_LARGE, n);
+  } else if (!strcmp(mode, "g1_small") || !strcmp(mode, "g1_large") ||
+             !strcmp(mode, "g1_line_small") || !strcmp(mode, "g1_line_large")) {
+    bulk_to_py(strstr(mode, "_small") ? BENCH_BULK_SMALL : BENCH_BULK_LARGE,
+               strstr(mode, "_line") != NULL, n);
   } else if (!strcmp(mode, "g2_typed")) {
     run_loop(BENCH_LOOP_BUF_PY, n);
   } else if (!strcmp(mode, "g2_small") || !strcmp(mode, "g2_large") || !strcmp(mode, "g2_numpy")) {

@@ -694,12 +694,20 @@ def bulk_rows(b, cg, minor, add, pb):
     nothing returned."""
     k = b.n(CALLS // 10)
     g1_target = 1.15 if minor >= 12 else None
+    # g1's pyhost side is the fastest documented route, a prepared typed call with a
+    # pyhost_arg_buffer argument; the one-line form ("m>L") is measured for reference
+    # (as b2's callf row)
     cases = [("g1", "g1_small", "g1_small", k, "C->Python: 1 KiB host buffer lent, one element read "
-              "(pyhost_buffer_new, callf \"m\", release) vs PyMemoryView_FromMemory", g1_target),
+              "(pyhost_buffer_new, pyhost_prepared_call_int with pyhost_arg_buffer, release) vs "
+              "PyMemoryView_FromMemory", g1_target),
+             ("g1", "g1_line_small", "g1_small", k, "the same in one line: pyhost_prepared_callf"
+              "(\"m>L\")", None),
              ("g1", "g1_large", "g1_large", k if minor >= 11 else b.n(20),
               "C->Python: the same at 64 MiB" + ("" if minor >= 11 else
                                                  " (before 3.11 a copy: O(n) by design)"),
-              g1_target)]
+              g1_target),
+             ("g1", "g1_line_large", "g1_large", k if minor >= 11 else b.n(20),
+              "the same at 64 MiB in one line: pyhost_prepared_callf(\"m>L\")", None)]
     if minor >= 11:  # the guarantee's own price: what a direct host pays to give it too
         cases.append(("g1", "g1_small", "g1_exporter_small", k, "C->Python: the same 1 KiB loan "
                       "vs a direct host giving pyhost's guarantee (its own exporter type counting "
@@ -736,9 +744,10 @@ def bulk_rows(b, cg, minor, add, pb):
         kc = max(1, min(reps, cg // (10000 if rid == "g3" or reps < k else 4))) if cg else 0
         ir = (instructions(b.p(pm, kc), kc), instructions(b.d(dm, kc), kc)) if cg else None
         pairs = b.pairs(lambda: ns_per_op(b.p(pm, reps)), lambda: ns_per_op(b.d(dm, reps)))
-        add(rid, what, pairs, target, "baseline: the direct host, full API", ir,
-            key=None if "exporter" in dm else f"{rid}: {pm}")
-        if pb and pm != "g2_numpy" and "exporter" not in dm:  # bench_pybind11 g2_numpy aborts under callgrind (not natively)
+        ref = "exporter" in dm or "_line" in pm  # beside the main rows, not plotted
+        add(rid, what, pairs, target, "for reference" if "_line" in pm else
+            "baseline: the direct host, full API", ir, key=None if ref else f"{rid}: {pm}")
+        if pb and pm != "g2_numpy" and not ref:  # bench_pybind11 g2_numpy aborts under callgrind (not natively)
             ir = (ir[0], instructions([pb, pm, str(kc)], kc)) if cg else None
             pairs = b.pairs(lambda: ns_per_op(b.p(pm, reps)), lambda: ns_per_op([pb, pm, str(reps)]))
             add(rid, f"{pm} vs pybind11 (py::memoryview::from_memory, py::buffer::request, "

@@ -162,6 +162,47 @@ TEST_CASE(views_kept_past_release) {
   pyhost_free(h);
 }
 
+/* A released loan's exporter serves the next loan only when Python kept nothing of it:
+ * an exporter Python can still reach (view.obj kept, a slice's managed buffer) stays
+ * the released loan's, refusing new buffers, and never reads the next loan's memory. */
+TEST_CASE(exporter_reused_only_when_unreached) {
+  pyhost *h = check_start(NULL);
+  uint8_t one[4] = {1, 2, 3, 4}, two[4] = {5, 6, 7, 8}, three[4] = {9, 10, 11, 12};
+  const char *refused = in_place() ? "'the host has released this memory'" : "None";
+  /* Python keeps the exporter itself (no Py_buffer of it) */
+  pyhost_buffer *b = lend(h, "a", "B", one, 1, 4, 0);
+  check_run(h, "obj_a = a.obj\n");
+  CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+  b = lend(h, "b", "B", two, 1, 4, 0);
+  check_expect_py(h, "(b.tolist(), b.obj is obj_a)", "([5, 6, 7, 8], False)");
+  check_run(h, "try:\n    memoryview(obj_a)\n    err = None\nexcept BufferError as e:\n    err = str(e)\n");
+  check_expect_py(h, "err", refused);
+  /* Python keeps a slice: its managed buffer holds the exporter */
+  check_run(h, "del obj_a\nsl = b[1:3]\n");
+  CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+  b = lend(h, "c", "B", three, 1, 4, 0);
+  check_expect_py(h, "(c.tolist(), sl.tolist(), c.obj is sl.obj)", "([9, 10, 11, 12], [6, 7], False)");
+  check_run(h, "try:\n    memoryview(sl.obj)\n    err = None\nexcept BufferError as e:\n    err = str(e)\n");
+  check_expect_py(h, "err", refused);
+  freed = 0;
+  check_run(h, "del sl\n");
+  CHECK(freed == (in_place() ? 1 : 0)); /* the second loan's memory, once its slice went */
+  CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+  if (check_numpy(h)) { /* a numpy array holds a Py_buffer of the exporter */
+    b = lend(h, "d", "B", one, 1, 4, 0);
+    check_run(h, "arr = np.asarray(d)\n");
+    CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+    b = lend(h, "e", "B", two, 1, 4, 0);
+    check_expect_py(h, "(arr.tolist(), e.tolist(), e.obj is arr.base.obj)",
+                    "([1, 2, 3, 4], [5, 6, 7, 8], False)");
+    freed = 0;
+    check_run(h, "del arr\n");
+    CHECK(freed == (in_place() ? 1 : 0));
+    CHECK_RC(pyhost_buffer_release(h, b, NULL), PYHOST_OK);
+  }
+  pyhost_free(h);
+}
+
 /* A release that succeeds says so, as every call does: the message and the exception
  * data of the call before it are gone (fuzz_api found pyhost_errtype still "TypeError"
  * after a PYHOST_OK release). */

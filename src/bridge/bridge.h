@@ -309,6 +309,9 @@ PyObject *pyhost__hosttype_here(PyObject *module, const char *modname, const cha
 /* With the GIL, in the interpreter whose state is is, as it ends: its host type
  * objects, leave the table of types and are released. */
 void pyhost__hosttypes_drop(struct pyhost__istate *is);
+/* With is's interpreter current and the GIL: drops its spare loan exporter (before its
+ * HostMemory type: buffer_host.c). */
+void pyhost__hostmem_spare_drop(struct pyhost__istate *is);
 
 /* 1 when the handle still runs Python (callbacks refuse to run during finalize). */
 static inline int pyhost__handle_running(const pyhost *h) {
@@ -326,6 +329,15 @@ static inline int pyhost__inline_refcounts(void) { return !pyhost__runtime_at_le
  * all stable-ABI objects; Py_TRACE_REFS builds are outside the stable ABI).  Not
  * o->ob_refcnt: headers of 3.14 and later name only its low 32 bits so. */
 #define PYHOST__REFCNT(o) (*(Py_ssize_t *)(void *)(o))
+
+/* 1 when pyhost's reference to o is its only one: no Python code can reach o.  Before
+ * 3.14 the stable ABI's own Py_REFCNT reads the count in place; 3.14 made it a
+ * function. */
+static inline int pyhost__sole_reference(PyObject *o) {
+  /* (PY.Py_REFCNT): built with 3.14+ headers, Py_REFCNT is also a macro */
+  if (pyhost__runtime_at_least(3, 14)) return (PY.Py_REFCNT)(o) == 1;
+  return PYHOST__REFCNT(o) == 1;
+}
 
 /* A new reference to None. */
 static inline PyObject *pyhost__none_new(void) {

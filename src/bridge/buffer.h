@@ -38,10 +38,6 @@ int pyhost__layout_make(struct pyhost__layout *l, const char *format, int ndim,
 void pyhost__layout_export(const struct pyhost__layout *l, void *data, int readonly,
                            Py_buffer *view, int flags);
 
-/* The memoryview a pyhost_buffer lends (a new reference), or NULL with the exception
- * set (released handle: ValueError). */
-PyObject *pyhost__buffer_object(const pyhost_buffer *b);
-
 /* Fills *view with o's buffer (GIL held; o borrowed, the view takes its own
  * reference): PYHOST_OK, or a status with h's message set (fn names the caller) and
  * *view zeroed. */

@@ -102,7 +102,7 @@ static void hostmem_releasebuffer(PyObject *self, Py_buffer *view) {
 static void hostmem_dealloc(PyObject *self) {
   struct pyhost_buffer *b = ((struct hostmem *)self)->b;
   pyhost__heap_free(self);
-  record_unref(b);
+  if (b) record_unref(b); /* NULL: a spare, between loans */
 }
 
 static PyObject *hostmem_refuse_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -111,9 +111,17 @@ static PyObject *hostmem_refuse_new(PyTypeObject *type, PyObject *args, PyObject
   return NULL;
 }
 
-/* A new exporter for b (counted in b->refs), or NULL with the exception set. */
+/* An exporter for b (counted in b->refs): this interpreter's spare, or a new one; NULL
+ * with the exception set. */
 static PyObject *hostmem_new(struct pyhost_buffer *b) {
   struct pyhost__istate *is = pyhost__istate(); /* a heap type is its interpreter's */
+  PyObject *o = is->hostmem_spare;
+  if (o) {
+    is->hostmem_spare = NULL;
+    ((struct hostmem *)o)->b = b;
+    b->refs++;
+    return o;
+  }
   if (!is->hostmem_type) {
     PyType_Slot slots[] = {{Py_tp_dealloc, (void *)hostmem_dealloc},
                            {Py_tp_new, (void *)hostmem_refuse_new},
@@ -125,7 +133,7 @@ static PyObject *hostmem_new(struct pyhost_buffer *b) {
     is->hostmem_type = (PyTypeObject *)PY.PyType_FromSpecWithBases(&spec, NULL);
     if (!is->hostmem_type) return NULL;
   }
-  PyObject *o = pyhost__heap_alloc(is->hostmem_type);
+  o = pyhost__heap_alloc(is->hostmem_type);
   if (o) {
     ((struct hostmem *)o)->b = b;
     b->refs++;
@@ -172,8 +180,33 @@ static void copy_back(struct pyhost_buffer *b) {
     memcpy(b->data, PY.PyByteArray_AsString(b->copy), (size_t)b->l.len);
 }
 
-/* Drops pyhost's references: the memoryview released, the copy written back. */
-static void drop_refs(struct pyhost_buffer *b) {
+/* Keeps e, the exporter of a loan the host released, as its interpreter's spare for the
+ * next loan, when nothing but pyhost holds it (no view, no Py_buffer, no Python name:
+ * no Python code can ever see it again, so it can serve other memory) and the slot is
+ * free: 1, with e's reference on its record dropped; else 0.  It saves the next loan
+ * the stable ABI's allocation and this one its deallocation (tp_alloc, tp_free and the
+ * type's reference, through PyType_GetSlot). */
+static int hostmem_keep(PyObject *e, struct pyhost_buffer *b) {
+  struct pyhost__istate *is = pyhost__istate();
+  /* the type says e is this interpreter's (a loan may be released from another) */
+  if (is->hostmem_spare || b->exports || Py_TYPE(e) != is->hostmem_type ||
+      !pyhost__sole_reference(e))
+    return 0;
+  ((struct hostmem *)e)->b = NULL;
+  is->hostmem_spare = e;
+  record_unref(b); /* never the last: the host's handle holds it */
+  return 1;
+}
+
+void pyhost__hostmem_spare_drop(struct pyhost__istate *is) {
+  PyObject *e = is->hostmem_spare;
+  is->hostmem_spare = NULL;
+  if (e) PY.Py_DecRef(e);
+}
+
+/* Drops pyhost's references: the memoryview released, the copy written back; the
+ * exporter kept as the spare when keep says so and it may be (hostmem_keep). */
+static void drop_refs(struct pyhost_buffer *b, int keep) {
   copy_back(b);
   if (b->view) {
     pyhost__memoryview_drop(b->view);
@@ -185,13 +218,15 @@ static void drop_refs(struct pyhost_buffer *b) {
   }
   PyObject *e = b->exporter;
   b->exporter = NULL;
-  if (e) PY.Py_DecRef(e); /* may free the exporter, never the record: the host's ref */
+  /* a decref may free the exporter, never the record: the host's ref */
+  if (e && !(keep && hostmem_keep(e, b))) PY.Py_DecRef(e);
 }
 
 /* Before Py_FinalizeEx, with the GIL: pyhost lets go of every loan's objects. */
 static void drop_all(void) {
   PYHOST__ASSERT_GIL();
-  for (struct pyhost_buffer *b = pyhost__bridge.buffers; b; b = b->next) drop_refs(b);
+  for (struct pyhost_buffer *b = pyhost__bridge.buffers; b; b = b->next) drop_refs(b, 0);
+  pyhost__hostmem_spare_drop(&pyhost__bridge.main);
   if (pyhost__bridge.main.hostmem_type) {
     PY.Py_DecRef((PyObject *)pyhost__bridge.main.hostmem_type);
     pyhost__bridge.main.hostmem_type = NULL;
@@ -202,6 +237,7 @@ static void drop_all(void) {
  * released are done (their memory is freed now); the others wait for the host alone. */
 static void after_finalize(void) {
   struct pyhost_buffer *b = pyhost__bridge.buffers, *next;
+  pyhost__bridge.main.hostmem_spare = NULL; /* one kept after drop_all went with Python */
   for (; b; b = next) {
     next = b->next;
     unlink_record(b);
@@ -258,7 +294,7 @@ int pyhost_buffer_new(pyhost *h, const pyhost_buffer_spec *spec, pyhost_buffer *
       rc = pyhost__take_exception(h, "pyhost_buffer_new");
       b->freed = 1; /* the memory stays the host's: no free callback */
       b->host_done = 1;
-      drop_refs(b);
+      drop_refs(b, 0);
       record_unref(b);
       b = NULL;
     }
@@ -312,7 +348,7 @@ int pyhost_buffer_release(pyhost *h, pyhost_buffer *b, size_t *exports) {
     return PYHOST_OK;
   }
   b->host_done = 1; /* first: the releases below may bring the count to 0 */
-  drop_refs(b);
+  drop_refs(b, 1);
   size_t left = b->exports;
   if (!left) run_free(b);
   record_unref(b);

@@ -8,7 +8,7 @@
  * memoryview(o).tobytes(), with its format and shape read from the memoryview.
  */
 #include "buffer.h"
-#include "bridge.h" /* PYHOST__REFCNT */
+#include "bridge.h" /* pyhost__sole_reference */
 
 #include <string.h>
 
@@ -110,19 +110,11 @@ PyObject *pyhost__call_method0(PyObject *o, const char *name) {
   return r;
 }
 
-/* 1 when pyhost's reference to o is its only one.  Before 3.14 the stable ABI's own
- * Py_REFCNT reads the count in place (PYHOST__REFCNT); 3.14 made it a function. */
-static int sole_reference(PyObject *o) {
-  /* (PY.Py_REFCNT): built with 3.14+ headers, Py_REFCNT is also a macro */
-  if (pyhost__runtime_at_least(3, 14)) return (PY.Py_REFCNT)(o) == 1;
-  return PYHOST__REFCNT(o) == 1;
-}
-
 void pyhost__memoryview_drop(PyObject *mv) {
   PYHOST__ASSERT_GIL();
   /* the last reference's dealloc releases the view exactly as release() would, and no
    * Python code can see the difference: no method call for the common end */
-  if (!sole_reference(mv)) {
+  if (!pyhost__sole_reference(mv)) {
     PyObject *r = pyhost__call_method0(mv, "release");
     if (r) PY.Py_DecRef(r);
     else PY.PyErr_Clear();

@@ -87,12 +87,17 @@ PyObject *pyhost__arg_to_python(pyhost *h, const pyhost_arg *a, size_t index, co
 int pyhost__arg_text(const pyhost_arg *a, size_t *len);
 /* Why a cannot be converted (an unknown kind, a NULL pointer), in words, into why. */
 void pyhost__arg_misuse(const pyhost_arg *a, char *why, size_t cap);
-/* The same, with the numbers converted in place: for the per-call loops, where the
- * call and the switch of the general conversion cost as much as the conversion. */
+/* The memoryview a pyhost_buffer lends (a new reference), or NULL with the exception
+ * set (released handle: ValueError). */
+PyObject *pyhost__buffer_object(const pyhost_buffer *b);
+/* The same, with the numbers converted in place and a buffer's memoryview taken
+ * straight: for the per-call loops, where the call and the switch of the general
+ * conversion cost as much as the conversion (a NULL buffer goes on to its message). */
 static inline PyObject *pyhost__arg_to_python_inline(pyhost *h, const pyhost_arg *a,
                                                      size_t index, const char *fn) {
   if (a->kind == PYHOST_ARG_INT) return PY.PyLong_FromLongLong(a->u.i);
   if (a->kind == PYHOST_ARG_FLOAT) return PY.PyFloat_FromDouble(a->u.d);
+  if (a->kind == PYHOST_ARG_BUFFER && a->u.p) return pyhost__buffer_object((const pyhost_buffer *)a->u.p);
   return pyhost__arg_to_python(h, a, index, fn);
 }
 /* The result o of a call named fn read by the scalar reader as an int, float or bool:

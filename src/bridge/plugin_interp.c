@@ -151,6 +151,7 @@ static void drop_state(void *data) {
   /* the types last: the functions above used them; a loan's exporter keeps its own,
    * and an instance of a host type its type */
   pyhost__hosttypes_drop(&pi->is);
+  pyhost__hostmem_spare_drop(&pi->is);
   PyTypeObject *t = pi->is.fnself_type, *m = pi->is.hostmem_type;
   pi->is.fnself_type = pi->is.hostmem_type = NULL;
   PY.Py_DecRef((PyObject *)t);

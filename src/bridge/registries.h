@@ -51,6 +51,8 @@ struct pyhost__eval_entry {
 struct pyhost__istate {
   PyTypeObject *fnself_type;       /* pyhost.function_data (hostfn.c) */
   PyTypeObject *hostmem_type;      /* pyhost.HostMemory, 3.11+ (buffer_host.c) */
+  PyObject *hostmem_spare;         /* a released loan's exporter Python never reached, for
+                                    * the next loan here (buffer_host.c), strong, or NULL */
   /* the host types made in this interpreter (hosttype.c): the method descriptor and
    * bound method types, and in a sub-interpreter each host type's own type object there
    * (the main interpreter's are their records' own), strong */
