@@ -210,7 +210,9 @@ set(PYHOST_FIDELITY_MODULES test_json test_re test_sys test_os test_subprocess t
     test_cmd_line test_cmd_line_script test_asyncio.test_base_events)
 # test methods that differ for a reason of the environment, skipped in both runs
 # (docs/getting-started.md says why each one is listed)
-set(PYHOST_FIDELITY_IGNORE test.test_subprocess.POSIXProcessTestCase.test_user)
+set(PYHOST_FIDELITY_IGNORE test.test_subprocess.POSIXProcessTestCase.test_user
+  # a race of CPython's own test (docs/getting-started.md): 0.1 s against 0.01 s
+  test.test_asyncio.test_base_events.BaseEventLoopTests.test_shutdown_default_executor_timeout)
 foreach(i IN LISTS PYHOST_TEST_INDICES)
   pyhost_matrix_entry(${i})
   pyhost_python_exe(${lib} ${ver} python_exe)
