@@ -16,8 +16,9 @@
  *    and asks CPython to raise pyhost.Interrupted in each thread inside a call
  *    (PyThreadState_SetAsyncExc, the stable ABI's only way to reach a thread other than
  *    the main one: PyErr_SetInterrupt works only there).  A record is on the heap, owned
- *    by the list: another thread may read it while its own thread exits.  An interrupt that arrives after the code finished is cleared when the
- *    outermost call leaves, so it never leaks into the thread's next call.  Inside a
+ *    by the list: another thread may read it while its own thread exits.  An interrupt
+ *    that arrives after the code finished is cleared when the outermost call leaves, so
+ *    it never leaks into the thread's next call.  Inside a
  *    pyhost_gil_enter scope the scope is the thread's outermost entry, so each call
  *    made in it with no host callback running on the thread counts as outermost.
  * An asynchronous exception may land in any bytecode, also inside importlib while it
